@@ -1,0 +1,11 @@
+/** Test level is in the file name: *.unit.test.ts, *.int.test.ts, *.e2e.test.ts. */
+const transform = { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] };
+const common = { testEnvironment: 'node', transform, moduleFileExtensions: ['ts', 'js', 'json'] };
+
+module.exports = {
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/**/*.unit.test.ts', '<rootDir>/src/**/*.unit.test.ts'] },
+    { ...common, displayName: 'int', testMatch: ['<rootDir>/test/**/*.int.test.ts'], testTimeout: 60000 },
+    { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.e2e.test.ts'], testTimeout: 120000 },
+  ],
+};
