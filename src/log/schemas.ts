@@ -1,0 +1,58 @@
+/**
+ * The Avro schemas of deltabroker's records (`schemas/*.avsc`), loaded once, with their TypeScript types
+ * (generated into `schema-types.ts` from the same files, so the two cannot drift apart).
+ */
+import avro from 'avsc';
+import { readSchemaDefinitions, schemasDir } from './schema-files';
+import type { RecordTypes } from './schema-types';
+
+export type {
+  ActionEvent,
+  Actor,
+  DeltaEnvelope,
+  EntityEvent,
+  Operation,
+  Origin,
+  RecordTypes,
+  Rejection,
+  SourceRecord,
+} from './schema-types';
+export { schemasDir };
+
+export const RECORD_NAMES = ['DeltaEnvelope', 'EntityEvent', 'ActionEvent', 'Rejection'] as const satisfies readonly (keyof RecordTypes)[];
+export type RecordName = (typeof RECORD_NAMES)[number];
+
+/** One record schema: its JSON definition (what the registry stores) and its avsc type. `T` is phantom. */
+export interface RecordSchema<T = unknown> {
+  readonly name: string;
+  /** The parsed `.avsc` JSON, as registered in a schema registry. */
+  readonly definition: Readonly<Record<string, unknown>>;
+  readonly type: avro.Type;
+  /** Type-only marker tying the schema to its TypeScript type; never set at run time. */
+  readonly __type?: T;
+}
+
+export type RecordSchemas = { readonly [K in RecordName]: RecordSchema<RecordTypes[K]> };
+
+let cached: RecordSchemas | undefined;
+
+/** The four record schemas, parsed and checked once (from `dir`, or the project's `schemas/`). */
+export function loadSchemas(dir?: string): RecordSchemas {
+  if (dir === undefined && cached) return cached;
+  const definitions = readSchemaDefinitions(dir);
+  const out: Partial<Record<RecordName, RecordSchema>> = {};
+  for (const name of RECORD_NAMES) {
+    const definition = definitions[name] as Record<string, unknown> | undefined;
+    if (!definition) throw new Error(`schema ${name}.avsc is missing from ${dir ?? schemasDir()}`);
+    out[name] = { name, definition, type: avro.Type.forSchema(definition as avro.Schema) };
+  }
+  const loaded = out as RecordSchemas;
+  if (dir === undefined) cached = loaded;
+  return loaded;
+}
+
+/** A schema for an Avro definition built elsewhere (e.g. a per-entity payload schema from configuration). */
+export function recordSchema<T>(definition: Readonly<Record<string, unknown>>): RecordSchema<T> {
+  const type = avro.Type.forSchema(definition as avro.Schema);
+  return { name: type.name ?? String(definition.type), definition, type };
+}
