@@ -17,6 +17,7 @@ export class SessionPool<S> {
   private busy = 0;
   private closed = false;
   private drained: (() => void) | undefined;
+  private closing: Promise<void> | undefined;
 
   constructor(private readonly options: SessionPoolOptions<S>) {
     if (!Number.isInteger(options.max) || options.max < 1) throw new RangeError('session pool max must be ≥ 1');
@@ -89,14 +90,18 @@ export class SessionPool<S> {
     this.checkDrained();
   }
 
-  /** Refuses new borrowers, fails waiters, waits for borrowed sessions to come back, closes everything. */
-  async close(): Promise<void> {
-    if (!this.closed) {
+  /**
+   * Refuses new borrowers; calls already waiting still get their turn. Resolves once every session is back
+   * and closed.
+   */
+  close(): Promise<void> {
+    if (!this.closing) {
       this.closed = true;
-      for (const waiter of this.waiters.splice(0)) waiter.reject(new PoolClosedError());
+      this.closing = (this.busy > 0 ? new Promise<void>((resolve) => (this.drained = resolve)) : Promise.resolve()).then(() => {
+        for (const session of this.idle.splice(0)) this.closeQuietly(session);
+      });
     }
-    if (this.busy > 0) await new Promise<void>((resolve) => (this.drained = resolve));
-    for (const session of this.idle.splice(0)) this.closeQuietly(session);
+    return this.closing;
   }
 
   private checkDrained(): void {
