@@ -3,6 +3,7 @@ const transform = { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] };
 const common = { testEnvironment: 'node', transform, moduleFileExtensions: ['ts', 'js', 'json'] };
 
 module.exports = {
+  globalSetup: '<rootDir>/test/support/global-setup.js',
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/**/*.unit.test.ts', '<rootDir>/src/**/*.unit.test.ts'] },
     { ...common, displayName: 'int', testMatch: ['<rootDir>/test/**/*.int.test.ts'], testTimeout: 60000 },

@@ -1,0 +1,11 @@
+/** Who is calling, from a verified token: user (`sub`), tenant and roles. */
+export interface Principal {
+  user: string;
+  tenant: string;
+  roles: readonly string[];
+}
+
+/** Verifies a bearer token and returns its principal; throws DB_UNAUTHENTICATED otherwise. */
+export interface TokenVerifier {
+  verify(token: string): Promise<Principal>;
+}

@@ -1,0 +1,42 @@
+import { Command } from 'commander';
+import { positiveInt } from './arguments';
+import { loadConfig, type Config } from '../config';
+import { isDeltabrokerError } from '../errors';
+import { createLogger } from '../logger';
+import { registerKeysCommands } from './keys';
+import { serve } from './serve';
+import { mintToken } from './token';
+
+/** The `deltabroker` command. Every subcommand reads the same configuration as the service. */
+export function buildCli(config: () => Config): Command {
+  const program = new Command('deltabroker').description('encryption dispatch and event-sourced storage broker').showHelpAfterError();
+
+  program
+    .command('serve')
+    .description('start the service on its configured (by default embedded) engines')
+    .action(async () => serve(config()));
+
+  program
+    .command('token')
+    .description('print a token signed by the development issuer (only when the dev issuer is enabled)')
+    .requiredOption('--sub <user>', 'the user (JWT subject)')
+    .requiredOption('--tenant <tenant>', 'the tenant')
+    .option('--roles <roles>', 'comma-separated roles', 'admin')
+    .option('--ttl <seconds>', 'lifetime in seconds', positiveInt, 3600)
+    .action(async (options: { sub: string; tenant: string; roles: string; ttl: number }) => {
+      process.stdout.write(`${await mintToken(config(), options)}\n`);
+    });
+
+  registerKeysCommands(program, config);
+  return program;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  try {
+    await buildCli(() => loadConfig()).parseAsync(argv, { from: 'user' });
+  } catch (error) {
+    const message = isDeltabrokerError(error) ? `${error.code}: ${error.message}` : (error as Error).message;
+    createLogger().error({ err: isDeltabrokerError(error) ? undefined : error }, message);
+    process.exitCode = 1;
+  }
+}

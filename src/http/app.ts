@@ -1,0 +1,91 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
+import { DeltabrokerError } from '../errors';
+import type { Logger } from '../logger';
+import type { Principal, TokenVerifier } from '../auth/principal';
+import { fromFrameworkError, toProblem } from './problem';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal?: Principal;
+  }
+  interface FastifyContextConfig {
+    /** Routes that need no token (health only). */
+    public?: boolean;
+  }
+}
+
+export interface HttpAppOptions {
+  logger: Logger;
+  verifier: TokenVerifier;
+  bodyLimitBytes: number;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The fastify application: Request-ID, Bearer authentication, problem+json errors. Routes are added by the caller. */
+export function buildHttpApp(options: HttpAppOptions): FastifyInstance {
+  const app = Fastify({
+    loggerInstance: options.logger as FastifyBaseLogger,
+    bodyLimit: options.bodyLimitBytes,
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const given = req.headers['request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    logController: new LogController({ requestIdLogLabel: 'requestId' }),
+    return503OnClosing: true,
+  });
+
+  // JSON only: any other media type is answered 415 rather than handed to a route as a string.
+  app.removeContentTypeParser(['text/plain']);
+
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('Request-ID', request.id);
+  });
+
+  app.addHook('onRequest', async (request) => {
+    if (request.routeOptions.config?.public) return;
+    request.principal = await authenticate(request, options.verifier);
+  });
+
+  app.setErrorHandler(async (error, request, reply) => {
+    const refusal = fromFrameworkError(error);
+    const problem = toProblem(refusal, request.id, request.url);
+    if (problem.status >= 500) request.log.error({ err: error, code: refusal.code }, 'request failed');
+    else request.log.info({ code: refusal.code, field: refusal.details.field, stage: refusal.details.stage }, 'request refused');
+    if (refusal.code === 'DB_UNAUTHENTICATED') reply.header('WWW-Authenticate', 'Bearer error="invalid_token"');
+    return reply.status(problem.status).type('application/problem+json').send(problem);
+  });
+
+  app.setNotFoundHandler(async (request) => {
+    const allowed = allowedMethods(app, request.url);
+    if (allowed.length > 0) {
+      throw new DeltabrokerError('DB_METHOD_NOT_ALLOWED', `${request.method} is not allowed here; use ${allowed.join(', ')}`, {
+        field: 'method',
+        rule: 'allowed-methods',
+        stage: 'http',
+        allow: allowed,
+      });
+    }
+    throw new DeltabrokerError('DB_NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0]}`, { field: 'path', stage: 'http' });
+  });
+
+  return app;
+}
+
+async function authenticate(request: FastifyRequest, verifier: TokenVerifier): Promise<Principal> {
+  const header = request.headers.authorization;
+  const match = typeof header === 'string' ? /^Bearer ([A-Za-z0-9._~+/-]+=*)$/.exec(header) : null;
+  if (!match?.[1]) {
+    throw new DeltabrokerError('DB_UNAUTHENTICATED', 'send Authorization: Bearer <token>', { field: 'Authorization', rule: 'bearer', stage: 'auth' });
+  }
+  return verifier.verify(match[1]);
+}
+
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+function allowedMethods(app: FastifyInstance, url: string): string[] {
+  const path = url.split('?')[0] ?? '/';
+  return METHODS.filter((method) => app.hasRoute({ method, url: path }));
+}

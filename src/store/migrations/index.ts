@@ -1,0 +1,10 @@
+import { keyring } from './001-keyring';
+
+/** A versioned schema change. Statements run in order inside one transaction. */
+export interface Migration {
+  version: number;
+  name: string;
+  statements: readonly string[];
+}
+
+export const MIGRATIONS: readonly Migration[] = [keyring];

@@ -1,0 +1,80 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { loadDevIssuer } from '../../src/auth/dev-issuer';
+import { loadConfig, type Config } from '../../src/config';
+import { startService, type Service } from '../../src/main';
+import { createFreshDatabase, type FreshDatabase } from './postgres';
+
+export interface TestService {
+  service: Service;
+  config: Config;
+  url: string;
+  /** Everything the service logged, one JSON line each: tests assert what never appears there. */
+  logLines: string[];
+  token(roles: string[], options?: { tenant?: string; sub?: string; ttlSeconds?: number }): Promise<string>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the whole service on ephemeral ports with a temp data directory: a fresh database on the test Postgres
+ * server (or embedded PGlite with `store: 'pglite'`) and the SoftHSM2 token the embedded default creates.
+ */
+export async function startTestService(options: { store?: 'postgres' | 'pglite'; env?: Record<string, string> } = {}): Promise<TestService> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'deltabroker-test-'));
+  const database: FreshDatabase | undefined = options.store === 'pglite' ? undefined : await createFreshDatabase();
+  const config = loadConfig({
+    DELTABROKER_DATA_DIR: dataDir,
+    DELTABROKER_HTTP_PORT: '0',
+    DELTABROKER_KAFKA_PORT: '0',
+    DELTABROKER_REGISTRY_PORT: '0',
+    ...(database && { DATABASE_URL: database.url }),
+    // One SoftHSM2 directory per test run (see global-setup.js), one token per service.
+    ...(process.env.TEST_SOFTHSM_DIR && {
+      DELTABROKER_SOFTHSM_DIR: process.env.TEST_SOFTHSM_DIR,
+      DELTABROKER_HSM_TOKEN_LABEL: `t-${path.basename(dataDir).slice(-12)}`,
+    }),
+    ...options.env,
+  });
+  const logLines: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      logLines.push(...chunk.toString('utf8').split('\n').filter((l) => l !== ''));
+      done();
+    },
+  });
+  const logger = pino({ level: 'debug' }, sink);
+  const service = await startService(config, logger);
+  const issuer = await loadDevIssuer(config.dataDir, config.auth.issuer, config.auth.audience);
+  return {
+    service,
+    config,
+    url: service.url,
+    logLines,
+    token: (roles, o = {}) => issuer.mint({ sub: o.sub ?? 'alice', tenant: o.tenant ?? 'acme', roles, ...(o.ttlSeconds && { ttlSeconds: o.ttlSeconds }) }),
+    async stop() {
+      await service.stop();
+      await database?.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface JsonResponse {
+  status: number;
+  headers: Headers;
+  body: Record<string, unknown>;
+}
+
+/** POSTs JSON (or a raw string body) and parses the answer. */
+export async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<JsonResponse> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>) };
+}

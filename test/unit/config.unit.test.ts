@@ -1,0 +1,32 @@
+import { loadConfig } from '../../src/config';
+
+describe('config', () => {
+  test('safe defaults: loopback, port 8080, dev issuer on in development', () => {
+    const config = loadConfig({});
+    expect(config.http).toMatchObject({ host: '127.0.0.1', port: 8080 });
+    expect(config.kafka.port).toBe(9092);
+    expect(config.registry.port).toBe(8081);
+    expect(config.auth.devIssuer).toBe(true);
+    expect(config.databaseUrl).toBeUndefined();
+  });
+
+  test('environment variables override defaults', () => {
+    const config = loadConfig({ DELTABROKER_HTTP_PORT: '9000', DELTABROKER_DATACENTER: 'dc2', DELTABROKER_DEV_ISSUER: 'false' });
+    expect(config.http.port).toBe(9000);
+    expect(config.datacenter).toBe('dc2');
+    expect(config.auth.devIssuer).toBe(false);
+  });
+
+  test('a bad value is refused naming the setting', () => {
+    expect(() => loadConfig({ DELTABROKER_HTTP_PORT: 'eighty' })).toThrow(/http\.port/);
+    expect(() => loadConfig({ DELTABROKER_DATACENTER: 'DC 1' })).toThrow(/datacenter/);
+  });
+
+  test('production mode needs a master key and a token issuer, and has no dev issuer', () => {
+    expect(() => loadConfig({ DELTABROKER_MODE: 'production' })).toThrow(/MASTER_KEY/);
+    const key = Buffer.alloc(32, 1).toString('base64');
+    expect(() => loadConfig({ DELTABROKER_MODE: 'production', DELTABROKER_MASTER_KEY: key })).toThrow(/JWKS_URL/);
+    const config = loadConfig({ DELTABROKER_MODE: 'production', DELTABROKER_MASTER_KEY: key, DELTABROKER_JWKS_URL: 'https://idp.example/jwks' });
+    expect(config.auth.devIssuer).toBe(false);
+  });
+});
