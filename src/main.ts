@@ -13,6 +13,7 @@ import { SessionStore } from './crypto/sessions';
 import { buildHttpApp } from './http/app';
 import { registerDispatchRoute } from './http/routes/dispatch';
 import { registerHealthRoutes, type ReadinessCheck } from './http/routes/health';
+import { registerKeyRoutes } from './http/routes/keys';
 import type { Logger } from './logger';
 import { migrate } from './store/migrator';
 import { openPgSqlClient } from './store/pg-sql-client';
@@ -76,6 +77,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     if (hsm) checks.push({ name: 'hsm', check: () => hsm.ping() });
     registerHealthRoutes(http, checks);
     registerDispatchRoute(http, crypto);
+    registerKeyRoutes(http, keyring);
     closers.push(() => http.close());
     const address = await http.listen({ host: config.http.host, port: config.http.port });
     logger.info({ url: address }, 'deltabroker is listening');

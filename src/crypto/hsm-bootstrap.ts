@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config';
+import { DeltabrokerError } from '../errors';
 import type { Logger } from '../logger';
 import type { Hsm } from './hsm/hsm-port';
 import { openPkcs11Hsm } from './hsm/pkcs11-hsm';
@@ -14,7 +15,14 @@ import { ensureSoftHsmToken } from './hsm/softhsm-token';
 export async function openConfiguredHsm(config: Config, logger: Logger): Promise<Hsm | undefined> {
   const { hsm } = config;
   if (hsm.modulePath) {
-    return openPkcs11Hsm({ modulePath: hsm.modulePath, tokenLabel: hsm.tokenLabel, pin: hsm.pin ?? '', gcmParams: hsm.gcmParams });
+    if (!hsm.pin) {
+      throw new DeltabrokerError('DB_VALIDATION', 'DELTABROKER_HSM_PIN is required with DELTABROKER_HSM_MODULE', {
+        field: 'hsm.pin',
+        rule: 'required',
+        stage: 'config',
+      });
+    }
+    return openPkcs11Hsm({ modulePath: hsm.modulePath, tokenLabel: hsm.tokenLabel, pin: hsm.pin, gcmParams: hsm.gcmParams });
   }
   const dir = hsm.softhsmDir ?? path.join(config.dataDir, 'softhsm');
   const pin = hsm.pin ?? readOrCreateSecret(path.join(dir, 'user.pin'));

@@ -1,11 +1,19 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
+import { lockDataDir } from './data-dir-lock';
 import type { SqlClient, SqlExecutor, SqlResult } from './sql-client';
 
 /** SqlClient on embedded PGlite (Postgres compiled to WASM), persisted in `dataDir`. */
 export async function openPgliteSqlClient(dataDir: string): Promise<SqlClient> {
   mkdirSync(dataDir, { recursive: true });
-  const db = await PGlite.create(dataDir);
+  const unlock = lockDataDir(dataDir);
+  let db: PGlite;
+  try {
+    db = await PGlite.create(dataDir);
+  } catch (error) {
+    unlock();
+    throw error;
+  }
 
   const run = async <R>(
     target: { query: PGlite['query'] },
@@ -21,6 +29,9 @@ export async function openPgliteSqlClient(dataDir: string): Promise<SqlClient> {
     query: (text, values) => run(db, text, values),
     transaction: <T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> =>
       db.transaction((tx) => work({ query: (text, values) => run(tx, text, values) })),
-    close: () => db.close(),
+    async close() {
+      await db.close();
+      unlock();
+    },
   };
 }

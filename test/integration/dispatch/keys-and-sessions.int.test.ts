@@ -75,6 +75,17 @@ describe('keyring rotation, rewrap and sessions', () => {
     expect(hsmSession.body).toMatchObject({ code: 'DB_VALIDATION', field: 'dispatch.method', rule: 'aes-only' });
   });
 
+  test('admins rotate and list keys over HTTP; others may not', async () => {
+    const auth = { authorization: `Bearer ${admin}` };
+    const before = await fetch(`${t.url}/keys`, { headers: auth }).then((r) => r.json() as Promise<{ keys: { family: string; latestVersion: number }[] }>);
+    const hsmBefore = before.keys.find((k) => k.family === 'hsm')?.latestVersion ?? 0;
+    const rotated = await post(`${t.url}/keys/rotate`, { method: 'hsm' }, auth);
+    expect(rotated.body).toMatchObject({ tenant: 'acme', key: 'default', family: 'hsm', version: hsmBefore + 1 });
+    const writer = await t.token(['writer']);
+    const refused = await post(`${t.url}/keys/rotate`, { method: 'aes' }, { authorization: `Bearer ${writer}` });
+    expect(refused.status).toBe(403);
+  });
+
   test('keys list shows versions and counts, never material', async () => {
     await t.service.keyring.flush();
     const keys = await t.service.keyring.list('acme');
