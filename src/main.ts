@@ -14,6 +14,7 @@ import { buildHttpApp } from './http/app';
 import { registerDispatchRoute } from './http/routes/dispatch';
 import { registerHealthRoutes, type ReadinessCheck } from './http/routes/health';
 import { registerKeyRoutes } from './http/routes/keys';
+import { registerWhoamiRoute } from './http/routes/whoami';
 import type { Logger } from './logger';
 import { migrate } from './store/migrator';
 import { openPgSqlClient } from './store/pg-sql-client';
@@ -31,6 +32,7 @@ export interface Service {
   keyring: Keyring;
   aliases: KeyAliases;
   hsm: Hsm | undefined;
+  crypto: EncryptionService;
   stop(): Promise<void>;
 }
 
@@ -78,10 +80,11 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     registerHealthRoutes(http, checks);
     registerDispatchRoute(http, crypto);
     registerKeyRoutes(http, keyring);
+    registerWhoamiRoute(http);
     closers.push(() => http.close());
     const address = await http.listen({ host: config.http.host, port: config.http.port });
     logger.info({ url: address }, 'deltabroker is listening');
-    return { http, url: address, sql, keyring, aliases, hsm, stop };
+    return { http, url: address, sql, keyring, aliases, hsm, crypto, stop };
   } catch (error) {
     await stop();
     throw error;
