@@ -1,0 +1,13 @@
+import { ErrorCode } from '../../protocol/errors';
+import type { ApiHandler } from '../types';
+import type { FindCoordinatorRequest, FindCoordinatorResponse } from './codec';
+
+/** This single node coordinates every group. */
+export const handleFindCoordinator: ApiHandler<FindCoordinatorRequest, FindCoordinatorResponse> = (broker) => ({
+  throttleTimeMs: 0,
+  errorCode: ErrorCode.NONE,
+  errorMessage: null,
+  nodeId: broker.nodeId,
+  host: broker.host,
+  port: broker.port,
+});

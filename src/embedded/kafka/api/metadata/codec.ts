@@ -1,0 +1,68 @@
+import type { Writer } from '../../protocol/writer';
+import type { ApiCodec } from '../types';
+
+/**
+ * Metadata (key 3), v1–6. v1: topics null = all; controller id, rack, is_internal. v2: cluster id.
+ * v3: throttle time. v4: allow_auto_topic_creation. v5: offline replicas. v6: same format as v5.
+ * Not offered: v0 (empty list meant "all") and v7+ (leader epochs, which librdkafka then validates).
+ */
+export interface MetadataRequest {
+  topics: string[] | null;
+  allowAutoTopicCreation: boolean;
+}
+
+export interface MetadataPartition {
+  errorCode: number;
+  partitionIndex: number;
+  leaderId: number;
+  replicaNodes: number[];
+  isrNodes: number[];
+  offlineReplicas: number[];
+}
+
+export interface MetadataTopic {
+  errorCode: number;
+  name: string;
+  isInternal: boolean;
+  partitions: MetadataPartition[];
+}
+
+export interface MetadataResponse {
+  throttleTimeMs: number;
+  brokers: { nodeId: number; host: string; port: number; rack: string | null }[];
+  clusterId: string | null;
+  controllerId: number;
+  topics: MetadataTopic[];
+}
+
+const int32s = (w: Writer, xs: number[]): Writer => w.array(xs, (w, x) => w.int32(x));
+
+export const metadataCodec: ApiCodec<MetadataRequest, MetadataResponse> = {
+  key: 3,
+  name: 'Metadata',
+  minVersion: 1,
+  maxVersion: 6,
+  decodeRequest(r, version) {
+    const topics = r.nullableArray((r) => r.string());
+    const allowAutoTopicCreation = version >= 4 ? r.bool() : true;
+    return { topics, allowAutoTopicCreation };
+  },
+  encodeResponse(w, version, res) {
+    if (version >= 3) w.int32(res.throttleTimeMs);
+    w.array(res.brokers, (w, b) => {
+      w.int32(b.nodeId).string(b.host).int32(b.port);
+      w.nullableString(b.rack);
+    });
+    if (version >= 2) w.nullableString(res.clusterId);
+    w.int32(res.controllerId);
+    w.array(res.topics, (w, t) => {
+      w.int16(t.errorCode).string(t.name).bool(t.isInternal);
+      w.array(t.partitions, (w, p) => {
+        w.int16(p.errorCode).int32(p.partitionIndex).int32(p.leaderId);
+        int32s(w, p.replicaNodes);
+        int32s(w, p.isrNodes);
+        if (version >= 5) int32s(w, p.offlineReplicas);
+      });
+    });
+  },
+};

@@ -1,0 +1,59 @@
+import { apiVersionsCodec } from './api-versions/codec';
+import { handleApiVersions } from './api-versions/handler';
+import { createTopicsCodec } from './create-topics/codec';
+import { handleCreateTopics } from './create-topics/handler';
+import { deleteTopicsCodec } from './delete-topics/codec';
+import { handleDeleteTopics } from './delete-topics/handler';
+import { describeConfigsCodec } from './describe-configs/codec';
+import { handleDescribeConfigs } from './describe-configs/handler';
+import { fetchCodec } from './fetch/codec';
+import { handleFetch } from './fetch/handler';
+import { findCoordinatorCodec } from './find-coordinator/codec';
+import { handleFindCoordinator } from './find-coordinator/handler';
+import { heartbeatCodec } from './heartbeat/codec';
+import { handleHeartbeat } from './heartbeat/handler';
+import { initProducerIdCodec } from './init-producer-id/codec';
+import { handleInitProducerId } from './init-producer-id/handler';
+import { joinGroupCodec } from './join-group/codec';
+import { handleJoinGroup } from './join-group/handler';
+import { leaveGroupCodec } from './leave-group/codec';
+import { handleLeaveGroup } from './leave-group/handler';
+import { listOffsetsCodec } from './list-offsets/codec';
+import { handleListOffsets } from './list-offsets/handler';
+import { metadataCodec } from './metadata/codec';
+import { handleMetadata } from './metadata/handler';
+import { CODECS } from './negotiation';
+import { offsetCommitCodec } from './offset-commit/codec';
+import { handleOffsetCommit } from './offset-commit/handler';
+import { offsetFetchCodec } from './offset-fetch/codec';
+import { handleOffsetFetch } from './offset-fetch/handler';
+import { produceCodec } from './produce/codec';
+import { handleProduce } from './produce/handler';
+import { syncGroupCodec } from './sync-group/codec';
+import { handleSyncGroup } from './sync-group/handler';
+import { type Api, defineApi } from './types';
+
+/** Every API the broker serves, by key: codec + handler. */
+const APIS: Api<unknown, unknown>[] = [
+  defineApi(produceCodec, handleProduce),
+  defineApi(fetchCodec, handleFetch),
+  defineApi(listOffsetsCodec, handleListOffsets),
+  defineApi(metadataCodec, handleMetadata),
+  defineApi(offsetCommitCodec, handleOffsetCommit),
+  defineApi(offsetFetchCodec, handleOffsetFetch),
+  defineApi(findCoordinatorCodec, handleFindCoordinator),
+  defineApi(joinGroupCodec, handleJoinGroup),
+  defineApi(heartbeatCodec, handleHeartbeat),
+  defineApi(leaveGroupCodec, handleLeaveGroup),
+  defineApi(syncGroupCodec, handleSyncGroup),
+  defineApi(apiVersionsCodec, handleApiVersions),
+  defineApi(createTopicsCodec, handleCreateTopics),
+  defineApi(deleteTopicsCodec, handleDeleteTopics),
+  defineApi(initProducerIdCodec, handleInitProducerId),
+  defineApi(describeConfigsCodec, handleDescribeConfigs),
+];
+
+const byKey = new Map(APIS.map((a) => [a.key, a]));
+if (byKey.size !== CODECS.length) throw new Error('embedded kafka: API registry and negotiation table disagree');
+
+export const apiFor = (key: number): Api<unknown, unknown> | undefined => byKey.get(key);

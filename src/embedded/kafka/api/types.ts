@@ -1,0 +1,37 @@
+import type { Reader } from '../protocol/reader';
+import type { Writer } from '../protocol/writer';
+import type { BrokerContext } from '../broker';
+
+/**
+ * The wire side of one Kafka API: which versions we implement and how each is read and written. One
+ * function per direction covers every version; fields are gated by version exactly as the message specs
+ * (`clients/src/main/resources/common/message/*.json`) mark them (`"versions": "3+"`), so a version whose
+ * format did not change needs no code at all.
+ */
+export interface ApiCodec<Req, Res> {
+  key: number;
+  name: string;
+  minVersion: number;
+  maxVersion: number;
+  decodeRequest(r: Reader, version: number): Req;
+  encodeResponse(w: Writer, version: number, res: Res): void;
+}
+
+export interface RequestContext {
+  apiVersion: number;
+  correlationId: number;
+  clientId: string;
+  clientHost: string;
+}
+
+/** Answers a decoded request; null means no response is sent (Produce with acks=0). */
+export type ApiHandler<Req, Res> = (broker: BrokerContext, req: Req, ctx: RequestContext) => Res | null | Promise<Res | null>;
+
+export interface Api<Req, Res> extends ApiCodec<Req, Res> {
+  handle: ApiHandler<Req, Res>;
+}
+
+/** Binds a codec to its handler, erasing the message types for the registry. */
+export function defineApi<Req, Res>(codec: ApiCodec<Req, Res>, handle: ApiHandler<Req, Res>): Api<unknown, unknown> {
+  return { ...codec, handle } as unknown as Api<unknown, unknown>;
+}

@@ -1,0 +1,117 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Logger } from '../../logger';
+import { GroupCoordinator } from './group/coordinator';
+import { OffsetStore } from './group/offset-store';
+import type { ResolvedOptions } from './options';
+import { ErrorCode } from './protocol/errors';
+import { writeFileDurable } from './storage/fs-util';
+import { LogManager, type Topic, isValidTopicName } from './storage/log-manager';
+
+/** Producer ids are reserved on disk in blocks, so ids never repeat across restarts. */
+const PRODUCER_ID_BLOCK = 1000;
+
+interface BrokerFile {
+  clusterId: string;
+  /** Every producer id below this may have been handed out. */
+  producerIdBlockEnd: number;
+}
+
+/**
+ * What request handlers work with: the node's identity, the partition logs, the group coordinator and
+ * producer-id allocation. No sockets here.
+ */
+export class BrokerContext {
+  readonly logger: Logger;
+  readonly logs: LogManager;
+  readonly groups: GroupCoordinator;
+  readonly clusterId: string;
+  /** Set to the bound port once listening. */
+  port: number;
+  private nextProducerId: number;
+  private producerIdBlockEnd: number;
+  private readonly stopController = new AbortController();
+
+  constructor(readonly options: ResolvedOptions) {
+    this.logger = options.logger;
+    this.port = options.port;
+    fs.mkdirSync(options.dataDir, { recursive: true });
+    const file = this.readBrokerFile();
+    this.clusterId = file.clusterId;
+    this.nextProducerId = file.producerIdBlockEnd;
+    this.producerIdBlockEnd = file.producerIdBlockEnd;
+    this.logs = LogManager.open({
+      dir: options.dataDir,
+      fsync: options.fsync,
+      fsyncIntervalMs: options.fsyncIntervalMs,
+      retentionCheckIntervalMs: options.retentionCheckIntervalMs,
+      defaults: options.log,
+      logger: this.logger,
+    });
+    const offsets = OffsetStore.open(path.join(options.dataDir, 'groups'), options.fsync, options.fsyncIntervalMs, this.logger);
+    this.groups = new GroupCoordinator(
+      offsets,
+      {
+        minSessionTimeoutMs: options.groupMinSessionTimeoutMs,
+        maxSessionTimeoutMs: options.groupMaxSessionTimeoutMs,
+        initialRebalanceDelayMs: options.groupInitialRebalanceDelayMs,
+        sessionCheckIntervalMs: Math.min(500, options.groupMinSessionTimeoutMs),
+      },
+      this.logger,
+    );
+  }
+
+  get nodeId(): number {
+    return this.options.nodeId;
+  }
+
+  get host(): string {
+    return this.options.host;
+  }
+
+  /** Aborted when the broker stops: parked requests give up. */
+  get stopping(): AbortSignal {
+    return this.stopController.signal;
+  }
+
+  private brokerFilePath(): string {
+    return path.join(this.options.dataDir, 'broker.json');
+  }
+
+  private readBrokerFile(): BrokerFile {
+    const file = this.brokerFilePath();
+    if (fs.existsSync(file)) return JSON.parse(fs.readFileSync(file, 'utf8')) as BrokerFile;
+    const fresh: BrokerFile = { clusterId: randomBytes(16).toString('base64url'), producerIdBlockEnd: 0 };
+    writeFileDurable(file, JSON.stringify(fresh), this.options.dataDir);
+    return fresh;
+  }
+
+  allocateProducerId(): number {
+    if (this.nextProducerId >= this.producerIdBlockEnd) {
+      this.producerIdBlockEnd = this.nextProducerId + PRODUCER_ID_BLOCK;
+      const file: BrokerFile = { clusterId: this.clusterId, producerIdBlockEnd: this.producerIdBlockEnd };
+      writeFileDurable(this.brokerFilePath(), JSON.stringify(file), this.options.dataDir);
+    }
+    return this.nextProducerId++;
+  }
+
+  /**
+   * The topic for a Metadata request, auto-creating it when allowed. Returns the error code when it
+   * neither exists nor may be created.
+   */
+  topicForMetadata(name: string, allowCreate: boolean): Topic | number {
+    const existing = this.logs.topic(name);
+    if (existing) return existing;
+    if (!isValidTopicName(name)) return ErrorCode.INVALID_TOPIC_EXCEPTION;
+    if (!allowCreate || !this.options.autoCreateTopics) return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+    return this.logs.createTopic(name, this.options.defaultPartitions);
+  }
+
+  async close(): Promise<void> {
+    this.stopController.abort();
+    this.groups.close();
+    await this.logs.close();
+    await this.groups.offsetStore.close();
+  }
+}

@@ -1,0 +1,306 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from '../../../logger';
+import { ErrorCode } from '../protocol/errors';
+import { Group, type GroupProtocol, type JoinResult, type Member, type SyncResult } from './group';
+import type { OffsetCommitEntry, OffsetStore } from './offset-store';
+
+export interface CoordinatorOptions {
+  minSessionTimeoutMs: number;
+  maxSessionTimeoutMs: number;
+  /** Delay before the first rebalance of an empty group completes, so members starting together share it. */
+  initialRebalanceDelayMs: number;
+  /** How often member sessions are checked. */
+  sessionCheckIntervalMs: number;
+}
+
+export interface JoinRequest {
+  groupId: string;
+  sessionTimeoutMs: number;
+  rebalanceTimeoutMs: number;
+  memberId: string;
+  groupInstanceId: string | null;
+  protocolType: string;
+  protocols: GroupProtocol[];
+  clientId: string;
+  clientHost: string;
+}
+
+export interface MemberRef {
+  groupId: string;
+  generationId: number;
+  memberId: string;
+}
+
+const failJoin = (errorCode: number, memberId = ''): JoinResult => ({
+  errorCode,
+  generationId: -1,
+  protocolName: null,
+  leader: '',
+  memberId,
+  members: [],
+});
+
+/**
+ * The group coordinator: classic consumer-group protocol (JoinGroup / SyncGroup / Heartbeat / LeaveGroup)
+ * with Kafka's state machine, session-timeout eviction, and committed offsets in the OffsetStore.
+ * JoinGroup and SyncGroup answers wait (their connection is parked) until the rebalance step completes.
+ */
+export class GroupCoordinator {
+  private readonly groups = new Map<string, Group>();
+  private readonly sessionTimer: NodeJS.Timeout;
+
+  constructor(
+    private readonly offsets: OffsetStore,
+    private readonly opts: CoordinatorOptions,
+    private readonly logger: Logger,
+  ) {
+    this.sessionTimer = setInterval(() => this.expireSessions(), opts.sessionCheckIntervalMs).unref();
+  }
+
+  private group(id: string): Group {
+    let g = this.groups.get(id);
+    if (!g) this.groups.set(id, (g = new Group(id)));
+    return g;
+  }
+
+  join(req: JoinRequest): Promise<JoinResult> {
+    if (!req.groupId) return Promise.resolve(failJoin(ErrorCode.INVALID_GROUP_ID));
+    if (req.sessionTimeoutMs < this.opts.minSessionTimeoutMs || req.sessionTimeoutMs > this.opts.maxSessionTimeoutMs) {
+      return Promise.resolve(failJoin(ErrorCode.INVALID_SESSION_TIMEOUT, req.memberId));
+    }
+    const g = this.group(req.groupId);
+    if (req.memberId !== '' && !g.members.has(req.memberId)) return Promise.resolve(failJoin(ErrorCode.UNKNOWN_MEMBER_ID, req.memberId));
+    if (!g.accepts(req.protocolType, req.protocols, req.memberId)) {
+      return Promise.resolve(failJoin(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, req.memberId));
+    }
+    return new Promise<JoinResult>((resolve) => {
+      const existing = g.members.get(req.memberId);
+      if (existing && g.state === 'Stable' && existing.memberId !== g.leaderId && sameProtocols(existing.protocols, req.protocols)) {
+        // A follower rejoining with nothing new: hand back the current generation, no rebalance.
+        existing.lastSeen = Date.now();
+        resolve(this.joinAnswer(g, existing));
+        return;
+      }
+      const member: Member = existing ?? {
+        memberId: `${req.clientId || 'member'}-${randomUUID()}`,
+        groupInstanceId: req.groupInstanceId,
+        clientId: req.clientId,
+        clientHost: req.clientHost,
+        sessionTimeoutMs: req.sessionTimeoutMs,
+        rebalanceTimeoutMs: req.rebalanceTimeoutMs,
+        protocols: req.protocols,
+        assignment: Buffer.alloc(0),
+        lastSeen: Date.now(),
+      };
+      Object.assign(member, {
+        sessionTimeoutMs: req.sessionTimeoutMs,
+        rebalanceTimeoutMs: req.rebalanceTimeoutMs,
+        protocols: req.protocols,
+        lastSeen: Date.now(),
+      });
+      member.joinWaiter?.(failJoin(ErrorCode.UNKNOWN_MEMBER_ID, member.memberId));
+      member.joinWaiter = resolve;
+      if (g.members.size === 0) g.protocolType = req.protocolType;
+      g.members.set(member.memberId, member);
+      if (g.state !== 'PreparingRebalance') this.prepareRebalance(g, existing ? 'member rejoined' : 'member joined');
+      else this.maybeCompleteJoin(g);
+    });
+  }
+
+  private prepareRebalance(g: Group, reason: string): void {
+    const delay = g.state === 'Empty' ? this.opts.initialRebalanceDelayMs : 0;
+    if (g.state === 'CompletingRebalance') {
+      for (const m of g.members.values()) this.answerSync(m, { errorCode: ErrorCode.REBALANCE_IN_PROGRESS, assignment: Buffer.alloc(0) });
+    }
+    g.state = 'PreparingRebalance';
+    this.logger.debug({ group: g.id, reason, generation: g.generationId }, 'group rebalancing');
+    clearTimeout(g.rebalanceTimer);
+    const deadline = Math.max(g.maxRebalanceTimeout(), delay);
+    g.rebalanceTimer = setTimeout(() => this.rebalanceDeadline(g), deadline).unref();
+    if (delay > 0) {
+      // Hold completion until the initial delay passes even if everyone has joined.
+      g.initialDelayTimer = setTimeout(() => {
+        g.initialDelayTimer = undefined;
+        this.maybeCompleteJoin(g);
+      }, delay).unref();
+    } else {
+      this.maybeCompleteJoin(g);
+    }
+  }
+
+  private maybeCompleteJoin(g: Group): void {
+    if (g.state !== 'PreparingRebalance' || g.initialDelayTimer) return;
+    if (g.members.size === 0) return this.becomeEmpty(g);
+    if (g.allJoined()) this.completeJoin(g);
+  }
+
+  /** Members that did not rejoin within the rebalance timeout are dropped; the rest carry on. */
+  private rebalanceDeadline(g: Group): void {
+    if (g.state !== 'PreparingRebalance') return;
+    clearTimeout(g.initialDelayTimer);
+    g.initialDelayTimer = undefined;
+    for (const m of [...g.members.values()]) {
+      if (!m.joinWaiter) {
+        g.members.delete(m.memberId);
+        this.logger.info({ group: g.id, member: m.memberId }, 'member did not rejoin in time; removed');
+      }
+    }
+    this.maybeCompleteJoin(g);
+  }
+
+  private becomeEmpty(g: Group): void {
+    clearTimeout(g.rebalanceTimer);
+    g.state = 'Empty';
+    g.leaderId = null;
+    g.protocolName = null;
+    g.generationId++;
+  }
+
+  private completeJoin(g: Group): void {
+    clearTimeout(g.rebalanceTimer);
+    g.generationId++;
+    g.protocolName = g.selectProtocol();
+    if (g.leaderId === null || !g.members.has(g.leaderId)) g.leaderId = g.members.keys().next().value ?? null;
+    g.state = 'CompletingRebalance';
+    const now = Date.now();
+    this.logger.info({ group: g.id, generation: g.generationId, members: g.members.size, protocol: g.protocolName }, 'group rebalanced');
+    for (const m of g.members.values()) {
+      m.assignment = Buffer.alloc(0);
+      m.lastSeen = now;
+      const waiter = m.joinWaiter;
+      m.joinWaiter = undefined;
+      waiter?.(this.joinAnswer(g, m));
+    }
+  }
+
+  private joinAnswer(g: Group, m: Member): JoinResult {
+    const isLeader = m.memberId === g.leaderId;
+    const protocol = g.protocolName;
+    return {
+      errorCode: ErrorCode.NONE,
+      generationId: g.generationId,
+      protocolName: protocol,
+      leader: g.leaderId ?? '',
+      memberId: m.memberId,
+      members: isLeader
+        ? [...g.members.values()].map((x) => ({
+            memberId: x.memberId,
+            groupInstanceId: x.groupInstanceId,
+            metadata: x.protocols.find((p) => p.name === protocol)?.metadata ?? Buffer.alloc(0),
+          }))
+        : [],
+    };
+  }
+
+  private answerSync(m: Member, r: SyncResult): void {
+    const waiter = m.syncWaiter;
+    m.syncWaiter = undefined;
+    waiter?.(r);
+  }
+
+  /** Checks a member's identity and generation; returns an error code or NONE. */
+  private check(ref: MemberRef): { errorCode: number; group?: Group; member?: Member } {
+    const g = this.groups.get(ref.groupId);
+    const m = g?.members.get(ref.memberId);
+    if (!g || !m) return { errorCode: ErrorCode.UNKNOWN_MEMBER_ID };
+    m.lastSeen = Date.now();
+    if (ref.generationId !== g.generationId) return { errorCode: ErrorCode.ILLEGAL_GENERATION, group: g, member: m };
+    return { errorCode: ErrorCode.NONE, group: g, member: m };
+  }
+
+  sync(ref: MemberRef, assignments: { memberId: string; assignment: Buffer }[]): Promise<SyncResult> {
+    const { errorCode, group: g, member: m } = this.check(ref);
+    const empty = Buffer.alloc(0);
+    if (errorCode !== ErrorCode.NONE || !g || !m) return Promise.resolve({ errorCode, assignment: empty });
+    if (g.state === 'PreparingRebalance') return Promise.resolve({ errorCode: ErrorCode.REBALANCE_IN_PROGRESS, assignment: empty });
+    if (g.state === 'Stable') return Promise.resolve({ errorCode: ErrorCode.NONE, assignment: m.assignment });
+    return new Promise<SyncResult>((resolve) => {
+      this.answerSync(m, { errorCode: ErrorCode.REBALANCE_IN_PROGRESS, assignment: empty });
+      m.syncWaiter = resolve;
+      if (m.memberId !== g.leaderId) return;
+      const given = new Map(assignments.map((a) => [a.memberId, a.assignment]));
+      g.state = 'Stable';
+      for (const x of g.members.values()) {
+        x.assignment = given.get(x.memberId) ?? empty;
+        this.answerSync(x, { errorCode: ErrorCode.NONE, assignment: x.assignment });
+      }
+    });
+  }
+
+  heartbeat(ref: MemberRef): number {
+    const { errorCode, group: g } = this.check(ref);
+    if (errorCode !== ErrorCode.NONE || !g) return errorCode;
+    return g.state === 'PreparingRebalance' ? ErrorCode.REBALANCE_IN_PROGRESS : ErrorCode.NONE;
+  }
+
+  leave(groupId: string, memberId: string): number {
+    const g = this.groups.get(groupId);
+    const m = g?.members.get(memberId);
+    if (!g || !m) return ErrorCode.UNKNOWN_MEMBER_ID;
+    this.remove(g, m, 'member left');
+    return ErrorCode.NONE;
+  }
+
+  private remove(g: Group, m: Member, reason: string): void {
+    g.members.delete(m.memberId);
+    m.joinWaiter?.(failJoin(ErrorCode.UNKNOWN_MEMBER_ID, m.memberId));
+    this.answerSync(m, { errorCode: ErrorCode.UNKNOWN_MEMBER_ID, assignment: Buffer.alloc(0) });
+    this.logger.info({ group: g.id, member: m.memberId, reason }, 'member removed');
+    if (g.state === 'Stable' || g.state === 'CompletingRebalance') {
+      if (g.members.size === 0) this.becomeEmpty(g);
+      else this.prepareRebalance(g, reason);
+    } else {
+      this.maybeCompleteJoin(g);
+    }
+  }
+
+  private expireSessions(): void {
+    const now = Date.now();
+    for (const g of this.groups.values()) {
+      for (const m of [...g.members.values()]) {
+        if (!m.joinWaiter && now - m.lastSeen > m.sessionTimeoutMs) this.remove(g, m, 'session timed out');
+      }
+    }
+  }
+
+  /** Validates an OffsetCommit's member fields; generation -1 with no member is a standalone commit. */
+  commitAllowed(ref: MemberRef): number {
+    const g = this.groups.get(ref.groupId);
+    if (ref.generationId < 0 && ref.memberId === '') {
+      return !g || g.members.size === 0 ? ErrorCode.NONE : ErrorCode.UNKNOWN_MEMBER_ID;
+    }
+    const { errorCode, group } = this.check(ref);
+    if (errorCode !== ErrorCode.NONE || !group) return errorCode;
+    return group.state === 'CompletingRebalance' ? ErrorCode.REBALANCE_IN_PROGRESS : ErrorCode.NONE;
+  }
+
+  commitOffsets(groupId: string, entries: OffsetCommitEntry[]): Promise<void> {
+    return this.offsets.commit(groupId, entries);
+  }
+
+  get offsetStore(): OffsetStore {
+    return this.offsets;
+  }
+
+  /** Current groups, for tests and introspection. */
+  describe(groupId: string): { state: string; generationId: number; members: string[] } | undefined {
+    const g = this.groups.get(groupId);
+    return g && { state: g.state, generationId: g.generationId, members: [...g.members.keys()] };
+  }
+
+  close(): void {
+    clearInterval(this.sessionTimer);
+    for (const g of this.groups.values()) {
+      clearTimeout(g.rebalanceTimer);
+      clearTimeout(g.initialDelayTimer);
+      for (const m of g.members.values()) {
+        m.joinWaiter?.(failJoin(ErrorCode.COORDINATOR_NOT_AVAILABLE, m.memberId));
+        this.answerSync(m, { errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, assignment: Buffer.alloc(0) });
+      }
+    }
+    this.groups.clear();
+  }
+}
+
+const sameProtocols = (a: GroupProtocol[], b: GroupProtocol[]): boolean =>
+  a.length === b.length && a.every((p, i) => p.name === b[i]!.name && p.metadata.equals(b[i]!.metadata));

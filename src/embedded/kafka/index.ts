@@ -1,0 +1,46 @@
+import { BrokerContext } from './broker';
+import { type EmbeddedKafkaOptions, resolveOptions } from './options';
+import { KafkaServer } from './server/server';
+
+export type { EmbeddedKafkaOptions, FsyncPolicy } from './options';
+
+export interface EmbeddedKafka {
+  readonly host: string;
+  readonly port: number;
+  /** `host:port` strings for client configuration. */
+  readonly brokers: string[];
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the single-node Kafka-protocol broker on `host:port` over files in `dataDir` (recovering what a
+ * previous run left, torn tails truncated). `stop()` closes connections, fsyncs and closes the files.
+ */
+export async function startEmbeddedKafka(options: EmbeddedKafkaOptions): Promise<EmbeddedKafka> {
+  const resolved = resolveOptions(options);
+  const broker = new BrokerContext(resolved);
+  const server = new KafkaServer(broker, resolved.maxFrameBytes);
+  try {
+    broker.port = await server.listen(resolved.port, resolved.host);
+  } catch (err) {
+    await broker.close();
+    throw err;
+  }
+  const host = resolved.host;
+  const port = broker.port;
+  broker.logger.info({ host, port, dataDir: resolved.dataDir, fsync: resolved.fsync, topics: broker.logs.topics().length }, 'embedded kafka broker listening');
+  let stopping: Promise<void> | undefined;
+  return {
+    host,
+    port,
+    brokers: [`${host}:${port}`],
+    stop() {
+      stopping ??= (async () => {
+        await server.close();
+        await broker.close();
+        broker.logger.info({ host, port }, 'embedded kafka broker stopped');
+      })();
+      return stopping;
+    },
+  };
+}

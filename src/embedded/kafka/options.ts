@@ -1,0 +1,96 @@
+import type { Logger } from '../../logger';
+import { silentLogger } from '../../logger';
+import { DEFAULT_LOG_CONFIG, type LogConfig } from './storage/log-config';
+import type { FsyncPolicy } from './storage/log-manager';
+
+export type { FsyncPolicy };
+
+export interface EmbeddedKafkaOptions {
+  /** Files go here: topics/<topic>/<partition>/ segment logs, groups/ committed offsets, broker.json. */
+  dataDir: string;
+  /** Default 9092; 0 picks an ephemeral port. */
+  port?: number;
+  /** Bind address and the advertised host. Default '127.0.0.1' (librdkafka may resolve localhost to ::1). */
+  host?: string;
+  logger?: Logger;
+  /** Create a topic the first time Metadata names it (clients ask before producing). Default true. */
+  autoCreateTopics?: boolean;
+  /** Partitions of auto-created topics and of CreateTopics asking for the default (-1). Default 3. */
+  defaultPartitions?: number;
+  /** See FsyncPolicy. Default 'always': an acknowledged record survives power loss. */
+  fsync?: FsyncPolicy;
+  /** Period of the 'interval' policy. Default 1000. */
+  fsyncIntervalMs?: number;
+  /** Default `retention.ms` of topics; -1 keeps forever. Default 7 days. */
+  retentionMs?: number;
+  /** Default `retention.bytes` per partition; -1 for no limit (default). */
+  retentionBytes?: number;
+  /** Default `segment.bytes`. Default 64 MiB. */
+  segmentBytes?: number;
+  /** Default `segment.ms`. Default 7 days. */
+  segmentMs?: number;
+  /** How often retention runs. Default 60 s. */
+  retentionCheckIntervalMs?: number;
+  /** Largest record batch accepted (`max.message.bytes`). Default 1 MiB + 12. */
+  maxMessageBytes?: number;
+  /** Largest request frame; a bigger one closes the connection (`socket.request.max.bytes`). Default 100 MiB. */
+  maxFrameBytes?: number;
+  /** Accepted consumer session timeouts. Default 1 s – 30 min. */
+  groupMinSessionTimeoutMs?: number;
+  groupMaxSessionTimeoutMs?: number;
+  /** Wait before an empty group's first rebalance completes (`group.initial.rebalance.delay.ms`). Default 0. */
+  groupInitialRebalanceDelayMs?: number;
+  /** Broker node id reported in Metadata. Default 1. */
+  nodeId?: number;
+}
+
+export interface ResolvedOptions {
+  dataDir: string;
+  port: number;
+  host: string;
+  logger: Logger;
+  autoCreateTopics: boolean;
+  defaultPartitions: number;
+  fsync: FsyncPolicy;
+  fsyncIntervalMs: number;
+  retentionCheckIntervalMs: number;
+  log: LogConfig;
+  maxFrameBytes: number;
+  groupMinSessionTimeoutMs: number;
+  groupMaxSessionTimeoutMs: number;
+  groupInitialRebalanceDelayMs: number;
+  nodeId: number;
+}
+
+const FSYNC_POLICIES: readonly FsyncPolicy[] = ['always', 'interval', 'never'];
+
+export function resolveOptions(o: EmbeddedKafkaOptions): ResolvedOptions {
+  if (!o.dataDir) throw new Error('embedded kafka: dataDir is required');
+  const fsync = o.fsync ?? 'always';
+  if (!FSYNC_POLICIES.includes(fsync)) throw new Error(`embedded kafka: fsync must be one of ${FSYNC_POLICIES.join(', ')}`);
+  const defaultPartitions = o.defaultPartitions ?? 3;
+  if (!Number.isInteger(defaultPartitions) || defaultPartitions < 1) throw new Error('embedded kafka: defaultPartitions must be ≥ 1');
+  return {
+    dataDir: o.dataDir,
+    port: o.port ?? 9092,
+    host: o.host ?? '127.0.0.1',
+    logger: (o.logger ?? silentLogger()).child({ component: 'embedded-kafka' }),
+    autoCreateTopics: o.autoCreateTopics ?? true,
+    defaultPartitions,
+    fsync,
+    fsyncIntervalMs: o.fsyncIntervalMs ?? 1000,
+    retentionCheckIntervalMs: o.retentionCheckIntervalMs ?? 60_000,
+    log: {
+      segmentBytes: o.segmentBytes ?? DEFAULT_LOG_CONFIG.segmentBytes,
+      segmentMs: o.segmentMs ?? DEFAULT_LOG_CONFIG.segmentMs,
+      retentionMs: o.retentionMs ?? DEFAULT_LOG_CONFIG.retentionMs,
+      retentionBytes: o.retentionBytes ?? DEFAULT_LOG_CONFIG.retentionBytes,
+      maxMessageBytes: o.maxMessageBytes ?? DEFAULT_LOG_CONFIG.maxMessageBytes,
+    },
+    maxFrameBytes: o.maxFrameBytes ?? 100 * 1024 * 1024,
+    groupMinSessionTimeoutMs: o.groupMinSessionTimeoutMs ?? 1000,
+    groupMaxSessionTimeoutMs: o.groupMaxSessionTimeoutMs ?? 30 * 60 * 1000,
+    groupInitialRebalanceDelayMs: o.groupInitialRebalanceDelayMs ?? 0,
+    nodeId: o.nodeId ?? 1,
+  };
+}

@@ -1,0 +1,129 @@
+import { MalformedFrameError } from './errors';
+
+const TWO_32 = 4294967296;
+
+/**
+ * Reads Kafka primitive types from a buffer (big-endian, as the protocol guide defines them). Every read
+ * is bounds-checked and throws MalformedFrameError past the end. INT64 values are returned as numbers:
+ * offsets, timestamps and producer ids stay far below 2^53.
+ */
+export class Reader {
+  offset: number;
+
+  constructor(
+    readonly buf: Buffer,
+    offset = 0,
+    readonly end = buf.length,
+  ) {
+    this.offset = offset;
+  }
+
+  get remaining(): number {
+    return this.end - this.offset;
+  }
+
+  private take(n: number): number {
+    const at = this.offset;
+    if (n < 0 || at + n > this.end) throw new MalformedFrameError(`read of ${n} bytes past the end at ${at}`);
+    this.offset = at + n;
+    return at;
+  }
+
+  int8(): number {
+    return this.buf.readInt8(this.take(1));
+  }
+
+  bool(): boolean {
+    return this.int8() !== 0;
+  }
+
+  int16(): number {
+    return this.buf.readInt16BE(this.take(2));
+  }
+
+  int32(): number {
+    return this.buf.readInt32BE(this.take(4));
+  }
+
+  uint32(): number {
+    return this.buf.readUInt32BE(this.take(4));
+  }
+
+  int64(): number {
+    const at = this.take(8);
+    return this.buf.readInt32BE(at) * TWO_32 + this.buf.readUInt32BE(at + 4);
+  }
+
+  /** Unsigned LEB128 varint (flexible versions' lengths and tag counts). */
+  uvarint(): number {
+    let value = 0;
+    let shift = 0;
+    for (;;) {
+      const byte = this.buf.readUInt8(this.take(1));
+      value += (byte & 0x7f) * 2 ** shift;
+      if ((byte & 0x80) === 0) return value;
+      shift += 7;
+      if (shift > 63) throw new MalformedFrameError('varint too long');
+    }
+  }
+
+  /** Zigzag-encoded signed varint (record fields); also used for 64-bit varlongs. */
+  varint(): number {
+    const raw = this.uvarint();
+    return raw % 2 === 0 ? raw / 2 : -(raw + 1) / 2;
+  }
+
+  raw(n: number): Buffer {
+    const at = this.take(n);
+    return this.buf.subarray(at, at + n);
+  }
+
+  string(): string {
+    const s = this.nullableString();
+    if (s === null) throw new MalformedFrameError('null where a string is required');
+    return s;
+  }
+
+  nullableString(): string | null {
+    const len = this.int16();
+    if (len < 0) return null;
+    return this.raw(len).toString('utf8');
+  }
+
+  bytes(): Buffer {
+    const b = this.nullableBytes();
+    if (b === null) throw new MalformedFrameError('null where bytes are required');
+    return b;
+  }
+
+  nullableBytes(): Buffer | null {
+    const len = this.int32();
+    if (len < 0) return null;
+    return this.raw(len);
+  }
+
+  array<T>(item: (r: Reader) => T): T[] {
+    const items = this.nullableArray(item);
+    if (items === null) throw new MalformedFrameError('null where an array is required');
+    return items;
+  }
+
+  nullableArray<T>(item: (r: Reader) => T): T[] | null {
+    const count = this.int32();
+    if (count < 0) return null;
+    // Each element takes at least one byte: a count beyond the remaining bytes is a lie.
+    if (count > this.remaining) throw new MalformedFrameError(`array of ${count} items in ${this.remaining} bytes`);
+    const items: T[] = new Array<T>(count);
+    for (let i = 0; i < count; i++) items[i] = item(this);
+    return items;
+  }
+
+  /** Skips a flexible-version tagged-field section. */
+  skipTaggedFields(): void {
+    const count = this.uvarint();
+    for (let i = 0; i < count; i++) {
+      this.uvarint();
+      this.take(this.uvarint());
+    }
+  }
+}

@@ -1,0 +1,210 @@
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { crc32c } from './crc32c';
+import { MalformedFrameError } from './errors';
+import { Reader } from './reader';
+import { Writer } from './writer';
+
+/**
+ * Record batch v2 (magic 2), the unit the broker stores and serves. The broker reads only the 61-byte
+ * header; records stay as the producer compressed them. Layout (byte offsets):
+ *   0 baseOffset i64 · 8 batchLength i32 · 12 partitionLeaderEpoch i32 · 16 magic i8 · 17 crc u32
+ *   21 attributes i16 · 23 lastOffsetDelta i32 · 27 baseTimestamp i64 · 35 maxTimestamp i64
+ *   43 producerId i64 · 51 producerEpoch i16 · 53 baseSequence i32 · 57 recordCount i32 · 61 records
+ * The CRC-32C covers byte 21 to the end, so baseOffset and partitionLeaderEpoch may be rewritten freely.
+ */
+export const BATCH_HEADER_SIZE = 61;
+/** Bytes before batchLength's count starts: baseOffset + batchLength. */
+export const BATCH_LOG_OVERHEAD = 12;
+export const CRC_START = 21;
+
+export const Compression = { NONE: 0, GZIP: 1, SNAPPY: 2, LZ4: 3, ZSTD: 4 } as const;
+
+export interface BatchHeader {
+  baseOffset: number;
+  /** Whole batch size in bytes, header included (batchLength + 12). */
+  size: number;
+  partitionLeaderEpoch: number;
+  magic: number;
+  crc: number;
+  attributes: number;
+  lastOffsetDelta: number;
+  baseTimestamp: number;
+  maxTimestamp: number;
+  producerId: number;
+  producerEpoch: number;
+  baseSequence: number;
+  recordCount: number;
+}
+
+export function readBatchHeader(buf: Buffer, at = 0): BatchHeader {
+  if (buf.length - at < BATCH_HEADER_SIZE) throw new MalformedFrameError('record batch shorter than its header');
+  const r = new Reader(buf, at);
+  return {
+    baseOffset: r.int64(),
+    size: r.int32() + BATCH_LOG_OVERHEAD,
+    partitionLeaderEpoch: r.int32(),
+    magic: r.int8(),
+    crc: r.uint32(),
+    attributes: r.int16(),
+    lastOffsetDelta: r.int32(),
+    baseTimestamp: r.int64(),
+    maxTimestamp: r.int64(),
+    producerId: r.int64(),
+    producerEpoch: r.int16(),
+    baseSequence: r.int32(),
+    recordCount: r.int32(),
+  };
+}
+
+export const batchCrcValid = (batch: Buffer): boolean => crc32c(batch, CRC_START) === batch.readUInt32BE(17);
+
+/** Rewrites the broker-owned header fields in place (outside the CRC). */
+export function assignBaseOffset(batch: Buffer, baseOffset: number, leaderEpoch = 0): void {
+  const hi = Math.floor(baseOffset / 4294967296);
+  batch.writeInt32BE(hi, 0);
+  batch.writeUInt32BE(baseOffset - hi * 4294967296, 4);
+  batch.writeInt32BE(leaderEpoch, 12);
+}
+
+/**
+ * Splits a produce request's record set into batches (views into the same memory). Throws on a set whose
+ * framing does not add up; a batch with another magic is returned for the caller to refuse.
+ */
+export function splitBatches(records: Buffer): Buffer[] {
+  const batches: Buffer[] = [];
+  let at = 0;
+  while (at < records.length) {
+    if (records.length - at < 17) throw new MalformedFrameError('truncated record batch');
+    const size = records.readInt32BE(at + 8) + BATCH_LOG_OVERHEAD;
+    if (size < BATCH_HEADER_SIZE || at + size > records.length) throw new MalformedFrameError('bad record batch length');
+    batches.push(records.subarray(at, at + size));
+    at += size;
+  }
+  return batches;
+}
+
+export interface RecordHeader {
+  key: string;
+  value: Buffer | null;
+}
+
+export interface DecodedRecord {
+  offset: number;
+  timestamp: number;
+  key: Buffer | null;
+  value: Buffer | null;
+  headers: RecordHeader[];
+}
+
+/** Decompressed record bytes of a batch, or null when its codec is not available here. */
+function recordBytes(batch: Buffer, attributes: number): Buffer | null {
+  const body = batch.subarray(BATCH_HEADER_SIZE);
+  switch (attributes & 0x07) {
+    case Compression.NONE:
+      return body;
+    case Compression.GZIP:
+      return gunzipSync(body);
+    default:
+      return null;
+  }
+}
+
+/**
+ * Decodes the records of a batch (uncompressed or gzip); null for codecs the broker does not decode
+ * (snappy, lz4, zstd are stored and served as they came). Used for timestamp look-ups and tests.
+ */
+export function decodeRecords(batch: Buffer): DecodedRecord[] | null {
+  const h = readBatchHeader(batch);
+  const bytes = recordBytes(batch, h.attributes);
+  if (bytes === null) return null;
+  const r = new Reader(bytes);
+  const out: DecodedRecord[] = [];
+  for (let i = 0; i < h.recordCount; i++) {
+    const length = r.varint();
+    const end = r.offset + length;
+    r.int8(); // record attributes, unused
+    const timestamp = h.baseTimestamp + r.varint();
+    const offset = h.baseOffset + r.varint();
+    const keyLen = r.varint();
+    const key = keyLen < 0 ? null : Buffer.from(r.raw(keyLen));
+    const valueLen = r.varint();
+    const value = valueLen < 0 ? null : Buffer.from(r.raw(valueLen));
+    const headers: RecordHeader[] = [];
+    const headerCount = r.varint();
+    for (let j = 0; j < headerCount; j++) {
+      const k = r.raw(r.varint()).toString('utf8');
+      const vLen = r.varint();
+      headers.push({ key: k, value: vLen < 0 ? null : Buffer.from(r.raw(vLen)) });
+    }
+    if (r.offset !== end) throw new MalformedFrameError('record length does not match its fields');
+    out.push({ offset, timestamp, key, value, headers });
+  }
+  return out;
+}
+
+export interface RecordInput {
+  key?: Buffer | string | null;
+  value: Buffer | string | null;
+  timestamp?: number;
+  headers?: Record<string, Buffer | string>;
+}
+
+export interface BatchInput {
+  records: RecordInput[];
+  baseOffset?: number;
+  compression?: typeof Compression.NONE | typeof Compression.GZIP;
+  producerId?: number;
+  producerEpoch?: number;
+  baseSequence?: number;
+}
+
+const toBuf = (v: Buffer | string): Buffer => (typeof v === 'string' ? Buffer.from(v) : v);
+
+/** Builds a record batch v2 (tests, the benchmark's raw baseline, internal topics). */
+export function encodeRecordBatch(input: BatchInput): Buffer {
+  const now = Date.now();
+  const stamps = input.records.map((r) => r.timestamp ?? now);
+  const baseTimestamp = stamps.length ? Math.min(...stamps) : now;
+  const maxTimestamp = stamps.length ? Math.max(...stamps) : now;
+  const recs = new Writer();
+  input.records.forEach((rec, i) => {
+    const body = new Writer();
+    body.int8(0).varint(stamps[i]! - baseTimestamp).varint(i);
+    const key = rec.key === undefined || rec.key === null ? null : toBuf(rec.key);
+    if (key === null) body.varint(-1);
+    else body.varint(key.length).raw(key);
+    const value = rec.value === null ? null : toBuf(rec.value);
+    if (value === null) body.varint(-1);
+    else body.varint(value.length).raw(value);
+    const headers = Object.entries(rec.headers ?? {});
+    body.varint(headers.length);
+    for (const [k, v] of headers) {
+      const kb = Buffer.from(k);
+      const vb = toBuf(v);
+      body.varint(kb.length).raw(kb).varint(vb.length).raw(vb);
+    }
+    const bytes = body.toBuffer();
+    recs.varint(bytes.length).raw(bytes);
+  });
+  let records = recs.toBuffer();
+  const compression = input.compression ?? Compression.NONE;
+  if (compression === Compression.GZIP) records = gzipSync(records);
+  const w = new Writer(BATCH_HEADER_SIZE + records.length);
+  w.int64(input.baseOffset ?? 0)
+    .int32(BATCH_HEADER_SIZE - BATCH_LOG_OVERHEAD + records.length)
+    .int32(0)
+    .int8(2)
+    .uint32(0)
+    .int16(compression)
+    .int32(Math.max(input.records.length - 1, 0))
+    .int64(baseTimestamp)
+    .int64(maxTimestamp)
+    .int64(input.producerId ?? -1)
+    .int16(input.producerEpoch ?? -1)
+    .int32(input.baseSequence ?? -1)
+    .int32(input.records.length)
+    .raw(records);
+  const batch = w.toBuffer();
+  batch.writeUInt32BE(crc32c(batch, CRC_START), 17);
+  return batch;
+}

@@ -1,0 +1,91 @@
+import type { Socket } from 'node:net';
+import type { BrokerContext } from '../broker';
+import { MalformedFrameError } from '../protocol/errors';
+import { dispatch } from './dispatch';
+import { FrameSplitter } from './framing';
+
+/** Frames read ahead of processing before the socket is paused. */
+const MAX_QUEUED_FRAMES = 32;
+
+/**
+ * One client connection: frames are processed one at a time and answered in order (a parked Fetch or
+ * JoinGroup holds back the requests behind it, as in Kafka). A malformed frame closes this connection
+ * and nothing else.
+ */
+export class Connection {
+  private readonly splitter: FrameSplitter;
+  private readonly queue: Buffer[] = [];
+  private running = false;
+  private closed = false;
+  readonly remote: string;
+
+  constructor(
+    private readonly socket: Socket,
+    private readonly broker: BrokerContext,
+    maxFrameBytes: number,
+    private readonly onClose: (c: Connection) => void,
+  ) {
+    this.splitter = new FrameSplitter(maxFrameBytes);
+    this.remote = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}`;
+    socket.setNoDelay(true);
+    socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    socket.on('error', (err) => broker.logger.debug({ err, remote: this.remote }, 'connection error'));
+    socket.on('close', () => this.close());
+  }
+
+  private onData(chunk: Buffer): void {
+    if (this.closed) return;
+    try {
+      this.queue.push(...this.splitter.push(chunk));
+    } catch (err) {
+      this.reject(err);
+      return;
+    }
+    if (this.queue.length > MAX_QUEUED_FRAMES) this.socket.pause();
+    if (!this.running) void this.run();
+  }
+
+  private async run(): Promise<void> {
+    this.running = true;
+    try {
+      while (!this.closed && this.queue.length > 0) {
+        const frame = this.queue.shift()!;
+        if (this.queue.length <= MAX_QUEUED_FRAMES / 2 && this.socket.isPaused()) this.socket.resume();
+        const response = await dispatch(this.broker, frame, this.socket.remoteAddress ?? '');
+        if (response && !this.closed) this.send(response);
+      }
+    } catch (err) {
+      this.reject(err);
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private send(chunks: Buffer[]): void {
+    let length = 0;
+    for (const c of chunks) length += c.length;
+    const prefix = Buffer.allocUnsafe(4);
+    prefix.writeInt32BE(length, 0);
+    this.socket.cork();
+    this.socket.write(prefix);
+    for (const c of chunks) this.socket.write(c);
+    this.socket.uncork();
+  }
+
+  private reject(err: unknown): void {
+    if (err instanceof MalformedFrameError) {
+      this.broker.logger.warn({ remote: this.remote, reason: err.message }, 'malformed frame; closing the connection');
+    } else {
+      this.broker.logger.error({ err, remote: this.remote }, 'request failed; closing the connection');
+    }
+    this.close();
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.queue.length = 0;
+    this.socket.destroy();
+    this.onClose(this);
+  }
+}

@@ -1,0 +1,66 @@
+/** Per-topic log settings, named after Kafka's topic configs (see `topicConfigEntries`). */
+export interface LogConfig {
+  /** `segment.bytes`: a segment rolls when the next batch would take it past this size. */
+  segmentBytes: number;
+  /** `segment.ms`: a non-empty segment rolls when it is older than this. */
+  segmentMs: number;
+  /** `retention.ms`: closed segments whose newest batch is older are deleted; -1 keeps forever. */
+  retentionMs: number;
+  /** `retention.bytes`: oldest closed segments are deleted while the partition is larger; -1: no limit. */
+  retentionBytes: number;
+  /** `max.message.bytes`: the largest record batch accepted. */
+  maxMessageBytes: number;
+}
+
+export const DEFAULT_LOG_CONFIG: LogConfig = {
+  segmentBytes: 64 * 1024 * 1024,
+  segmentMs: 7 * 24 * 3600 * 1000,
+  retentionMs: 7 * 24 * 3600 * 1000,
+  retentionBytes: -1,
+  maxMessageBytes: 1024 * 1024 + 12,
+};
+
+/** Kafka config name ↔ field. Other topic configs are kept and reported but have no effect. */
+export const CONFIG_NAMES: Record<string, keyof LogConfig> = {
+  'segment.bytes': 'segmentBytes',
+  'segment.ms': 'segmentMs',
+  'retention.ms': 'retentionMs',
+  'retention.bytes': 'retentionBytes',
+  'max.message.bytes': 'maxMessageBytes',
+};
+
+const CLEANUP_POLICIES = new Set(['delete', 'compact', 'compact,delete', 'delete,compact']);
+
+/**
+ * Applies string configs from CreateTopics onto defaults; returns the name of the first invalid one.
+ * `cleanup.policy=compact` is accepted but no compaction runs: such a topic keeps every record (no time
+ * or size retention unless given explicitly), which is what its readers rely on.
+ */
+export function applyTopicConfigs(base: LogConfig, configs: Record<string, string>): { config: LogConfig; invalid?: string } {
+  const config = { ...base };
+  const policy = configs['cleanup.policy'];
+  if (policy !== undefined) {
+    if (!CLEANUP_POLICIES.has(policy)) return { config, invalid: 'cleanup.policy' };
+    if (policy === 'compact') {
+      config.retentionMs = -1;
+      config.retentionBytes = -1;
+    }
+  }
+  for (const [name, value] of Object.entries(configs)) {
+    const field = CONFIG_NAMES[name];
+    if (!field) continue;
+    const n = Number(value);
+    if (!Number.isSafeInteger(n) || n < -1) return { config, invalid: name };
+    config[field] = n;
+  }
+  return { config };
+}
+
+export function topicConfigEntries(config: LogConfig, explicit: Record<string, string>): { name: string; value: string; isDefault: boolean }[] {
+  const entries = Object.entries(CONFIG_NAMES).map(([name, field]) => ({ name, value: String(config[field]), isDefault: !(name in explicit) }));
+  entries.push({ name: 'cleanup.policy', value: explicit['cleanup.policy'] ?? 'delete', isDefault: !('cleanup.policy' in explicit) });
+  for (const [name, value] of Object.entries(explicit)) {
+    if (!entries.some((e) => e.name === name)) entries.push({ name, value, isDefault: false });
+  }
+  return entries;
+}

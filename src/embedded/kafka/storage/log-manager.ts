@@ -1,0 +1,243 @@
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Logger } from '../../../logger';
+import { ErrorCode } from '../protocol/errors';
+import { fsyncDir, writeFileDurable } from './fs-util';
+import { type LogConfig, applyTopicConfigs } from './log-config';
+import { PartitionLog } from './partition-log';
+
+/**
+ * When appended bytes are fsynced:
+ * - `always` (default): before a produce with acks=1/-1 is answered; concurrent produces share one fsync
+ *   per partition (group commit). Nothing acknowledged is lost even if the machine loses power.
+ * - `interval`: every `fsyncIntervalMs`, and on segment roll and shutdown. Acknowledged records survive a
+ *   crash of the process; a power loss may take the last interval.
+ * - `never`: on segment roll and shutdown only; the OS writes back when it likes.
+ */
+export type FsyncPolicy = 'always' | 'interval' | 'never';
+
+export interface Topic {
+  name: string;
+  partitions: PartitionLog[];
+  /** Configs given at creation (string values as Kafka clients send them). */
+  configs: Record<string, string>;
+  config: LogConfig;
+}
+
+export interface LogManagerOptions {
+  dir: string;
+  fsync: FsyncPolicy;
+  fsyncIntervalMs: number;
+  retentionCheckIntervalMs: number;
+  defaults: LogConfig;
+  logger: Logger;
+}
+
+export class TopicError extends Error {
+  constructor(
+    readonly errorCode: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'TopicError';
+  }
+}
+
+const TOPIC_NAME = /^[a-zA-Z0-9._-]{1,249}$/;
+export const isValidTopicName = (name: string): boolean => TOPIC_NAME.test(name) && name !== '.' && name !== '..';
+
+interface TopicFile {
+  name: string;
+  partitions: number;
+  configs: Record<string, string>;
+}
+
+interface DurableWaiter {
+  seq: number;
+  resolve: () => void;
+  reject: (e: unknown) => void;
+}
+
+export class LogManager {
+  private readonly topicMap = new Map<string, Topic>();
+  private readonly topicsDir: string;
+  private readonly dirty = new Set<PartitionLog>();
+  private writeSeq = 0;
+  private durableSeq = 0;
+  private waiters: DurableWaiter[] = [];
+  private flushing = false;
+  private flushScheduled = false;
+  private readonly timers: NodeJS.Timeout[] = [];
+  private closed = false;
+
+  private constructor(private readonly opts: LogManagerOptions) {
+    this.topicsDir = path.join(opts.dir, 'topics');
+  }
+
+  static open(opts: LogManagerOptions): LogManager {
+    const m = new LogManager(opts);
+    fs.mkdirSync(m.topicsDir, { recursive: true });
+    for (const entry of fs.readdirSync(m.topicsDir)) {
+      const dir = path.join(m.topicsDir, entry);
+      if (entry.endsWith('.deleted')) {
+        fs.rmSync(dir, { recursive: true, force: true });
+        continue;
+      }
+      const metaFile = path.join(dir, 'topic.json');
+      if (!fs.existsSync(metaFile)) continue;
+      const meta = JSON.parse(fs.readFileSync(metaFile, 'utf8')) as TopicFile;
+      m.load(meta);
+    }
+    if (opts.fsync === 'interval') m.timers.push(setInterval(() => m.syncAll(), opts.fsyncIntervalMs).unref());
+    m.timers.push(setInterval(() => m.enforceRetention(), opts.retentionCheckIntervalMs).unref());
+    return m;
+  }
+
+  private load(meta: TopicFile): Topic {
+    const { config } = applyTopicConfigs(this.opts.defaults, meta.configs);
+    const dir = path.join(this.topicsDir, meta.name);
+    const partitions = Array.from({ length: meta.partitions }, (_, p) => PartitionLog.open(path.join(dir, String(p)), meta.name, p, config));
+    const topic: Topic = { name: meta.name, partitions, configs: meta.configs, config };
+    this.topicMap.set(meta.name, topic);
+    return topic;
+  }
+
+  topics(): Topic[] {
+    return [...this.topicMap.values()];
+  }
+
+  topic(name: string): Topic | undefined {
+    return this.topicMap.get(name);
+  }
+
+  partition(topic: string, partition: number): PartitionLog | undefined {
+    return this.topicMap.get(topic)?.partitions[partition];
+  }
+
+  /** Checks a would-be topic; returns the Kafka error code that refuses it, or NONE. */
+  validateNewTopic(name: string, partitions: number, configs: Record<string, string>): { errorCode: number; message?: string } {
+    if (!isValidTopicName(name)) return { errorCode: ErrorCode.INVALID_TOPIC_EXCEPTION, message: `invalid topic name '${name}'` };
+    if (this.topicMap.has(name)) return { errorCode: ErrorCode.TOPIC_ALREADY_EXISTS, message: `topic '${name}' already exists` };
+    if (!Number.isInteger(partitions) || partitions < 1 || partitions > 10_000) {
+      return { errorCode: ErrorCode.INVALID_PARTITIONS, message: 'partitions must be between 1 and 10000' };
+    }
+    const { invalid } = applyTopicConfigs(this.opts.defaults, configs);
+    if (invalid) return { errorCode: ErrorCode.INVALID_CONFIG, message: `invalid value for ${invalid}` };
+    return { errorCode: ErrorCode.NONE };
+  }
+
+  createTopic(name: string, partitions: number, configs: Record<string, string> = {}): Topic {
+    const check = this.validateNewTopic(name, partitions, configs);
+    if (check.errorCode !== ErrorCode.NONE) throw new TopicError(check.errorCode, check.message ?? 'invalid topic');
+    const dir = path.join(this.topicsDir, name);
+    fs.mkdirSync(dir, { recursive: true });
+    const meta: TopicFile = { name, partitions, configs };
+    const topic = this.load(meta);
+    writeFileDurable(path.join(dir, 'topic.json'), JSON.stringify(meta), dir);
+    fsyncDir(this.topicsDir);
+    this.opts.logger.info({ topic: name, partitions }, 'topic created');
+    return topic;
+  }
+
+  /** Removes a topic: renamed away at once, files deleted in the background. */
+  deleteTopic(name: string): boolean {
+    const topic = this.topicMap.get(name);
+    if (!topic) return false;
+    this.topicMap.delete(name);
+    for (const p of topic.partitions) {
+      this.dirty.delete(p);
+      p.close();
+    }
+    const graveyard = path.join(this.topicsDir, `${name}-${randomUUID()}.deleted`);
+    fs.renameSync(path.join(this.topicsDir, name), graveyard);
+    fsyncDir(this.topicsDir);
+    fs.rm(graveyard, { recursive: true, force: true }, () => undefined);
+    this.opts.logger.info({ topic: name }, 'topic deleted');
+    return true;
+  }
+
+  /** To be called after appending to a partition: publishes or schedules the high watermark move. */
+  appended(log: PartitionLog): void {
+    if (this.opts.fsync !== 'always') {
+      log.advanceHighWatermark(log.logEndOffset);
+      return;
+    }
+    this.dirty.add(log);
+    this.writeSeq++;
+    this.scheduleFlush();
+  }
+
+  /** Resolves once every append made before the call is durable under the policy. */
+  waitDurable(): Promise<void> {
+    if (this.opts.fsync !== 'always' || this.durableSeq >= this.writeSeq) return Promise.resolve();
+    return new Promise((resolve, reject) => this.waiters.push({ seq: this.writeSeq, resolve, reject }));
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushing || this.flushScheduled || this.closed) return;
+    this.flushScheduled = true;
+    setImmediate(() => void this.flush());
+  }
+
+  /** One group commit: fsync every dirty partition, then move their high watermarks. */
+  private async flush(): Promise<void> {
+    this.flushScheduled = false;
+    this.flushing = true;
+    const seq = this.writeSeq;
+    const logs = [...this.dirty];
+    this.dirty.clear();
+    const ends = logs.map((l) => l.logEndOffset);
+    try {
+      await Promise.all(logs.map((l) => l.sync()));
+      logs.forEach((l, i) => l.advanceHighWatermark(ends[i]!));
+      this.durableSeq = seq;
+      this.settle((w) => w.seq <= seq, (w) => w.resolve());
+    } catch (err) {
+      this.opts.logger.error({ err }, 'fsync of the partition log failed');
+      this.settle((w) => w.seq <= seq, (w) => w.reject(err));
+    } finally {
+      this.flushing = false;
+      if (this.dirty.size > 0) this.scheduleFlush();
+    }
+  }
+
+  private settle(match: (w: DurableWaiter) => boolean, act: (w: DurableWaiter) => void): void {
+    const done = this.waiters.filter(match);
+    this.waiters = this.waiters.filter((w) => !match(w));
+    done.forEach(act);
+  }
+
+  /** fsyncs every partition (interval policy, shutdown). */
+  async syncAll(): Promise<void> {
+    const logs = this.topics().flatMap((t) => t.partitions);
+    try {
+      await Promise.all(logs.map((l) => l.sync()));
+    } catch (err) {
+      this.opts.logger.error({ err }, 'periodic fsync failed');
+    }
+  }
+
+  enforceRetention(now = Date.now()): void {
+    for (const t of this.topicMap.values()) {
+      for (const p of t.partitions) {
+        try {
+          const n = p.enforceRetention(now);
+          if (n > 0) this.opts.logger.debug({ topic: t.name, partition: p.partition, segments: n }, 'retention deleted segments');
+        } catch (err) {
+          this.opts.logger.error({ err, topic: t.name, partition: p.partition }, 'retention failed');
+        }
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const t of this.timers) clearInterval(t);
+    while (this.flushing || this.flushScheduled) await new Promise((r) => setTimeout(r, 1));
+    await this.syncAll();
+    for (const t of this.topicMap.values()) for (const p of t.partitions) p.close();
+    this.topicMap.clear();
+    this.settle(() => true, (w) => w.reject(new Error('broker stopped')));
+  }
+}

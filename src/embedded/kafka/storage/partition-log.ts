@@ -1,0 +1,235 @@
+import fs from 'node:fs';
+import { ErrorCode } from '../protocol/errors';
+import { type BatchHeader, assignBaseOffset, batchCrcValid, decodeRecords, readBatchHeader } from '../protocol/record-batch';
+import { fsyncDir } from './fs-util';
+import type { LogConfig } from './log-config';
+import { ProducerStateTable } from './producer-state';
+import { Segment } from './segment';
+
+export interface AppendResult {
+  errorCode: number;
+  baseOffset: number;
+}
+
+export interface ReadResult {
+  errorCode: number;
+  records: Buffer | null;
+}
+
+/** How long a deleted segment's files stay open for reads already under way. */
+const DELETED_SEGMENT_GRACE_MS = 10_000;
+
+/**
+ * The log of one partition: segments of stored batches, the offsets that describe them, and the
+ * idempotent-producer window. Offsets:
+ *   logStartOffset ≤ highWatermark ≤ logEndOffset
+ * Appends move logEndOffset at once; the high watermark (what fetch and ListOffsets latest see) moves when
+ * the appended bytes are durable under the fsync policy (see LogManager).
+ */
+export class PartitionLog {
+  private segments: Segment[] = [];
+  /** Segments rolled since the last sync: their tails still need an fsync. */
+  private unsynced: Segment[] = [];
+  private dirEntryDirty = false;
+  private readonly producers = new ProducerStateTable();
+  private readonly graveyard = new Set<{ segment: Segment; timer: NodeJS.Timeout }>();
+  private readonly listeners = new Set<() => void>();
+  highWatermark = 0;
+
+  private constructor(
+    readonly dir: string,
+    readonly topic: string,
+    readonly partition: number,
+    public config: LogConfig,
+  ) {}
+
+  /** Opens (recovering the active segment: torn tail truncated) or creates the partition's directory. */
+  static open(dir: string, topic: string, partition: number, config: LogConfig): PartitionLog {
+    const log = new PartitionLog(dir, topic, partition, config);
+    fs.mkdirSync(dir, { recursive: true });
+    const bases = fs
+      .readdirSync(dir)
+      .filter((f) => /^\d{20}\.log$/.test(f))
+      .map((f) => Number(f.slice(0, 20)))
+      .sort((a, b) => a - b);
+    bases.forEach((base, i) => {
+      const active = i === bases.length - 1;
+      log.segments.push(Segment.open(dir, base, active, active ? (h) => log.producers.record(h, h.baseOffset) : undefined));
+    });
+    if (log.segments.length === 0) {
+      log.segments.push(Segment.create(dir, 0));
+      fsyncDir(dir);
+    }
+    log.highWatermark = log.logEndOffset;
+    return log;
+  }
+
+  private get active(): Segment {
+    return this.segments[this.segments.length - 1]!;
+  }
+
+  get logStartOffset(): number {
+    return this.segments[0]!.baseOffset;
+  }
+
+  get logEndOffset(): number {
+    return this.active.nextOffset;
+  }
+
+  get sizeBytes(): number {
+    return this.segments.reduce((n, s) => n + s.size, 0);
+  }
+
+  /** Called whenever the high watermark moves (fetch long-polls park on this). */
+  onAdvance(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  advanceHighWatermark(to: number): void {
+    if (to <= this.highWatermark) return;
+    this.highWatermark = Math.min(to, this.logEndOffset);
+    for (const l of [...this.listeners]) l();
+  }
+
+  /** Validates and appends a produce request's batches for this partition (page cache; not yet durable). */
+  append(batches: Buffer[]): AppendResult {
+    const headers: BatchHeader[] = [];
+    for (const batch of batches) {
+      const h = readBatchHeader(batch);
+      if (h.magic !== 2) return { errorCode: ErrorCode.UNSUPPORTED_FOR_MESSAGE_FORMAT, baseOffset: -1 };
+      if (h.size > this.config.maxMessageBytes) return { errorCode: ErrorCode.MESSAGE_TOO_LARGE, baseOffset: -1 };
+      if (h.lastOffsetDelta < 0 || h.recordCount !== h.lastOffsetDelta + 1 || !batchCrcValid(batch)) {
+        return { errorCode: ErrorCode.CORRUPT_MESSAGE, baseOffset: -1 };
+      }
+      headers.push(h);
+    }
+    let firstOffset = -1;
+    for (let i = 0; i < batches.length; i++) {
+      const h = headers[i]!;
+      const check = this.producers.check(h);
+      if (check.kind === 'error') return { errorCode: check.errorCode, baseOffset: -1 };
+      if (check.kind === 'duplicate') {
+        if (firstOffset < 0) firstOffset = check.baseOffset;
+        continue;
+      }
+      const base = this.logEndOffset;
+      this.maybeRoll(batches[i]!.length);
+      assignBaseOffset(batches[i]!, base);
+      this.active.append(batches[i]!, base, base + h.lastOffsetDelta, h.maxTimestamp);
+      this.producers.record(h, base);
+      if (firstOffset < 0) firstOffset = base;
+    }
+    return { errorCode: ErrorCode.NONE, baseOffset: firstOffset };
+  }
+
+  private maybeRoll(incoming: number): void {
+    const seg = this.active;
+    if (seg.isEmpty) return;
+    if (seg.size + incoming <= this.config.segmentBytes && Date.now() - seg.createdAt < this.config.segmentMs) return;
+    this.roll();
+  }
+
+  private roll(): void {
+    this.unsynced.push(this.active);
+    this.segments.push(Segment.create(this.dir, this.logEndOffset));
+    this.dirEntryDirty = true;
+  }
+
+  /** Makes everything appended so far durable: rolled segments, the directory entry, the active tail. */
+  async sync(): Promise<void> {
+    const rolled = this.unsynced;
+    this.unsynced = [];
+    await Promise.all(rolled.map((s) => s.sync()));
+    for (const s of rolled) s.syncIndexSync();
+    if (this.dirEntryDirty) {
+      this.dirEntryDirty = false;
+      fsyncDir(this.dir);
+    }
+    await this.active.sync();
+  }
+
+  /** Whole batches from the one containing `offset`, up to the high watermark and about `maxBytes`. */
+  async read(offset: number, maxBytes: number): Promise<ReadResult> {
+    if (offset < this.logStartOffset || offset > this.highWatermark) return { errorCode: ErrorCode.OFFSET_OUT_OF_RANGE, records: null };
+    if (offset === this.highWatermark) return { errorCode: ErrorCode.NONE, records: null };
+    for (let i = this.segmentIndexFor(offset); i < this.segments.length; i++) {
+      const seg = this.segments[i]!;
+      const loc = seg.locate(offset);
+      if (!loc) continue;
+      return { errorCode: ErrorCode.NONE, records: await seg.readBatches(loc.index, this.highWatermark, maxBytes) };
+    }
+    return { errorCode: ErrorCode.NONE, records: null };
+  }
+
+  private segmentIndexFor(offset: number): number {
+    let lo = 0;
+    let hi = this.segments.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.segments[mid]!.baseOffset <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  /** The first offset whose record timestamp is ≥ ts (ListOffsets by timestamp); -1/-1 when none. */
+  async offsetForTimestamp(ts: number): Promise<{ offset: number; timestamp: number }> {
+    for (const seg of this.segments) {
+      if (seg.maxTimestamp < ts) continue;
+      const i = seg.firstBatchAtOrAfter(ts);
+      if (i < 0) continue;
+      const loc = seg.batchAt(i);
+      if (loc.lastOffset >= this.highWatermark) break;
+      const records = decodeRecords(await seg.readBatch(i));
+      const hit = records?.find((r) => r.timestamp >= ts);
+      if (hit) return { offset: hit.offset, timestamp: hit.timestamp };
+      return { offset: loc.baseOffset, timestamp: ts };
+    }
+    return { offset: -1, timestamp: -1 };
+  }
+
+  /** Deletes closed segments past `retention.ms` or beyond `retention.bytes`; rolls an expired active one. */
+  enforceRetention(now: number): number {
+    const { retentionMs, retentionBytes } = this.config;
+    const expired = (s: Segment): boolean =>
+      retentionMs >= 0 && !s.isEmpty && now - (s.maxTimestamp >= 0 ? s.maxTimestamp : s.lastModified()) > retentionMs;
+    if (expired(this.active) && this.logEndOffset === this.highWatermark) this.roll();
+    let deleted = 0;
+    let total = this.sizeBytes;
+    while (this.segments.length > 1) {
+      const oldest = this.segments[0]!;
+      if (oldest.nextOffset > this.highWatermark) break;
+      const overSize = retentionBytes >= 0 && total - oldest.size >= retentionBytes;
+      if (!overSize && !expired(oldest)) break;
+      this.segments.shift();
+      this.unsynced = this.unsynced.filter((s) => s !== oldest);
+      total -= oldest.size;
+      this.bury(oldest);
+      deleted++;
+    }
+    return deleted;
+  }
+
+  private bury(segment: Segment): void {
+    segment.deleteFiles();
+    const entry = {
+      segment,
+      timer: setTimeout(() => {
+        this.graveyard.delete(entry);
+        segment.close();
+      }, DELETED_SEGMENT_GRACE_MS).unref(),
+    };
+    this.graveyard.add(entry);
+  }
+
+  close(): void {
+    for (const g of this.graveyard) {
+      clearTimeout(g.timer);
+      g.segment.close();
+    }
+    this.graveyard.clear();
+    for (const s of this.segments) s.close();
+    this.listeners.clear();
+  }
+}

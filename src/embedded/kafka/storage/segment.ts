@@ -1,0 +1,229 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { BATCH_HEADER_SIZE, BATCH_LOG_OVERHEAD, type BatchHeader, batchCrcValid, readBatchHeader } from '../protocol/record-batch';
+import { fdatasync, readAt, readAtSync, writeAllSync } from './fs-util';
+
+/**
+ * One segment of a partition log: `<baseOffset>.log` holds record batches exactly as served (baseOffset
+ * assigned), `<baseOffset>.index` one 20-byte entry per batch: relative base offset i32, relative last
+ * offset i32, file position i32, max timestamp i64. The index is a cache of the log: it is not fsynced
+ * and is rebuilt from the log whenever it does not match it.
+ */
+const INDEX_ENTRY = 20;
+const NAME_DIGITS = 20;
+
+export const segmentFileName = (baseOffset: number, ext: 'log' | 'index'): string =>
+  `${String(baseOffset).padStart(NAME_DIGITS, '0')}.${ext}`;
+
+export interface BatchLocation {
+  /** Index of the batch inside the segment. */
+  index: number;
+  baseOffset: number;
+  lastOffset: number;
+  position: number;
+}
+
+export class Segment {
+  /** Bytes of valid log. */
+  size = 0;
+  /** Largest batch timestamp seen, -1 when none. */
+  maxTimestamp = -1;
+  readonly createdAt = Date.now();
+  private readonly bases: number[] = [];
+  private readonly lasts: number[] = [];
+  private readonly positions: number[] = [];
+  private readonly stamps: number[] = [];
+  private closed = false;
+
+  private constructor(
+    readonly dir: string,
+    readonly baseOffset: number,
+    private readonly logFd: number,
+    private readonly indexFd: number,
+  ) {}
+
+  static create(dir: string, baseOffset: number): Segment {
+    const logFd = fs.openSync(path.join(dir, segmentFileName(baseOffset, 'log')), 'w+');
+    const indexFd = fs.openSync(path.join(dir, segmentFileName(baseOffset, 'index')), 'w+');
+    return new Segment(dir, baseOffset, logFd, indexFd);
+  }
+
+  /**
+   * Opens an existing segment. With `verify`, the whole log is scanned, checking framing, offset
+   * continuity and CRC-32C, and a torn or corrupt tail is truncated; otherwise the index is trusted when it
+   * is consistent with the log's size. `onBatch` sees every batch header found by a scan.
+   */
+  static open(dir: string, baseOffset: number, verify: boolean, onBatch?: (h: BatchHeader) => void): Segment {
+    const logFd = fs.openSync(path.join(dir, segmentFileName(baseOffset, 'log')), 'r+');
+    const indexFd = fs.openSync(path.join(dir, segmentFileName(baseOffset, 'index')), fs.constants.O_RDWR | fs.constants.O_CREAT);
+    const seg = new Segment(dir, baseOffset, logFd, indexFd);
+    const fileSize = fs.fstatSync(logFd).size;
+    if (verify || !seg.loadIndex(fileSize)) seg.scan(fileSize, onBatch);
+    return seg;
+  }
+
+  get batchCount(): number {
+    return this.bases.length;
+  }
+
+  /** The offset after the last batch (== baseOffset when empty). */
+  get nextOffset(): number {
+    const n = this.lasts.length;
+    return n === 0 ? this.baseOffset : this.lasts[n - 1]! + 1;
+  }
+
+  get isEmpty(): boolean {
+    return this.bases.length === 0;
+  }
+
+  /** Loads the index when it matches the log: first batch at 0, last batch ending at the end of file. */
+  private loadIndex(fileSize: number): boolean {
+    const indexSize = fs.fstatSync(this.indexFd).size;
+    if (indexSize % INDEX_ENTRY !== 0 || (indexSize === 0) !== (fileSize === 0)) return false;
+    const buf = readAtSync(this.indexFd, 0, indexSize);
+    let lastPos = -1;
+    for (let at = 0; at < indexSize; at += INDEX_ENTRY) {
+      const pos = buf.readInt32BE(at + 8);
+      if (pos <= lastPos || (at === 0 && pos !== 0)) return this.resetIndex();
+      lastPos = pos;
+      this.pushEntry(this.baseOffset + buf.readInt32BE(at), this.baseOffset + buf.readInt32BE(at + 4), pos, Number(buf.readBigInt64BE(at + 12)));
+    }
+    if (lastPos >= 0) {
+      const header = readAtSync(this.logFd, lastPos, BATCH_HEADER_SIZE);
+      if (header.length < BATCH_HEADER_SIZE || lastPos + header.readInt32BE(8) + BATCH_LOG_OVERHEAD !== fileSize) return this.resetIndex();
+    }
+    this.size = fileSize;
+    return true;
+  }
+
+  private resetIndex(): false {
+    this.bases.length = this.lasts.length = this.positions.length = this.stamps.length = 0;
+    this.maxTimestamp = -1;
+    return false;
+  }
+
+  private scan(fileSize: number, onBatch?: (h: BatchHeader) => void): void {
+    this.resetIndex();
+    let pos = 0;
+    let expected = this.baseOffset;
+    while (pos + BATCH_HEADER_SIZE <= fileSize) {
+      const head = readAtSync(this.logFd, pos, BATCH_HEADER_SIZE);
+      const size = head.readInt32BE(8) + BATCH_LOG_OVERHEAD;
+      if (size < BATCH_HEADER_SIZE || pos + size > fileSize) break;
+      const batch = readAtSync(this.logFd, pos, size);
+      const h = readBatchHeader(batch);
+      if (h.magic !== 2 || h.baseOffset !== expected || h.lastOffsetDelta < 0 || !batchCrcValid(batch)) break;
+      this.pushEntry(h.baseOffset, h.baseOffset + h.lastOffsetDelta, pos, h.maxTimestamp);
+      onBatch?.(h);
+      expected = h.baseOffset + h.lastOffsetDelta + 1;
+      pos += size;
+    }
+    if (pos !== fileSize) fs.ftruncateSync(this.logFd, pos);
+    this.size = pos;
+    this.rewriteIndex();
+  }
+
+  private rewriteIndex(): void {
+    const buf = Buffer.allocUnsafe(this.bases.length * INDEX_ENTRY);
+    for (let i = 0; i < this.bases.length; i++) this.encodeEntry(buf, i * INDEX_ENTRY, i);
+    fs.ftruncateSync(this.indexFd, 0);
+    writeAllSync(this.indexFd, buf, 0);
+  }
+
+  private encodeEntry(buf: Buffer, at: number, i: number): void {
+    buf.writeInt32BE(this.bases[i]! - this.baseOffset, at);
+    buf.writeInt32BE(this.lasts[i]! - this.baseOffset, at + 4);
+    buf.writeInt32BE(this.positions[i]!, at + 8);
+    buf.writeBigInt64BE(BigInt(this.stamps[i]!), at + 12);
+  }
+
+  private pushEntry(base: number, last: number, position: number, maxTimestamp: number): void {
+    this.bases.push(base);
+    this.lasts.push(last);
+    this.positions.push(position);
+    this.stamps.push(maxTimestamp);
+    if (maxTimestamp > this.maxTimestamp) this.maxTimestamp = maxTimestamp;
+  }
+
+  /** Appends a batch whose baseOffset is already assigned (page cache only; see sync). */
+  append(batch: Buffer, baseOffset: number, lastOffset: number, maxTimestamp: number): void {
+    const position = this.size;
+    writeAllSync(this.logFd, batch, position);
+    this.size += batch.length;
+    this.pushEntry(baseOffset, lastOffset, position, maxTimestamp);
+    const entry = Buffer.allocUnsafe(INDEX_ENTRY);
+    this.encodeEntry(entry, 0, this.bases.length - 1);
+    writeAllSync(this.indexFd, entry, (this.bases.length - 1) * INDEX_ENTRY);
+  }
+
+  /** The batch containing `offset`, or undefined when the offset is outside this segment. */
+  locate(offset: number): BatchLocation | undefined {
+    let lo = 0;
+    let hi = this.bases.length - 1;
+    if (hi < 0 || offset < this.bases[0]! || offset > this.lasts[hi]!) return undefined;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.bases[mid]! <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return { index: lo, baseOffset: this.bases[lo]!, lastOffset: this.lasts[lo]!, position: this.positions[lo]! };
+  }
+
+  /** First batch index whose max timestamp is >= ts, or -1. */
+  firstBatchAtOrAfter(ts: number): number {
+    for (let i = 0; i < this.stamps.length; i++) if (this.stamps[i]! >= ts) return i;
+    return -1;
+  }
+
+  batchAt(i: number): BatchLocation {
+    return { index: i, baseOffset: this.bases[i]!, lastOffset: this.lasts[i]!, position: this.positions[i]! };
+  }
+
+  /**
+   * Reads whole batches from batch `first` on, stopping before `limitOffset` (exclusive: the high
+   * watermark) and, after the first batch, before `maxBytes` would be exceeded.
+   */
+  async readBatches(first: number, limitOffset: number, maxBytes: number): Promise<Buffer | null> {
+    const start = this.positions[first]!;
+    let end = start;
+    for (let i = first; i < this.bases.length; i++) {
+      if (this.lasts[i]! >= limitOffset) break;
+      const next = i + 1 < this.positions.length ? this.positions[i + 1]! : this.size;
+      if (i > first && next - start > maxBytes) break;
+      end = next;
+    }
+    if (end === start) return null;
+    return readAt(this.logFd, start, end - start);
+  }
+
+  /** The stored bytes of one batch. */
+  readBatch(i: number): Promise<Buffer> {
+    const start = this.positions[i]!;
+    const end = i + 1 < this.positions.length ? this.positions[i + 1]! : this.size;
+    return readAt(this.logFd, start, end - start);
+  }
+
+  sync(): Promise<void> {
+    return this.closed ? Promise.resolve() : fdatasync(this.logFd);
+  }
+
+  syncIndexSync(): void {
+    if (!this.closed) fs.fdatasyncSync(this.indexFd);
+  }
+
+  /** Last time the segment received data, for time retention when batches carry no timestamps. */
+  lastModified(): number {
+    return fs.fstatSync(this.logFd).mtimeMs;
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    fs.closeSync(this.logFd);
+    fs.closeSync(this.indexFd);
+  }
+
+  deleteFiles(): void {
+    for (const ext of ['log', 'index'] as const) fs.rmSync(path.join(this.dir, segmentFileName(this.baseOffset, ext)), { force: true });
+  }
+}
