@@ -107,7 +107,7 @@ export interface Rejection {
   id: string;
   /** The stage that refused: `decode` (bytes not readable as their schema), `entity-config`, `validate`, `version`, `locate`, `permission`, `permission-filter` or `encryption`. A string, not an enum, so new stages need no schema change. */
   stage: string;
-  /** Stable reason code: `DECODE_MAGIC_BYTE`, `DECODE_UNKNOWN_SCHEMA`, `DECODE_INVALID_AVRO`, `DECODE_EMPTY_VALUE` for stage `decode`, else a code from the service's error catalogue (`DB_VALIDATION`, `DB_FORBIDDEN`, `DB_CONFLICT`, ...). */
+  /** Stable reason code: for stage `decode` one of `DECODE_EMPTY_VALUE`, `DECODE_MAGIC_BYTE`, `DECODE_UNKNOWN_SCHEMA`, `DECODE_UNSUPPORTED_SCHEMA`, `DECODE_INVALID_AVRO`, `DECODE_INCOMPATIBLE_SCHEMA`, else a code from the service's error catalogue (`DB_VALIDATION`, `DB_FORBIDDEN`, `DB_CONFLICT`, ...). */
   reason: string;
   /** Human-readable explanation; never contains payload values or key material. */
   message: string;

@@ -1,0 +1,79 @@
+/**
+ * Publishing: encode each value (registering its schema on first use), pick its partition the way Java
+ * clients do (murmur2 of the key), send per topic in one batch with acks from all in-sync replicas, and
+ * answer each record's partition and offset in input order.
+ */
+import { Partitioners, type Admin, type Message, type PartitionMetadata, type Producer } from 'kafkajs';
+import type { OutgoingRecord, PublishedRecord } from '../port';
+import type { ValueCodec } from './value-codec';
+
+export type SubjectStrategy = (topic: string) => string;
+
+/** Confluent's default: the value schema of topic `t` lives under subject `t-value`. */
+export const topicNameStrategy: SubjectStrategy = (topic) => `${topic}-value`;
+
+export class Publisher {
+  private readonly partitioner = Partitioners.DefaultPartitioner();
+  private readonly partitions = new Map<string, Promise<PartitionMetadata[]>>();
+
+  constructor(
+    private readonly producer: Producer,
+    private readonly admin: Admin,
+    private readonly codec: ValueCodec,
+    private readonly subjectFor: SubjectStrategy,
+  ) {}
+
+  async publish(records: readonly OutgoingRecord[]): Promise<PublishedRecord[]> {
+    if (records.length === 0) return [];
+    const placed = await Promise.all(
+      records.map(async (r) => {
+        const value = await this.codec.encode(r.subject ?? this.subjectFor(r.topic), r.schema, r.value);
+        const message: Message = {
+          key: r.key,
+          value,
+          ...(r.headers ? { headers: { ...r.headers } } : {}),
+          ...(r.timestamp !== undefined ? { timestamp: String(r.timestamp) } : {}),
+        };
+        const partition = r.partition ?? this.partitioner({ topic: r.topic, partitionMetadata: await this.metadata(r.topic), message });
+        return { topic: r.topic, message: { ...message, partition } };
+      }),
+    );
+
+    const byTopic = new Map<string, Message[]>();
+    for (const p of placed) byTopic.set(p.topic, [...(byTopic.get(p.topic) ?? []), p.message]);
+    let metadata;
+    try {
+      metadata = await this.producer.sendBatch({
+        acks: -1,
+        topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })),
+      });
+    } catch (e) {
+      for (const topic of byTopic.keys()) this.partitions.delete(topic); // partitions may have changed
+      throw e;
+    }
+
+    const base = new Map(metadata.map((m) => [`${m.topicName}/${m.partition}`, BigInt(m.baseOffset ?? '-1')]));
+    const next = new Map<string, bigint>();
+    return placed.map(({ topic, message }) => {
+      const slot = `${topic}/${message.partition as number}`;
+      const offset = next.get(slot) ?? base.get(slot);
+      if (offset === undefined || offset < 0n) throw new Error(`the broker acknowledged no offset for ${slot}`);
+      next.set(slot, offset + 1n);
+      return { topic, partition: message.partition as number, offset: offset.toString() };
+    });
+  }
+
+  private metadata(topic: string): Promise<PartitionMetadata[]> {
+    let found = this.partitions.get(topic);
+    if (!found) {
+      found = this.admin.fetchTopicMetadata({ topics: [topic] }).then(({ topics }) => {
+        const partitions = topics[0]?.partitions ?? [];
+        if (partitions.length === 0) throw new Error(`topic ${topic} has no partitions`);
+        return partitions;
+      });
+      this.partitions.set(topic, found);
+      found.catch(() => this.partitions.delete(topic));
+    }
+    return found;
+  }
+}

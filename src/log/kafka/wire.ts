@@ -1,0 +1,29 @@
+/**
+ * The Confluent wire format of a record value: magic byte 0, the schema's registry id as a 4-byte
+ * big-endian integer, then the Avro binary encoding. Pure: bytes in, bytes out.
+ */
+export const MAGIC_BYTE = 0;
+export const HEADER_SIZE = 5;
+
+export function frame(schemaId: number, avro: Buffer): Buffer {
+  if (!Number.isInteger(schemaId) || schemaId < 0 || schemaId > 0x7fffffff) throw new RangeError(`invalid schema id ${schemaId}`);
+  const header = Buffer.allocUnsafe(HEADER_SIZE);
+  header.writeUInt8(MAGIC_BYTE, 0);
+  header.writeInt32BE(schemaId, 1);
+  return Buffer.concat([header, avro]);
+}
+
+export type Unframed =
+  | { readonly ok: true; readonly schemaId: number; readonly payload: Buffer }
+  | { readonly ok: false; readonly reason: 'DECODE_EMPTY_VALUE' | 'DECODE_MAGIC_BYTE'; readonly message: string };
+
+export function unframe(value: Buffer | null): Unframed {
+  if (value === null || value.length === 0) return { ok: false, reason: 'DECODE_EMPTY_VALUE', message: 'the record has no value' };
+  if (value[0] !== MAGIC_BYTE) {
+    return { ok: false, reason: 'DECODE_MAGIC_BYTE', message: `magic byte is ${value[0]}, expected ${MAGIC_BYTE}` };
+  }
+  if (value.length < HEADER_SIZE) {
+    return { ok: false, reason: 'DECODE_MAGIC_BYTE', message: `value is ${value.length} bytes, shorter than the ${HEADER_SIZE}-byte header` };
+  }
+  return { ok: true, schemaId: value.readInt32BE(1), payload: value.subarray(HEADER_SIZE) };
+}

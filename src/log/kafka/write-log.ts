@@ -1,0 +1,138 @@
+/**
+ * The write log on Kafka (or any Kafka-protocol broker, such as the embedded one) through kafkajs, with
+ * values in the Confluent wire format against a Confluent-compatible schema registry. The only module,
+ * with its siblings, that imports kafkajs and @kafkajs/confluent-schema-registry.
+ */
+import { Kafka, logLevel, Partitioners, type Admin, type Producer } from 'kafkajs';
+import { silentLogger, type Logger } from '../../logger';
+import type { OutgoingRecord, PublishedRecord, ReplayOptions, ReplayResult, SubscribeOptions, Subscription, TopicOffsets, TopicSpec, WriteLog } from '../port';
+import type { Rejection } from '../schema-types';
+import { loadSchemas } from '../schemas';
+import { kafkajsLogCreator } from './kafkajs-logger';
+import { Publisher, topicNameStrategy, type SubjectStrategy } from './publisher';
+import { replay } from './replay';
+import { subscribe } from './subscriber';
+import { createTopics } from './topics';
+import { ValueCodec, type ValueCodecOptions } from './value-codec';
+
+export interface KafkaWriteLogOptions {
+  readonly brokers: readonly string[];
+  /** Base URL of the schema registry, e.g. `http://127.0.0.1:8081`. */
+  readonly registryUrl: string;
+  readonly clientId?: string;
+  readonly logger?: Logger;
+  /** Topic for Rejection records of undecodable values (default `rejections`). */
+  readonly rejectionsTopic?: string;
+  /** Subject of a topic's value schema (default TopicNameStrategy: `<topic>-value`). */
+  readonly subjectFor?: SubjectStrategy;
+  /** Compatibility level given to a subject when this client registers its first schema (default BACKWARD). */
+  readonly compatibility?: ValueCodecOptions['compatibility'];
+  /** Idempotent producer (needs InitProducerId on the broker); default false. */
+  readonly idempotent?: boolean;
+  /** kafkajs connection timeout in ms (default 3000). */
+  readonly connectionTimeout?: number;
+  /**
+   * Longest time the broker may hold a consumer's fetch while no data is there (Kafka's `fetch.max.wait.ms`,
+   * default 500). It also bounds how long stopping a consumer waits for the fetch in flight.
+   */
+  readonly fetchMaxWaitMs?: number;
+}
+
+export const DEFAULT_REJECTIONS_TOPIC = 'rejections';
+
+export class KafkaWriteLog implements WriteLog {
+  private readonly subscriptions = new Set<Subscription>();
+  private closed: Promise<void> | undefined;
+
+  private constructor(
+    private readonly kafka: Kafka,
+    private readonly producer: Producer,
+    private readonly admin: Admin,
+    private readonly codec: ValueCodec,
+    private readonly publisher: Publisher,
+    private readonly logger: Logger,
+    private readonly rejectionsTopic: string,
+    private readonly fetchMaxWaitMs: number,
+  ) {}
+
+  /** Connects a producer and an admin client; consumers connect per subscription. */
+  static async open(o: KafkaWriteLogOptions): Promise<KafkaWriteLog> {
+    const logger = (o.logger ?? silentLogger()).child({ component: 'write-log' });
+    const kafka = new Kafka({
+      clientId: o.clientId ?? 'deltabroker',
+      brokers: [...o.brokers],
+      connectionTimeout: o.connectionTimeout ?? 3000,
+      logLevel: logLevel.INFO,
+      logCreator: kafkajsLogCreator(logger),
+    });
+    const producer = kafka.producer({
+      createPartitioner: Partitioners.DefaultPartitioner,
+      allowAutoTopicCreation: false,
+      idempotent: o.idempotent ?? false,
+      ...(o.idempotent ? { maxInFlightRequests: 1 } : {}),
+    });
+    const admin = kafka.admin();
+    await producer.connect();
+    try {
+      await admin.connect();
+    } catch (e) {
+      await producer.disconnect().catch(() => undefined);
+      throw e;
+    }
+    const codec = new ValueCodec({ registryUrl: o.registryUrl, ...(o.compatibility ? { compatibility: o.compatibility } : {}) });
+    const publisher = new Publisher(producer, admin, codec, o.subjectFor ?? topicNameStrategy);
+    return new KafkaWriteLog(kafka, producer, admin, codec, publisher, logger, o.rejectionsTopic ?? DEFAULT_REJECTIONS_TOPIC, o.fetchMaxWaitMs ?? 500);
+  }
+
+  publish(records: readonly OutgoingRecord[]): Promise<PublishedRecord[]> {
+    return this.publisher.publish(records);
+  }
+
+  async subscribe<T = unknown>(options: SubscribeOptions<T>): Promise<Subscription> {
+    const sub = await subscribe(
+      { kafka: this.kafka, codec: this.codec, logger: this.logger, reject: (r) => this.reject(r), fetchMaxWaitMs: this.fetchMaxWaitMs },
+      options,
+    );
+    const tracked: Subscription = {
+      groupId: sub.groupId,
+      joined: sub.joined,
+      stop: async () => {
+        this.subscriptions.delete(tracked);
+        await sub.stop();
+      },
+    };
+    this.subscriptions.add(tracked);
+    return tracked;
+  }
+
+  replay<T = unknown>(options: ReplayOptions<T>): Promise<ReplayResult> {
+    return replay({ kafka: this.kafka, admin: this.admin, codec: this.codec, logger: this.logger, fetchMaxWaitMs: this.fetchMaxWaitMs }, options);
+  }
+
+  createTopics(topics: readonly TopicSpec[]): Promise<string[]> {
+    return createTopics(this.admin, topics);
+  }
+
+  async topicOffsets(topic: string): Promise<TopicOffsets[]> {
+    const offsets = await this.admin.fetchTopicOffsets(topic);
+    return offsets.map((p) => ({ partition: p.partition, low: p.low, high: p.high })).sort((a, b) => a.partition - b.partition);
+  }
+
+  close(): Promise<void> {
+    this.closed ??= (async () => {
+      await Promise.allSettled([...this.subscriptions].map((s) => s.stop()));
+      await Promise.allSettled([this.producer.disconnect(), this.admin.disconnect()]);
+    })();
+    return this.closed;
+  }
+
+  private async reject(rejections: readonly Rejection[]): Promise<void> {
+    const schema = loadSchemas().Rejection;
+    await this.publish(
+      rejections.map((value) => ({ topic: this.rejectionsTopic, key: value.source?.key ?? null, value, schema })),
+    );
+  }
+}
+
+/** Opens the Kafka write log (see KafkaWriteLogOptions). */
+export const openKafkaWriteLog = (o: KafkaWriteLogOptions): Promise<KafkaWriteLog> => KafkaWriteLog.open(o);

@@ -1,0 +1,156 @@
+/**
+ * The write-log port: everything the service needs from its log (Kafka or the embedded broker), with no
+ * engine type in sight. One adapter implements it (`kafka/`); a contract suite in the tests runs against
+ * every backend.
+ *
+ * Offsets are decimal strings (Kafka offsets are int64). Values are Avro records, typed by the schema the
+ * publisher names; on the consuming side they arrive decoded, and records whose bytes cannot be decoded
+ * never reach a handler: they become Rejection records (stage `decode`) and the offset moves on.
+ */
+import type { Rejection } from './schema-types';
+import type { RecordSchema } from './schemas';
+
+export type Offset = string;
+export type Headers = Readonly<Record<string, string>>;
+
+export interface OutgoingRecord<T = unknown> {
+  readonly topic: string;
+  /** Message key; records with the same key land on the same partition, in order. */
+  readonly key: string | null;
+  readonly value: T;
+  /** Writer schema of `value`; registered on first use under `subject`. */
+  readonly schema: RecordSchema<T>;
+  /** Registry subject; the adapter's subject strategy decides when absent (TopicNameStrategy: `<topic>-value`). */
+  readonly subject?: string;
+  readonly headers?: Headers;
+  /** Explicit partition; by default the partition follows the key (murmur2, as Java clients do). */
+  readonly partition?: number;
+  /** Record timestamp in epoch milliseconds; the producer's clock by default. */
+  readonly timestamp?: number;
+}
+
+export interface PublishedRecord {
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset: Offset;
+}
+
+export interface LogRecord<T = unknown> {
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset: Offset;
+  readonly key: string | null;
+  readonly value: T;
+  readonly headers: Headers;
+  /** Record timestamp in epoch milliseconds. */
+  readonly timestamp: number;
+  /** Registry id of the schema the value was written with. */
+  readonly schemaId: number;
+}
+
+/** Consecutive records of one partition, in offset order. */
+export interface RecordBatch<T = unknown> {
+  readonly topic: string;
+  readonly partition: number;
+  /** Decoded records, never empty (a fetched batch whose records were all rejected is not handed over). */
+  readonly records: readonly LogRecord<T>[];
+  /** How many records of this batch were undecodable and went to the rejections topic instead. */
+  readonly rejected: number;
+  /** Offset after the last record currently in the partition when the batch was fetched. */
+  readonly highWatermark: Offset;
+}
+
+export type BatchHandler<T> = (batch: RecordBatch<T>) => Promise<void>;
+
+export interface SubscribeOptions<T = unknown> {
+  /** Consumer group: members of one group share the partitions; each group gets every record. */
+  readonly groupId: string;
+  readonly topics: readonly string[];
+  /** Where a group with no committed offset starts: `earliest` (default) or `latest`. */
+  readonly start?: 'earliest' | 'latest';
+  /**
+   * Called per batch, one batch of a partition at a time. Offsets are committed only after it resolved; if
+   * it throws, the batch is delivered again (at-least-once).
+   */
+  readonly handleBatch: BatchHandler<T>;
+  /** Decode values into this reader schema (Avro schema resolution) instead of the writer's schema. */
+  readonly readerSchema?: RecordSchema<T>;
+  /** How many partitions are handled at the same time (default 1); order holds within each partition. */
+  readonly partitionsConsumedConcurrently?: number;
+}
+
+export interface Subscription {
+  readonly groupId: string;
+  /** Resolves once this member has joined its group and received its partitions. */
+  readonly joined: Promise<void>;
+  /** Stops fetching, lets the batch in hand finish, leaves the group. */
+  stop(): Promise<void>;
+}
+
+export interface PartitionOffset {
+  readonly partition: number;
+  readonly offset: Offset;
+}
+
+/** Where a replay starts reading. */
+export type ReplayStart =
+  | { readonly kind: 'earliest' }
+  /** Per partition; partitions not listed start at their earliest offset. */
+  | { readonly kind: 'offsets'; readonly offsets: readonly PartitionOffset[] }
+  /** The first record whose timestamp is at or after `timestamp` (epoch ms), in each partition. */
+  | { readonly kind: 'timestamp'; readonly timestamp: number };
+
+export interface ReplayOptions<T = unknown> {
+  readonly topic: string;
+  /** Default: earliest. */
+  readonly from?: ReplayStart;
+  /** Batches in offset order per partition; nothing is committed anywhere. */
+  readonly handleBatch: BatchHandler<T>;
+  readonly readerSchema?: RecordSchema<T>;
+  /** Told about each undecodable record; a replay skips it and does not publish it again as a rejection. */
+  readonly onRejected?: (rejection: Rejection) => void | Promise<void>;
+}
+
+export interface ReplayResult {
+  /** Records handed to the handler. */
+  readonly records: number;
+  /** Records skipped as undecodable. */
+  readonly rejected: number;
+  /** The end offsets the replay read up to (exclusive), taken when it started. */
+  readonly endOffsets: readonly PartitionOffset[];
+}
+
+export interface TopicSpec {
+  readonly topic: string;
+  /** Default 1. */
+  readonly partitions?: number;
+  /** Default: the broker's default. */
+  readonly replicationFactor?: number;
+  /** Topic configuration entries, e.g. `{ 'retention.ms': '-1' }`. */
+  readonly config?: Readonly<Record<string, string>>;
+}
+
+export interface TopicOffsets {
+  readonly partition: number;
+  /** Earliest offset still in the log. */
+  readonly low: Offset;
+  /** Offset the next record will get (end offset, high watermark). */
+  readonly high: Offset;
+}
+
+export interface WriteLog {
+  /**
+   * Publishes records (to one or more topics) and answers where each landed, in input order. Resolves only
+   * once the log acknowledged every record (all in-sync replicas).
+   */
+  publish(records: readonly OutgoingRecord[]): Promise<PublishedRecord[]>;
+  subscribe<T = unknown>(options: SubscribeOptions<T>): Promise<Subscription>;
+  /** Reads a topic from a start point up to its end offsets as they were when the replay began. */
+  replay<T = unknown>(options: ReplayOptions<T>): Promise<ReplayResult>;
+  /** Creates the topics that do not exist yet; answers the names it created. */
+  createTopics(topics: readonly TopicSpec[]): Promise<string[]>;
+  /** Low and high offsets of each partition of a topic. */
+  topicOffsets(topic: string): Promise<TopicOffsets[]>;
+  /** Stops every subscription and closes connections. */
+  close(): Promise<void>;
+}

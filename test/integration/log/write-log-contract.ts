@@ -1,0 +1,414 @@
+/**
+ * The write-log contract: what every backend of the WriteLog port must do. Run against the embedded broker
+ * + embedded registry (write-log.embedded.int.test.ts) and against Kafka + Confluent Schema Registry in
+ * containers (kafka-containers.int.test.ts). Topics and groups are unique per test, so tests never see
+ * each other's records.
+ */
+import { randomUUID } from 'node:crypto';
+import { Kafka, logLevel } from 'kafkajs';
+import { openKafkaWriteLog, ValueCodec, type KafkaWriteLog } from '../../../src/log/kafka';
+import type { LogRecord, OutgoingRecord, RecordBatch, Subscription, WriteLog } from '../../../src/log/port';
+import {
+  loadSchemas,
+  recordSchema,
+  type ActionEvent,
+  type DeltaEnvelope,
+  type EntityEvent,
+  type Rejection,
+} from '../../../src/log/schemas';
+
+export interface Backend {
+  readonly brokers: readonly string[];
+  readonly registryUrl: string;
+  stop(): Promise<void>;
+}
+
+const schemas = loadSchemas();
+const WAIT_MS = 20_000;
+
+export const sampleDelta = (n: number, key = `c-${n}`): DeltaEnvelope => ({
+  id: `d-${n}-${randomUUID()}`,
+  requestId: n % 2 === 0 ? `r-${n}` : null,
+  tenant: 'acme',
+  entity: 'customer',
+  operation: 'update',
+  key,
+  payload: JSON.stringify({ n, name: `name ${n}`, note: 'ünïcødé ✓' }),
+  actor: { user: 'u-1', roles: ['writer', 'auditor'] },
+  origin: { datacenter: 'dc1' },
+  occurredAt: 1767225600000 + n,
+  expectedVersion: n % 3 === 0 ? null : n,
+});
+
+const sampleEvent = (n: number): EntityEvent => ({
+  eventId: `e-${n}`,
+  deltaId: `d-${n}`,
+  requestId: null,
+  tenant: 'acme',
+  entity: 'customer',
+  operation: 'create',
+  key: `c-${n}`,
+  version: 1,
+  payload: '{"name":"Ada"}',
+  actor: { user: 'u-1', roles: [] },
+  origin: { datacenter: 'dc2' },
+  occurredAt: 1767225600000,
+  recordedAt: 1767225600123,
+});
+
+const sampleAction = (n: number): ActionEvent => ({
+  eventId: `e-${n}`,
+  deltaId: `d-${n}`,
+  tenant: 'acme',
+  entity: 'customer',
+  operation: 'delete',
+  key: `c-${n}`,
+  version: 4,
+  payload: null,
+  user: 'u-1',
+  datacenter: 'dc1',
+  occurredAt: 1767225600000,
+  emittedAt: 1767225600500,
+});
+
+const sampleRejection = (n: number): Rejection => ({
+  id: `x-${n}`,
+  stage: 'permission',
+  reason: 'DB_FORBIDDEN',
+  message: 'role writer may not update field salary',
+  deltaId: `d-${n}`,
+  requestId: `r-${n}`,
+  tenant: 'acme',
+  entity: 'customer',
+  key: `c-${n}`,
+  source: { topic: 'deltas', partition: 0, offset: n, key: `acme/customer/c-${n}` },
+  raw: null,
+  rejectedAt: 1767225600999,
+});
+
+/** Avsc decodes records into class instances; compare them as plain data. */
+const plain = (v: unknown): unknown => JSON.parse(JSON.stringify(v));
+
+/** Collects what a subscription hands over until `enough` says so (or times out). */
+class Collector<T> {
+  readonly records: LogRecord<T>[] = [];
+  readonly batches: RecordBatch<T>[] = [];
+  private waiters: { check: () => boolean; resolve: () => void }[] = [];
+
+  readonly handle = async (batch: RecordBatch<T>): Promise<void> => {
+    this.batches.push(batch);
+    this.records.push(...batch.records);
+    this.waiters = this.waiters.filter((w) => (w.check() ? (w.resolve(), false) : true));
+  };
+
+  until(check: () => boolean, what: string, ms = WAIT_MS): Promise<void> {
+    if (check()) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}; got ${this.records.length} records`)), ms);
+      this.waiters.push({ check, resolve: () => (clearTimeout(timer), resolve()) });
+    });
+  }
+
+  count(n: number): Promise<void> {
+    return this.until(() => this.records.length >= n, `${n} records`);
+  }
+}
+
+const unique = (prefix: string): string => `${prefix}-${randomUUID().slice(0, 8)}`;
+
+export function describeWriteLogContract(name: string, start: () => Promise<Backend | undefined>): void {
+  describe(`write-log contract: ${name}`, () => {
+    let backend: Backend;
+    let log: KafkaWriteLog;
+    let rejectionsTopic: string;
+    const subscriptions: Subscription[] = [];
+    const rawKafka = () => new Kafka({ clientId: 'contract-raw', brokers: [...backend.brokers], logLevel: logLevel.NOTHING });
+
+    beforeAll(async () => {
+      const started = await start();
+      if (!started) throw new Error('backend did not start');
+      backend = started;
+    });
+    afterAll(async () => {
+      await backend?.stop();
+    });
+
+    beforeEach(async () => {
+      rejectionsTopic = unique('rejections');
+      log = await openKafkaWriteLog({ brokers: backend.brokers, registryUrl: backend.registryUrl, rejectionsTopic });
+      await log.createTopics([{ topic: rejectionsTopic }]);
+    });
+    afterEach(async () => {
+      await Promise.allSettled(subscriptions.splice(0).map((s) => s.stop()));
+      await log.close();
+    });
+
+    const subscribe = async <T>(topics: string[], collector: Collector<T>, groupId = unique('group'), extra: Partial<Parameters<WriteLog['subscribe']>[0]> = {}) => {
+      const sub = await log.subscribe<T>({ groupId, topics, handleBatch: collector.handle, ...(extra as object) });
+      subscriptions.push(sub);
+      return sub;
+    };
+
+    test('createTopics is idempotent and a new topic has offsets 0..0 per partition', async () => {
+      const topic = unique('created');
+      expect(await log.createTopics([{ topic, partitions: 3 }])).toEqual([topic]);
+      expect(await log.createTopics([{ topic, partitions: 3 }])).toEqual([]);
+      expect(await log.topicOffsets(topic)).toEqual([0, 1, 2].map((partition) => ({ partition, low: '0', high: '0' })));
+    });
+
+    test('every record type round-trips: value, key, headers, partition and offset as published', async () => {
+      const topics = { DeltaEnvelope: unique('deltas'), EntityEvent: unique('events'), ActionEvent: unique('actions'), Rejection: unique('refusals') };
+      await log.createTopics(Object.values(topics).map((topic) => ({ topic, partitions: 2 })));
+      const outgoing: OutgoingRecord[] = [
+        { topic: topics.DeltaEnvelope, key: 'acme/customer/c-1', value: sampleDelta(1, 'c-1'), schema: schemas.DeltaEnvelope, headers: { 'x-request-id': 'r-1' } },
+        { topic: topics.DeltaEnvelope, key: 'acme/customer/c-2', value: sampleDelta(2, 'c-2'), schema: schemas.DeltaEnvelope },
+        { topic: topics.EntityEvent, key: 'acme/customer/c-1', value: sampleEvent(1), schema: schemas.EntityEvent },
+        { topic: topics.ActionEvent, key: 'acme/customer/c-1', value: sampleAction(1), schema: schemas.ActionEvent, headers: { 'event-id': 'e-1' } },
+        { topic: topics.Rejection, key: 'acme/customer/c-1', value: sampleRejection(1), schema: schemas.Rejection },
+      ];
+      const published = await log.publish(outgoing);
+      expect(published.map((p) => p.topic)).toEqual(outgoing.map((o) => o.topic));
+
+      const collector = new Collector();
+      await subscribe(Object.values(topics), collector);
+      await collector.count(outgoing.length);
+      for (const [i, out] of outgoing.entries()) {
+        const where = published[i]!;
+        const got = collector.records.find((r) => r.topic === where.topic && r.partition === where.partition && r.offset === where.offset);
+        expect(got).toBeDefined();
+        expect(plain(got!.value)).toEqual(out.value);
+        expect(got!.key).toBe(out.key);
+        expect(got!.headers).toEqual(out.headers ?? {});
+        expect(got!.schemaId).toBeGreaterThan(0);
+        expect(got!.timestamp).toBeGreaterThan(Date.now() - 120_000);
+      }
+      // TopicNameStrategy: each topic's value schema is registered under `<topic>-value`.
+      const subjects = (await (await fetch(`${backend.registryUrl}/subjects`)).json()) as string[];
+      for (const topic of Object.values(topics)) expect(subjects).toContain(`${topic}-value`);
+    });
+
+    test('records of one key land on one partition in publish order, with consecutive offsets', async () => {
+      const topic = unique('ordered');
+      await log.createTopics([{ topic, partitions: 3 }]);
+      const keys = ['k-a', 'k-b', 'k-c', 'k-d', 'k-e'];
+      const outgoing = Array.from({ length: 40 }, (_, n) => ({
+        topic,
+        key: keys[n % keys.length]!,
+        value: sampleDelta(n, keys[n % keys.length]),
+        schema: schemas.DeltaEnvelope,
+      }));
+      const published = [...(await log.publish(outgoing.slice(0, 20))), ...(await log.publish(outgoing.slice(20)))];
+      for (const key of keys) {
+        const mine = published.filter((_, i) => outgoing[i]!.key === key);
+        expect(new Set(mine.map((p) => p.partition)).size).toBe(1);
+      }
+      const byPartition = new Map<number, bigint[]>();
+      for (const p of published) byPartition.set(p.partition, [...(byPartition.get(p.partition) ?? []), BigInt(p.offset)]);
+      for (const offsets of byPartition.values()) expect(offsets).toEqual(offsets.map((_, i) => offsets[0]! + BigInt(i)));
+
+      const collector = new Collector<DeltaEnvelope>();
+      await subscribe([topic], collector);
+      await collector.count(outgoing.length);
+      for (const key of keys) {
+        const seen = collector.records.filter((r) => r.key === key).map((r) => r.value.id);
+        expect(seen).toEqual(outgoing.filter((o) => o.key === key).map((o) => o.value.id));
+      }
+    });
+
+    test('offsets are committed only after the handler resolved: a failed batch comes again, a restarted group resumes', async () => {
+      const topic = unique('atleastonce');
+      await log.createTopics([{ topic }]);
+      const groupId = unique('group');
+      await log.publish([1, 2, 3].map((n) => ({ topic, key: 'k', value: sampleDelta(n), schema: schemas.DeltaEnvelope })));
+
+      let failures = 0;
+      const seen: string[] = [];
+      const collector = new Collector<DeltaEnvelope>();
+      const sub = await log.subscribe<DeltaEnvelope>({
+        groupId,
+        topics: [topic],
+        handleBatch: async (batch) => {
+          if (failures === 0) {
+            failures += 1;
+            throw new Error('handler failed once');
+          }
+          seen.push(...batch.records.map((r) => r.offset));
+          await collector.handle(batch);
+        },
+      });
+      subscriptions.push(sub);
+      await collector.count(3);
+      expect(failures).toBe(1);
+      expect(seen).toEqual(['0', '1', '2']);
+      await sub.stop();
+
+      await log.publish([4, 5].map((n) => ({ topic, key: 'k', value: sampleDelta(n), schema: schemas.DeltaEnvelope })));
+      const resumed = new Collector<DeltaEnvelope>();
+      await subscribe([topic], resumed, groupId);
+      await resumed.count(2);
+      expect(resumed.records.map((r) => r.offset)).toEqual(['3', '4']);
+    });
+
+    test('poison bytes go to the rejections topic and the consumer keeps going', async () => {
+      const topic = unique('poisoned');
+      await log.createTopics([{ topic }]);
+      const good = (n: number) => ({ topic, key: `k-${n}`, value: sampleDelta(n), schema: schemas.DeltaEnvelope });
+      await log.publish([good(1)]);
+
+      const wrongMagic = Buffer.from([1, 0, 0, 0, 1, 2, 3]);
+      const unknownId = Buffer.from([0, 0x7f, 0, 0, 1, 2, 65]);
+      const codec = new ValueCodec({ registryUrl: backend.registryUrl });
+      const truncated = (await codec.encode(`${topic}-value`, schemas.DeltaEnvelope, sampleDelta(2))).subarray(0, 9);
+      const producer = rawKafka().producer();
+      await producer.connect();
+      await producer.send({
+        topic,
+        messages: [
+          { key: 'bad-magic', value: wrongMagic },
+          { key: 'bad-id', value: unknownId },
+          { key: 'bad-avro', value: truncated },
+          { key: 'plain-json', value: Buffer.from('{"id":"d-9"}') },
+        ],
+      });
+      await producer.disconnect();
+      await log.publish([good(3)]);
+
+      const collector = new Collector<DeltaEnvelope>();
+      await subscribe([topic], collector);
+      await collector.count(2);
+      expect(collector.records.map((r) => r.offset)).toEqual(['0', '5']);
+      expect(collector.batches.reduce((n, b) => n + b.rejected, 0)).toBe(4);
+
+      const refusals = new Collector<Rejection>();
+      await subscribe([rejectionsTopic], refusals);
+      await refusals.count(4);
+      const byKey = new Map(refusals.records.map((r) => [r.key, plain(r.value) as Rejection]));
+      expect(byKey.get('bad-magic')).toMatchObject({
+        stage: 'decode',
+        reason: 'DECODE_MAGIC_BYTE',
+        source: { topic, partition: 0, offset: 1, key: 'bad-magic' },
+        raw: wrongMagic.toString('base64'),
+        deltaId: null,
+      });
+      expect(byKey.get('bad-id')).toMatchObject({ reason: 'DECODE_UNKNOWN_SCHEMA', source: { offset: 2 }, raw: unknownId.toString('base64') });
+      expect(byKey.get('bad-avro')).toMatchObject({ reason: 'DECODE_INVALID_AVRO', source: { offset: 3 } });
+      expect(byKey.get('plain-json')).toMatchObject({ reason: 'DECODE_MAGIC_BYTE', source: { offset: 4 } });
+
+      // Still consuming after the poison: a record published now arrives.
+      await log.publish([good(4)]);
+      await collector.count(3);
+      expect(collector.records.at(-1)?.offset).toBe('6');
+    });
+
+    test('replay reads from earliest, from offsets and from a timestamp, and stops at the end offsets it began with', async () => {
+      const topic = unique('replayed');
+      await log.createTopics([{ topic, partitions: 2 }]);
+      const t0 = Date.now() - 60_000;
+      const outgoing = Array.from({ length: 10 }, (_, n) => ({
+        topic,
+        key: `k-${n % 4}`,
+        value: sampleDelta(n),
+        schema: schemas.DeltaEnvelope,
+        timestamp: t0 + n * 1000,
+      }));
+      const published = await log.publish(outgoing);
+
+      const all = new Collector<DeltaEnvelope>();
+      const result = await log.replay<DeltaEnvelope>({ topic, handleBatch: all.handle });
+      expect(result.records).toBe(10);
+      expect(result.rejected).toBe(0);
+      expect([...result.endOffsets].sort((a, b) => a.partition - b.partition)).toEqual(
+        (await log.topicOffsets(topic)).map((p) => ({ partition: p.partition, offset: p.high })),
+      );
+      expect(all.records.map((r) => r.value.id).sort()).toEqual(outgoing.map((o) => o.value.id).sort());
+
+      // From offsets: partition 0 from its second record, the other partition from its start.
+      const p0 = published.filter((p) => p.partition === 0);
+      const fromOffsets = new Collector<DeltaEnvelope>();
+      const second = await log.replay<DeltaEnvelope>({
+        topic,
+        from: { kind: 'offsets', offsets: [{ partition: 0, offset: p0[1]!.offset }] },
+        handleBatch: fromOffsets.handle,
+      });
+      expect(second.records).toBe(10 - 1);
+      expect(fromOffsets.records.some((r) => r.partition === 0 && r.offset === p0[0]!.offset)).toBe(false);
+
+      // From a timestamp: records 6..9.
+      const fromTime = new Collector<DeltaEnvelope>();
+      const third = await log.replay<DeltaEnvelope>({ topic, from: { kind: 'timestamp', timestamp: t0 + 6000 }, handleBatch: fromTime.handle });
+      expect(third.records).toBe(4);
+      expect(fromTime.records.map((r) => r.value.id).sort()).toEqual(outgoing.slice(6).map((o) => o.value.id).sort());
+      expect(fromTime.records.every((r) => r.timestamp >= t0 + 6000)).toBe(true);
+    });
+
+    test('replay of an empty topic ends at once; records published during a replay are left out', async () => {
+      const topic = unique('replay-edge');
+      await log.createTopics([{ topic }]);
+      expect(await log.replay({ topic, handleBatch: async () => undefined })).toEqual({ records: 0, rejected: 0, endOffsets: [{ partition: 0, offset: '0' }] });
+
+      await log.publish([1, 2].map((n) => ({ topic, key: 'k', value: sampleDelta(n), schema: schemas.DeltaEnvelope })));
+      let published = false;
+      const result = await log.replay<DeltaEnvelope>({
+        topic,
+        handleBatch: async () => {
+          if (!published) {
+            published = true;
+            await log.publish([{ topic, key: 'k', value: sampleDelta(3), schema: schemas.DeltaEnvelope }]);
+          }
+        },
+      });
+      expect(result.records).toBe(2);
+      expect(result.endOffsets).toEqual([{ partition: 0, offset: '2' }]);
+    });
+
+    test('replay skips undecodable records and reports them without publishing them again', async () => {
+      const topic = unique('replay-poison');
+      await log.createTopics([{ topic }]);
+      await log.publish([{ topic, key: 'k', value: sampleDelta(1), schema: schemas.DeltaEnvelope }]);
+      const producer = rawKafka().producer();
+      await producer.connect();
+      await producer.send({ topic, messages: [{ key: 'junk', value: Buffer.from('junk') }] });
+      await producer.disconnect();
+      await log.publish([{ topic, key: 'k', value: sampleDelta(2), schema: schemas.DeltaEnvelope }]);
+
+      const reported: Rejection[] = [];
+      const collector = new Collector<DeltaEnvelope>();
+      const result = await log.replay<DeltaEnvelope>({ topic, handleBatch: collector.handle, onRejected: (r) => void reported.push(r) });
+      expect(result).toMatchObject({ records: 2, rejected: 1 });
+      expect(reported).toEqual([expect.objectContaining({ stage: 'decode', reason: 'DECODE_MAGIC_BYTE', source: { topic, partition: 0, offset: 1, key: 'junk' } })]);
+      expect(await log.topicOffsets(rejectionsTopic)).toEqual([{ partition: 0, low: '0', high: '0' }]);
+    });
+
+    test('a reader schema decodes older records with the defaults of fields added since (BACKWARD evolution)', async () => {
+      const topic = unique('evolved');
+      await log.createTopics([{ topic }]);
+      const v1 = recordSchema<{ id: string }>({ type: 'record', name: 'Thing', namespace: 'dev.deltabroker.test', fields: [{ name: 'id', type: 'string' }] });
+      const v2 = recordSchema<{ id: string; colour: string }>({
+        type: 'record',
+        name: 'Thing',
+        namespace: 'dev.deltabroker.test',
+        fields: [{ name: 'id', type: 'string' }, { name: 'colour', type: 'string', default: 'blue' }],
+      });
+      await log.publish([{ topic, key: 'a', value: { id: 'a' }, schema: v1 }]);
+      await log.publish([{ topic, key: 'b', value: { id: 'b', colour: 'red' }, schema: v2 }]);
+      const collector = new Collector<{ id: string; colour: string }>();
+      await subscribe([topic], collector, unique('group'), { readerSchema: v2 });
+      await collector.count(2);
+      expect(collector.records.map((r) => plain(r.value))).toEqual([{ id: 'a', colour: 'blue' }, { id: 'b', colour: 'red' }]);
+      expect(collector.records[0]!.schemaId).not.toBe(collector.records[1]!.schemaId);
+    });
+
+    test('two consumer groups each receive every record', async () => {
+      const topic = unique('fanout');
+      await log.createTopics([{ topic, partitions: 2 }]);
+      await log.publish([1, 2, 3, 4].map((n) => ({ topic, key: `k-${n}`, value: sampleDelta(n), schema: schemas.DeltaEnvelope })));
+      const first = new Collector();
+      const second = new Collector();
+      await subscribe([topic], first);
+      await subscribe([topic], second);
+      await Promise.all([first.count(4), second.count(4)]);
+      expect(first.records).toHaveLength(4);
+      expect(second.records).toHaveLength(4);
+    });
+  });
+}
