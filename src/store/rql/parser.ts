@@ -120,7 +120,7 @@ class Parser {
     this.next();
     if (first.kind !== 'text' || !OPERATOR_NAME.test(first.raw)) this.fail(first.pos, 'expected an operator name between "=" signs', 'unknown-operator');
     const value = this.fiqlValue();
-    return { kind: 'call', name: first.raw, args: [{ kind: 'text', raw: field.raw, pos: field.pos }, value], pos: field.pos };
+    return { kind: 'call', name: first.raw, args: [{ kind: 'text', raw: field.raw, pos: field.pos }, value], pos: first.pos };
   }
 
   private fiqlValue(): Node {

@@ -1,0 +1,5 @@
+export * from './entity-config';
+export * from './permissions';
+export * from './source';
+export { FileEntityConfigSource, type FileEntityConfigSourceOptions } from './file-source';
+export { HttpEntityConfigSource, type HttpEntityConfigSourceOptions } from './http-source';
