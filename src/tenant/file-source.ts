@@ -10,7 +10,8 @@ import { promises as fs, type Stats } from 'node:fs';
 import * as path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { DeltabrokerError } from '../errors';
-import { isEntityName, isTenantName, parseEntityConfig, type EntityConfig } from './entity-config';
+import { isEntityName, isTenantName, type EntityConfig } from './entity-config';
+import { parseEntityConfig } from './parse-entity-config';
 import { byTenantThenEntity, type EntityConfigSource } from './source';
 
 export const CONFIG_FILE_EXTENSION = '.yaml';

@@ -17,7 +17,8 @@
  */
 import { DeltabrokerError } from '../errors';
 import type { Logger } from '../logger';
-import { isEntityName, isTenantName, parseEntityConfig, type EntityConfig } from './entity-config';
+import { isEntityName, isTenantName, type EntityConfig } from './entity-config';
+import { parseEntityConfig } from './parse-entity-config';
 import { byTenantThenEntity, type EntityConfigSource } from './source';
 
 export interface HttpEntityConfigSourceOptions {

@@ -1,4 +1,5 @@
 export * from './entity-config';
+export * from './parse-entity-config';
 export * from './permissions';
 export * from './source';
 export { FileEntityConfigSource, type FileEntityConfigSourceOptions } from './file-source';

@@ -3,7 +3,8 @@
  * each write"). Adapters: file-source.ts (embedded default), http-source.ts (tenant API), and the in-memory
  * one below (tests, library use).
  */
-import { isEntityName, isTenantName, parseEntityConfig, type EntityConfig } from './entity-config';
+import { isEntityName, isTenantName, type EntityConfig } from './entity-config';
+import { parseEntityConfig } from './parse-entity-config';
 
 export interface EntityConfigSource {
   /** The configuration of one entity, or undefined when the tenant has no such entity. */

@@ -16,7 +16,8 @@ import { quoteIdent, quoteQualified } from '../sql-identifier';
 import type { FieldRef, Filter, RqlQuery, RqlValue } from './ast';
 import { rqlFieldError, rqlForbiddenField } from './errors';
 import { formatRql } from './format';
-import { parseRql, parseDate, type ParseOptions } from './parser';
+import { parseRql, type ParseOptions } from './parser';
+import { NUMBER, parseDate } from './values';
 
 /** Postgres column type of each field type. */
 export const COLUMN_TYPES: Record<FieldType, string> = {
@@ -186,7 +187,7 @@ class Compiler {
         if (v.type === 'number') return v.value;
         if (v.type !== 'auto') return mismatch('is not a number');
         const n = Number(v.text);
-        if (!/^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/.test(v.text) || !Number.isFinite(n)) return mismatch('is not a number');
+        if (!NUMBER.test(v.text) || !Number.isFinite(n)) return mismatch('is not a number');
         return n;
       }
       case 'boolean':

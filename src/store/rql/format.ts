@@ -2,9 +2,9 @@
  * RqlQuery → RQL string (used for `next` page links). parseRql(formatRql(q)) gives back q, positions aside.
  */
 import type { Filter, RqlQuery, RqlValue } from './ast';
+import { TYPE_PREFIX as LOOKS_TYPED } from './values';
 
 const SAFE = /^[A-Za-z0-9\-_.~*?!'@+/;$:]$/;
-const LOOKS_TYPED = /^(string|number|date|boolean):/;
 
 /** Percent-encodes everything but a conservative set of characters (structure, `%`, spaces, non-ASCII). */
 export function encodeRqlText(text: string): string {

@@ -9,8 +9,8 @@
  *   args    := ε | arg (',' arg)*
  *   arg     := term-call | '(' value (',' value)* ')' | TEXT | ε      an empty arg is the empty string
  *
- * Values: `string:`, `number:`, `date:`, `boolean:` prefixes type a value; bare `true`, `false`, `null`
- * are booleans and null; any other bare word is typed by the field it meets. Text is percent-decoded.
+ * Values (values.ts): `string:`, `number:`, `date:`, `boolean:` prefixes type a value; bare `true`, `false`,
+ * `null` are booleans and null; any other bare word is typed by the field it meets. Text is percent-decoded.
  */
 import {
   COMPARISON_OPS,
@@ -20,12 +20,12 @@ import {
   type FieldRef,
   type Filter,
   type RqlQuery,
-  type RqlValue,
   type SetOp,
   type SortKey,
 } from './ast';
 import { rqlSyntaxError } from './errors';
 import { percentDecode, tokenize, type Token } from './tokenizer';
+import { parseValue, TYPE_PREFIX } from './values';
 
 export interface ParseOptions {
   /** Longest accepted query, in characters. Default 16 KiB. */
@@ -39,9 +39,6 @@ type Node =
   | { kind: 'array'; items: Node[]; pos: number }
   | { kind: 'text'; raw: string; pos: number };
 
-const TYPE_PREFIX = /^(string|number|date|boolean):/;
-const NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
-const ISO_DATE = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?))?(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
 const OPERATOR_NAME = /^[A-Za-z]+$/;
 
 class Parser {
@@ -163,57 +160,6 @@ class Parser {
       if (sep.type !== ',') this.fail(sep.pos, `expected "," or ")" in the list but found ${this.describe(sep)}`);
     }
   }
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// Values
-
-export function parseValue(raw: string, pos: number, query: string): RqlValue {
-  const prefix = TYPE_PREFIX.exec(raw);
-  if (prefix === null) {
-    if (raw === 'true' || raw === 'false') return { kind: 'value', type: 'boolean', value: raw === 'true', text: raw, pos };
-    if (raw === 'null') return { kind: 'value', type: 'null', value: null, text: raw, pos };
-    const text = percentDecode(raw, pos, query);
-    return { kind: 'value', type: 'auto', value: text, text, pos };
-  }
-  const type = prefix[1] as 'string' | 'number' | 'date' | 'boolean';
-  const at = pos + prefix[0].length;
-  const text = percentDecode(raw.slice(prefix[0].length), at, query);
-  switch (type) {
-    case 'string':
-      return { kind: 'value', type, value: text, text, pos };
-    case 'number': {
-      const n = Number(text);
-      if (!NUMBER.test(text) || !Number.isFinite(n)) throw rqlSyntaxError(query, at, `${JSON.stringify(text)} is not a number`, 'number');
-      return { kind: 'value', type, value: n, text, pos };
-    }
-    case 'boolean':
-      if (text !== 'true' && text !== 'false') throw rqlSyntaxError(query, at, `${JSON.stringify(text)} is not true or false`, 'boolean');
-      return { kind: 'value', type, value: text === 'true', text, pos };
-    case 'date': {
-      const d = parseDate(text);
-      if (d === undefined) {
-        throw rqlSyntaxError(query, at, `${JSON.stringify(text)} is not an ISO 8601 date (YYYY-MM-DD[THH:MM[:SS[.fff]]][Z|±HH:MM]; UTC when no offset)`, 'date');
-      }
-      return { kind: 'value', type, value: d, text, pos };
-    }
-  }
-}
-
-/** ISO 8601 date or date-time; without an offset it is UTC (never the server's time zone). */
-export function parseDate(text: string): Date | undefined {
-  const m = ISO_DATE.exec(text);
-  if (m === null) return undefined;
-  const [, day, time, zone] = m;
-  const iso = `${day}T${time ?? '00:00'}${zone === undefined ? 'Z' : zone.toUpperCase()}`;
-  const ms = Date.parse(iso);
-  if (Number.isNaN(ms)) return undefined;
-  const d = new Date(ms);
-  // Date.parse rolls 2024-02-30 over to March; refuse days that do not exist.
-  if (zone === undefined || zone.toUpperCase() === 'Z') {
-    if (d.toISOString().slice(0, 10) !== day) return undefined;
-  }
-  return d;
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -8,6 +8,9 @@ import {
   fieldSpec,
   type EntityConfig,
 } from '../../../src/tenant';
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { parse } from 'yaml';
 import { defaultConfig, defaultConfigInput, minimalInput } from './fixtures';
 
 function issuesOf(input: unknown): string[] {
@@ -57,6 +60,27 @@ describe('the shipped default configuration (acme/merchant_account)', () => {
 
   it('is a fixed point: parsing the normalised config again gives the same config', () => {
     expect(parseEntityConfig(JSON.parse(JSON.stringify(c)))).toEqual(c);
+  });
+});
+
+describe('src/tenant/README.md', () => {
+  const readme = readFileSync(path.resolve(__dirname, '../../../src/tenant/README.md'), 'utf8');
+
+  it('shows the shipped default configuration', () => {
+    const block = /```yaml\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
+    expect(parseEntityConfig(parse(block))).toEqual(defaultConfig());
+  });
+
+  it('documents every field of the configuration', () => {
+    const c = defaultConfig();
+    const paths = [
+      ...Object.keys(c).filter((k) => k !== 'persistence'), // documented key by key
+      ...['type', 'required', 'sensitive', 'description'].map((k) => `fields.<f>.${k}`),
+      ...Object.keys(c.persistence).map((k) => `persistence.${k}`),
+      ...['globalTopic', 'localTopicPrefix'].map((k) => `notifications.${k}`),
+      ...Object.keys(c.roles.writer ?? {}).map((k) => `roles.<r>.${k}`),
+    ];
+    for (const p of paths) expect(readme).toContain(`| \`${p}\` |`);
   });
 });
 
