@@ -71,6 +71,43 @@ export interface Origin {
   datacenter: string;
 }
 
+/** The pipeline's verdict on one delta, on the `deltabroker.outcomes` topic, so that the instance holding the waiting HTTP caller learns it whichever instance decided. Exactly one of the accepted fields (`eventId`, `version`, `topic`, `partition`, `offset`) or the refused fields (`code`, `stage`, `message`, `details`) is set. Message key: the delta id. */
+export interface DeltaOutcome {
+  /** Id of the DeltaEnvelope this verdict is about. */
+  deltaId: string;
+  /** Tenant of the delta. */
+  tenant: string;
+  /** Entity of the delta. */
+  entity: string;
+  /** Record key of the delta. */
+  key: string;
+  /** `accepted`: the event is on the persistence topic; `refused`: a stage refused the delta (also on the rejections topic). */
+  status: DeltaStatus;
+  /** Accepted: the record's version after the event. Null when refused. */
+  version: null | number;
+  /** Accepted: id of the persisted EntityEvent. Null when refused. */
+  eventId: null | string;
+  /** Accepted: the persistence topic the event was written to. Null when refused. */
+  topic: null | string;
+  /** Accepted: partition of the persisted event. Null when refused. */
+  partition: null | number;
+  /** Accepted: offset of the persisted event, as a decimal string (Kafka offsets are 64-bit). Null when refused. */
+  offset: null | string;
+  /** Refused: the error code from the service's error catalogue (`DB_VALIDATION`, `DB_FORBIDDEN`, `DB_CONFLICT`, ...). Null when accepted. */
+  code: null | string;
+  /** Refused: the pipeline stage that refused (`validate`, `permission`, ...). Null when accepted. */
+  stage: null | string;
+  /** Refused: human-readable explanation, without payload values. Null when accepted. */
+  message: null | string;
+  /** Refused: structured details of the refusal (field, rule, ...) as a JSON object text. Null when accepted. */
+  details: null | string;
+  /** When the verdict was reached, in milliseconds since the Unix epoch (UTC). */
+  decidedAt: number;
+}
+
+/** Whether a delta was applied. */
+export type DeltaStatus = 'accepted' | 'refused';
+
 /** An accepted delta as persisted on the entity's persistence topic (e.g. `<tenant>.<entity>.events`): the source of truth that projections (Postgres table, search index) and action topics are built from, and that a replay reads again. Message key: `<tenant>/<entity>/<key>`. */
 export interface EntityEvent {
   /** Unique id of this event (a UUID chosen by the pipeline). Projections store it with their checkpoint; action topics carry it so subscribers can de-duplicate. */
@@ -145,6 +182,7 @@ export interface SourceRecord {
 export interface RecordTypes {
   ActionEvent: ActionEvent;
   DeltaEnvelope: DeltaEnvelope;
+  DeltaOutcome: DeltaOutcome;
   EntityEvent: EntityEvent;
   Rejection: Rejection;
 }

@@ -10,6 +10,7 @@ export type {
   ActionEvent,
   Actor,
   DeltaEnvelope,
+  DeltaOutcome,
   EntityEvent,
   Operation,
   Origin,
@@ -19,7 +20,7 @@ export type {
 } from './schema-types';
 export { schemasDir };
 
-export const RECORD_NAMES = ['DeltaEnvelope', 'EntityEvent', 'ActionEvent', 'Rejection'] as const satisfies readonly (keyof RecordTypes)[];
+export const RECORD_NAMES = ['DeltaEnvelope', 'EntityEvent', 'ActionEvent', 'Rejection', 'DeltaOutcome'] as const satisfies readonly (keyof RecordTypes)[];
 export type RecordName = (typeof RECORD_NAMES)[number];
 
 /** One record schema: its JSON definition (what the registry stores) and its avsc type. `T` is phantom. */
@@ -36,7 +37,7 @@ export type RecordSchemas = { readonly [K in RecordName]: RecordSchema<RecordTyp
 
 let cached: RecordSchemas | undefined;
 
-/** The four record schemas, parsed and checked once (from `dir`, or the project's `schemas/`). */
+/** The record schemas, parsed and checked once (from `dir`, or the project's `schemas/`). */
 export function loadSchemas(dir?: string): RecordSchemas {
   if (dir === undefined && cached) return cached;
   const definitions = readSchemaDefinitions(dir);
