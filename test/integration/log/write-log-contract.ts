@@ -13,6 +13,7 @@ import {
   recordSchema,
   type ActionEvent,
   type DeltaEnvelope,
+  type DeltaOutcome,
   type EntityEvent,
   type Rejection,
 } from '../../../src/log/schemas';
@@ -86,6 +87,24 @@ const sampleRejection = (n: number): Rejection => ({
   rejectedAt: 1767225600999,
 });
 
+const sampleOutcome = (n: number): DeltaOutcome => ({
+  deltaId: `d-${n}`,
+  tenant: 'acme',
+  entity: 'customer',
+  key: `c-${n}`,
+  status: 'accepted',
+  version: 2,
+  eventId: `e-${n}`,
+  topic: 'acme.customer.events',
+  partition: 1,
+  offset: '9007199254740993',
+  code: null,
+  stage: null,
+  message: null,
+  details: null,
+  decidedAt: 1767225600777,
+});
+
 /** Avsc decodes records into class instances; compare them as plain data. */
 const plain = (v: unknown): unknown => JSON.parse(JSON.stringify(v));
 
@@ -157,7 +176,13 @@ export function describeWriteLogContract(name: string, start: () => Promise<Back
     });
 
     test('every record type round-trips: value, key, headers, partition and offset as published', async () => {
-      const topics = { DeltaEnvelope: unique('deltas'), EntityEvent: unique('events'), ActionEvent: unique('actions'), Rejection: unique('refusals') };
+      const topics = {
+        DeltaEnvelope: unique('deltas'),
+        EntityEvent: unique('events'),
+        ActionEvent: unique('actions'),
+        Rejection: unique('refusals'),
+        DeltaOutcome: unique('outcomes'),
+      };
       await log.createTopics(Object.values(topics).map((topic) => ({ topic, partitions: 2 })));
       const outgoing: OutgoingRecord[] = [
         { topic: topics.DeltaEnvelope, key: 'acme/customer/c-1', value: sampleDelta(1, 'c-1'), schema: schemas.DeltaEnvelope, headers: { 'x-request-id': 'r-1' } },
@@ -165,6 +190,7 @@ export function describeWriteLogContract(name: string, start: () => Promise<Back
         { topic: topics.EntityEvent, key: 'acme/customer/c-1', value: sampleEvent(1), schema: schemas.EntityEvent },
         { topic: topics.ActionEvent, key: 'acme/customer/c-1', value: sampleAction(1), schema: schemas.ActionEvent, headers: { 'event-id': 'e-1' } },
         { topic: topics.Rejection, key: 'acme/customer/c-1', value: sampleRejection(1), schema: schemas.Rejection },
+        { topic: topics.DeltaOutcome, key: 'd-1', value: sampleOutcome(1), schema: schemas.DeltaOutcome },
       ];
       const published = await log.publish(outgoing);
       expect(published.map((p) => p.topic)).toEqual(outgoing.map((o) => o.topic));
