@@ -25,6 +25,11 @@ export async function subscribe<T>(deps: SubscriberDeps, o: SubscribeOptions<T>)
   const joined = new Promise<void>((resolve) => (markJoined = resolve));
   const removeJoinListener = consumer.on(consumer.events.GROUP_JOIN, () => markJoined());
   const log = deps.logger.child({ groupId: o.groupId });
+  // A handler that keeps failing makes kafkajs retry, then restart the consumer from the last committed
+  // offset: the partition waits, nothing is skipped. Say so loudly; a crash without restart stops the group.
+  const removeCrashListener = consumer.on(consumer.events.CRASH, ({ payload }) => {
+    log.error({ err: payload.error, restart: payload.restart }, payload.restart ? 'consumer failed; restarting from the committed offsets' : 'consumer stopped after a failure');
+  });
 
   await consumer.connect();
   try {
@@ -49,6 +54,7 @@ export async function subscribe<T>(deps: SubscriberDeps, o: SubscribeOptions<T>)
     stop: () => {
       stopped ??= (async () => {
         removeJoinListener();
+        removeCrashListener();
         await consumer.disconnect();
       })();
       return stopped;
