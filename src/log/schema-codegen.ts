@@ -1,7 +1,7 @@
 /**
  * Generates `schema-types.ts` (the TypeScript types of the records in `schemas/*.avsc`) so that types are
  * never kept apart from the schemas by hand. A unit test fails when the generated file is stale; refresh it
- * with `npx tsx src/log/schema-codegen.ts`.
+ * with `npx tsx src/log/schema-codegen.ts`. `--markdown` prints the field tables for the README instead.
  *
  * Mapping (avsc defaults, as the log adapter decodes): null → null, boolean → boolean, int/long/float/double
  * → number (timestamp-millis stays a number of epoch milliseconds), string → string, bytes/fixed → Buffer,
@@ -117,9 +117,50 @@ export function generateSchemaTypes(definitions: Readonly<Record<string, object>
   ].join('\n');
 }
 
+/** The Avro type of a field as a reader would write it: `string`, `long (timestamp-millis)`, `null | string`, … */
+function avroTypeLabel(schema: Json): string {
+  if (typeof schema === 'string') return shortName(schema);
+  if (Array.isArray(schema)) return schema.map(avroTypeLabel).join(' | ');
+  if (schema === null || typeof schema !== 'object') return String(schema);
+  const t = schema.type;
+  if (typeof schema.logicalType === 'string') return `${String(t)} (${schema.logicalType})`;
+  if (t === 'array') return `array<${avroTypeLabel(schema.items as Json)}>`;
+  if (t === 'map') return `map<${avroTypeLabel(schema.values as Json)}>`;
+  if (t === 'enum') return `enum ${shortName(schema.name as string)} {${(schema.symbols as string[]).join(', ')}}`;
+  if (t === 'record' || t === 'fixed') return shortName(schema.name as string);
+  return avroTypeLabel(t as Json);
+}
+
+/** Markdown: per record schema, a table of its fields (nested records get their own table). */
+export function generateSchemaDocs(definitions: Readonly<Record<string, object>>): string {
+  const out: string[] = [];
+  const seen = new Set<string>();
+  const table = (record: Obj, title: string): void => {
+    const name = shortName(record.name as string);
+    if (seen.has(name)) return;
+    seen.add(name);
+    out.push(`#### ${title}`, '', String(record.doc ?? ''), '', '| field | Avro type | default | meaning |', '|---|---|---|---|');
+    const nested: Obj[] = [];
+    for (const f of record.fields as Obj[]) {
+      const dflt = 'default' in f ? `\`${JSON.stringify(f.default)}\`` : '';
+      out.push(`| \`${String(f.name)}\` | ${avroTypeLabel(f.type as Json).replace(/\|/g, '\\|')} | ${dflt} | ${String(f.doc ?? '').replace(/\|/g, '\\|')} |`);
+      const types = Array.isArray(f.type) ? f.type : [f.type];
+      for (const t of types) if (t !== null && typeof t === 'object' && !Array.isArray(t) && t.type === 'record') nested.push(t);
+    }
+    out.push('');
+    for (const n of nested) table(n, `${shortName(n.name as string)} (in ${name})`);
+  };
+  for (const name of Object.keys(definitions).sort()) table(definitions[name] as Obj, `${name} (\`schemas/${name}.avsc\`)`);
+  return out.join('\n');
+}
+
 export const GENERATED_FILE = path.join(__dirname, 'schema-types.ts');
 
 if (require.main === module) {
-  writeFileSync(GENERATED_FILE, generateSchemaTypes(readSchemaDefinitions()));
-  process.stdout.write(`wrote ${GENERATED_FILE}\n`);
+  if (process.argv.includes('--markdown')) {
+    process.stdout.write(generateSchemaDocs(readSchemaDefinitions()));
+  } else {
+    writeFileSync(GENERATED_FILE, generateSchemaTypes(readSchemaDefinitions()));
+    process.stdout.write(`wrote ${GENERATED_FILE}\n`);
+  }
 }

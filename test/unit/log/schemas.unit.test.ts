@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { GENERATED_FILE, generateSchemaTypes } from '../../../src/log/schema-codegen';
+import { GENERATED_FILE, generateSchemaDocs, generateSchemaTypes } from '../../../src/log/schema-codegen';
 import { readSchemaDefinitions } from '../../../src/log/schema-files';
 import { loadSchemas, RECORD_NAMES, type DeltaEnvelope, type Rejection } from '../../../src/log/schemas';
 
@@ -43,6 +43,17 @@ describe('record schemas', () => {
 
   test('src/log/schema-types.ts is what the generator makes of schemas/*.avsc (refresh: npx tsx src/log/schema-codegen.ts)', () => {
     expect(readFileSync(GENERATED_FILE, 'utf8')).toBe(generateSchemaTypes(readSchemaDefinitions()));
+  });
+
+  test('the README field tables (schema-codegen --markdown) list every field with its doc', () => {
+    const markdown = generateSchemaDocs(readSchemaDefinitions());
+    for (const [name, definition] of Object.entries(readSchemaDefinitions())) {
+      expect(markdown).toContain(`#### ${name} (\`schemas/${name}.avsc\`)`);
+      for (const [where, node] of documentables(definition, name)) {
+        if ('fields' in node || 'symbols' in node) continue;
+        expect([where, markdown.includes(`| \`${String(node.name)}\` |`) && markdown.includes(String(node.doc))]).toEqual([where, true]);
+      }
+    }
   });
 
   test('optional fields have defaults, so producers may leave them out of older writers', () => {
