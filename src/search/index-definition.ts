@@ -1,0 +1,103 @@
+/**
+ * Validation of index definitions and of the documents written into an index. Both adapters call these, so
+ * Postgres and Elasticsearch accept and refuse the same things.
+ */
+import { DeltabrokerError } from '../errors';
+import { SEARCH_FIELD_TYPES, type IndexDefinition, type IndexField, type SearchDocument } from './search-port';
+
+/** Lower case so that the same name is a valid Elasticsearch index and a Postgres table; 50 leaves room for suffixes. */
+const INDEX_NAME = /^[a-z][a-z0-9_]{0,49}$/;
+/** No leading underscore: Elasticsearch reserves those names for metadata fields (`_id`, `_source`, …). */
+const FIELD_NAME = /^[A-Za-z][A-Za-z0-9_]{0,62}$/;
+/** ISO 8601 date or date-time, the forms both Postgres and Elasticsearch parse the same way. */
+const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|z|[+-]\d{2}(?::?\d{2})?)?)?$/;
+const MAX_ID_BYTES = 512;
+
+const invalid = (field: string, rule: string, message: string): DeltabrokerError =>
+  new DeltabrokerError('DB_VALIDATION', message, { field, rule, stage: 'search' });
+
+export function isIndexName(name: unknown): name is string {
+  return typeof name === 'string' && INDEX_NAME.test(name);
+}
+
+export function assertIndexName(name: unknown): asserts name is string {
+  if (!isIndexName(name)) {
+    throw invalid('index.name', 'identifier', `invalid index name ${JSON.stringify(name)}: use lower-case letters, digits, underscores, starting with a letter (at most 50)`);
+  }
+}
+
+/** Returns a frozen copy of `index` after checking names, types and uniqueness. */
+export function validateIndexDefinition(index: IndexDefinition): IndexDefinition {
+  assertIndexName(index?.name);
+  if (!Array.isArray(index.fields)) throw invalid('index.fields', 'type', 'index fields must be an array');
+  const seen = new Set<string>();
+  const fields = index.fields.map((field: IndexField, i) => {
+    if (typeof field?.name !== 'string' || !FIELD_NAME.test(field.name)) {
+      throw invalid(`index.fields[${i}].name`, 'identifier', `invalid field name ${JSON.stringify(field?.name)}: use letters, digits, underscores, starting with a letter (at most 63)`);
+    }
+    if (!(SEARCH_FIELD_TYPES as readonly string[]).includes(field.type)) {
+      throw invalid(`index.fields[${i}].type`, 'enum', `field ${field.name}: type must be one of ${SEARCH_FIELD_TYPES.join(', ')}`);
+    }
+    if (seen.has(field.name)) throw invalid(`index.fields[${i}].name`, 'unique', `field ${field.name} is declared twice`);
+    seen.add(field.name);
+    return Object.freeze({ name: field.name, type: field.type });
+  });
+  return Object.freeze({ name: index.name, fields: Object.freeze(fields) });
+}
+
+export function isIsoTimestamp(value: unknown): value is string {
+  return typeof value === 'string' && ISO_TIMESTAMP.test(value) && !Number.isNaN(Date.parse(withZone(value)));
+}
+
+/** Elasticsearch reads a date-time without an offset as UTC; JavaScript would read it as local time. */
+export function withZone(value: string): string {
+  return /[T ]\d{2}:\d{2}/.test(value) && !/(?:Z|z|[+-]\d{2}(?::?\d{2})?)$/.test(value.slice(10)) ? `${value}Z` : value;
+}
+
+function checkValue(field: IndexField, value: unknown, path: string): void {
+  if (value === null || value === undefined) return;
+  if (Array.isArray(value) && field.type !== 'object') {
+    throw invalid(path, 'array-not-supported', `field ${field.name} holds an array; only object fields may`);
+  }
+  const ok =
+    field.type === 'string' ? typeof value === 'string'
+    : field.type === 'integer' ? Number.isSafeInteger(value)
+    : field.type === 'number' ? typeof value === 'number' && Number.isFinite(value)
+    : field.type === 'boolean' ? typeof value === 'boolean'
+    : field.type === 'timestamp' ? isIsoTimestamp(value)
+    : typeof value === 'object';
+  if (!ok) throw invalid(path, 'type', `field ${field.name} must be ${field.type === 'timestamp' ? 'an ISO 8601 timestamp' : `of type ${field.type}`}`);
+}
+
+/** Checks ids, versions and every declared field's value; undeclared keys are kept but never indexed. */
+export function validateDocuments(index: IndexDefinition, docs: readonly SearchDocument[]): void {
+  if (!Array.isArray(docs)) throw invalid('docs', 'type', 'documents must be an array');
+  docs.forEach((doc, i) => {
+    if (typeof doc?.id !== 'string' || doc.id.length === 0 || Buffer.byteLength(doc.id) > MAX_ID_BYTES) {
+      throw invalid(`docs[${i}].id`, 'type', `document id must be a non-empty string of at most ${MAX_ID_BYTES} bytes`);
+    }
+    if (!Number.isSafeInteger(doc.version) || doc.version < 0) {
+      throw invalid(`docs[${i}].version`, 'type', 'document version must be a non-negative integer');
+    }
+    if (doc.source === null || typeof doc.source !== 'object' || Array.isArray(doc.source)) {
+      throw invalid(`docs[${i}].source`, 'type', 'document source must be a JSON object');
+    }
+    for (const field of index.fields) checkValue(field, doc.source[field.name], `docs[${i}].source.${field.name}`);
+  });
+}
+
+export function validateIds(ids: readonly string[]): void {
+  if (!Array.isArray(ids) || ids.some((id) => typeof id !== 'string' || id.length === 0)) {
+    throw invalid('ids', 'type', 'ids must be an array of non-empty strings');
+  }
+}
+
+/** Last write per id wins within one batch, unless an earlier one carries a higher version. */
+export function latestPerId(docs: readonly SearchDocument[]): SearchDocument[] {
+  const byId = new Map<string, SearchDocument>();
+  for (const doc of docs) {
+    const seen = byId.get(doc.id);
+    if (seen === undefined || seen.version <= doc.version) byId.set(doc.id, doc);
+  }
+  return [...byId.values()];
+}

@@ -1,0 +1,67 @@
+/**
+ * SQL expressions reading one field out of a stored document (`source jsonb`). Field names come from the
+ * validated index definition and are checked again here, so they can be written as string literals.
+ * Strings are analysed with the `simple` text search configuration: lower-cased words, no stemming and no
+ * stop words, the closest Postgres has to Elasticsearch's `standard` analyzer.
+ */
+import { isIdentifier } from '../../store/sql-identifier';
+import type { FieldRef, Scalar } from '../dsl/ast';
+import type { IndexField, SearchFieldType } from '../search-port';
+
+export const TEXT_SEARCH_CONFIG = `'simple'::regconfig`;
+
+function literal(name: string): string {
+  if (!isIdentifier(name)) throw new Error(`not a field name: ${JSON.stringify(name)}`);
+  return `'${name}'`;
+}
+
+export const jsonOf = (name: string): string => `(source -> ${literal(name)})`;
+export const textOf = (name: string): string => `(source ->> ${literal(name)})`;
+export const vectorOf = (name: string): string => `to_tsvector(${TEXT_SEARCH_CONFIG}, coalesce(${textOf(name)}, ''))`;
+/** The words of a string field, as the `search` column and the `@@` operator see them. */
+export const tokensOf = (name: string): string => `tsvector_to_array(${vectorOf(name)})`;
+
+const typed = (name: string, jsonType: string, cast: string): string =>
+  `(case when jsonb_typeof(${jsonOf(name)}) = '${jsonType}' then ${textOf(name)}${cast} end)`;
+
+/** Elasticsearch reads a timestamp without an offset as UTC; Postgres would use the session's time zone. */
+const timestampOf = (name: string): string =>
+  `(case when jsonb_typeof(${jsonOf(name)}) <> 'string' then null` +
+  ` when ${textOf(name)} ~ '([Zz]|[+-][0-9]{2}(:?[0-9]{2})?)$' and length(${textOf(name)}) > 10 then ${textOf(name)}::timestamptz` +
+  ` else ${textOf(name)}::timestamp at time zone 'UTC' end)`;
+
+/** The whole value, typed so that `<`, `=` and `order by` behave as in Elasticsearch (strings by code point). */
+export function valueOf(field: Pick<FieldRef, 'name' | 'type'>): string {
+  switch (field.type) {
+    case 'string':
+      return `(${textOf(field.name)} collate "C")`;
+    case 'integer':
+    case 'number':
+      return typed(field.name, 'number', '::numeric');
+    case 'boolean':
+      return typed(field.name, 'boolean', '::boolean');
+    case 'timestamp':
+      return timestampOf(field.name);
+  }
+}
+
+const CASTS: Record<Exclude<SearchFieldType, 'object'>, string> = {
+  string: 'text',
+  integer: 'numeric',
+  number: 'numeric',
+  boolean: 'boolean',
+  timestamp: 'timestamptz',
+};
+
+export const castFor = (field: Pick<FieldRef, 'type'>): string => CASTS[field.type];
+
+/** A bound value typed like `valueOf(field)`. Strings compare with the `C` collation, as `valueOf` does. */
+export const typedParam = (field: Pick<FieldRef, 'type'>, value: Scalar, add: (v: unknown, cast: string) => string): string =>
+  field.type === 'string' ? `(${add(value, 'text')} collate "C")` : add(value, castFor(field));
+
+/** The generated `search` column: every string field's words, for multi-field search and a GIN index. */
+export function searchVectorExpression(fields: readonly IndexField[]): string {
+  const strings = fields.filter((f) => f.type === 'string');
+  if (strings.length === 0) return `''::tsvector`;
+  return strings.map((f) => vectorOf(f.name)).join(' || ');
+}

@@ -1,0 +1,55 @@
+/**
+ * Tables of the Postgres search adapter, in their own schema: a catalog of index definitions, and per index
+ * `id text primary key, source jsonb, version bigint, search tsvector` (generated from the string fields)
+ * with GIN indexes on `source` (jsonb_path_ops, for `term`/containment) and on `search` (full text).
+ */
+import type { SqlExecutor } from '../../store/sql-client';
+import { quoteIdent, quoteQualified } from '../../store/sql-identifier';
+import { validateIndexDefinition } from '../index-definition';
+import type { IndexDefinition } from '../search-port';
+import { searchVectorExpression } from './field-sql';
+
+/** Serialises DDL of concurrent processes on the same database (any constant unique to this module). */
+const DDL_LOCK_KEY = 7_316_240_921;
+const CATALOG = '_indexes';
+
+export const tableOf = (schema: string, index: string): string => quoteQualified(index, schema);
+
+export async function ensureCatalog(tx: SqlExecutor, schema: string): Promise<void> {
+  await tx.query(`select pg_advisory_xact_lock(${DDL_LOCK_KEY})`);
+  await tx.query(`create schema if not exists ${quoteIdent(schema, 'schema')}`);
+  await tx.query(
+    `create table if not exists ${quoteQualified(CATALOG, schema)} (name text primary key, definition jsonb not null, updated_at timestamptz not null default now())`,
+  );
+}
+
+export async function loadDefinition(tx: SqlExecutor, schema: string, name: string): Promise<IndexDefinition | undefined> {
+  const { rows } = await tx.query<{ definition: IndexDefinition }>(`select definition from ${quoteQualified(CATALOG, schema)} where name = $1`, [name]);
+  return rows[0] === undefined ? undefined : validateIndexDefinition(rows[0].definition);
+}
+
+async function addSearchColumn(tx: SqlExecutor, schema: string, index: IndexDefinition): Promise<void> {
+  const table = tableOf(schema, index.name);
+  await tx.query(`alter table ${table} add column search tsvector generated always as (${searchVectorExpression(index.fields)}) stored`);
+  await tx.query(`create index ${quoteIdent(`${index.name}_search_gin`, 'index')} on ${table} using gin (search)`);
+}
+
+/** Creates the index table, or regenerates its `search` column when the set of string fields changed. */
+export async function applyDefinition(tx: SqlExecutor, schema: string, index: IndexDefinition): Promise<void> {
+  await ensureCatalog(tx, schema);
+  const stored = await loadDefinition(tx, schema, index.name);
+  const table = tableOf(schema, index.name);
+  if (stored === undefined) {
+    await tx.query(`create table ${table} (id text primary key, source jsonb not null, version bigint not null)`);
+    await tx.query(`create index ${quoteIdent(`${index.name}_source_gin`, 'index')} on ${table} using gin (source jsonb_path_ops)`);
+    await addSearchColumn(tx, schema, index);
+  } else if (searchVectorExpression(stored.fields) !== searchVectorExpression(index.fields)) {
+    await tx.query(`alter table ${table} drop column search`);
+    await addSearchColumn(tx, schema, index);
+  }
+  await tx.query(
+    `insert into ${quoteQualified(CATALOG, schema)} (name, definition) values ($1, $2::jsonb)
+     on conflict (name) do update set definition = excluded.definition, updated_at = now()`,
+    [index.name, JSON.stringify(index)],
+  );
+}

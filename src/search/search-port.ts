@@ -1,0 +1,92 @@
+/**
+ * The search port: an index of documents per entity, queried with the Elasticsearch query DSL and answering
+ * in Elasticsearch's response shape. Adapters: `postgres/` (the supported DSL subset translated to SQL, the
+ * embedded default) and `elasticsearch/` (the real engine). The port knows nothing of tenants or entity
+ * configuration: a caller maps an entity's configured fields onto an `IndexDefinition`.
+ */
+
+/** Field types an index understands. `object` is stored and returned, never queried. */
+export const SEARCH_FIELD_TYPES = ['string', 'integer', 'number', 'boolean', 'timestamp', 'object'] as const;
+export type SearchFieldType = (typeof SEARCH_FIELD_TYPES)[number];
+
+export interface IndexField {
+  /** Top-level document key: a letter, then letters, digits or underscores (at most 63). */
+  readonly name: string;
+  readonly type: SearchFieldType;
+}
+
+export interface IndexDefinition {
+  /** Lower-case letters, digits, underscores; starts with a letter; at most 50 characters. */
+  readonly name: string;
+  readonly fields: readonly IndexField[];
+}
+
+export interface SearchDocument {
+  /** The record key; at most 512 bytes, as in Elasticsearch. */
+  readonly id: string;
+  readonly source: Record<string, unknown>;
+  /** Projection version; an upsert carrying a lower version than the stored one is ignored. */
+  readonly version: number;
+}
+
+export interface SearchOptions {
+  /**
+   * Top-level fields the caller may read. Absent: every field. Other fields are never returned in `_source`,
+   * and a query, sort or aggregation naming one is refused with DB_FORBIDDEN.
+   */
+  readonly readableFields?: ReadonlySet<string>;
+}
+
+export interface SearchHit {
+  _index: string;
+  _id: string;
+  /** Null when the results are sorted by a field and not by score, as in Elasticsearch. */
+  _score: number | null;
+  /** Absent when the request asked for `_source: false`. */
+  _source?: Record<string, unknown>;
+}
+
+export interface TermsBucket {
+  key: string | number;
+  key_as_string?: string;
+  doc_count: number;
+}
+
+export interface TermsAggregationResult {
+  doc_count_error_upper_bound: number;
+  sum_other_doc_count: number;
+  buckets: TermsBucket[];
+}
+
+export interface SearchResponse {
+  took: number;
+  timed_out: false;
+  hits: {
+    /** Absent when the request said `track_total_hits: false`. */
+    total?: { value: number; relation: 'eq' | 'gte' };
+    max_score: number | null;
+    hits: SearchHit[];
+  };
+  aggregations?: Record<string, TermsAggregationResult>;
+}
+
+export interface SearchIndex {
+  /** Creates the index, or brings its fields up to date with `index`. Idempotent. */
+  ensureIndex(index: IndexDefinition): Promise<void>;
+  /** Inserts or replaces documents; a document whose version is below the stored one is left as is. */
+  upsert(index: string, docs: readonly SearchDocument[]): Promise<void>;
+  /** Removes documents by id; unknown ids are ignored. */
+  delete(index: string, ids: readonly string[]): Promise<void>;
+  /** Runs an Elasticsearch query DSL body against `index` (never another index, whatever the body says). */
+  search(index: string, body: unknown, options?: SearchOptions): Promise<SearchResponse>;
+  close(): Promise<void>;
+}
+
+/** Most hits one request may ask for (`size`). */
+export const MAX_SEARCH_SIZE = 1000;
+/** Hits returned when `size` is absent, as in Elasticsearch. */
+export const DEFAULT_SEARCH_SIZE = 10;
+/** `from + size` limit, Elasticsearch's default `index.max_result_window`. */
+export const MAX_RESULT_WINDOW = 10_000;
+/** Hits counted exactly when `track_total_hits` is absent, as in Elasticsearch. */
+export const DEFAULT_TRACK_TOTAL_HITS = 10_000;
