@@ -24,8 +24,37 @@ const ConfigSchema = z.object({
     .prefault({}),
   databaseUrl: z.string().optional(),
   datacenter: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,30}$/).default('dc1'),
-  kafka: z.object({ port: port.default(9092) }).prefault({}),
-  registry: z.object({ port: port.default(8081) }).prefault({}),
+  kafka: z
+    .object({
+      port: port.default(9092),
+      /** Bootstrap brokers of a Kafka cluster. Absent: the embedded broker on `port`. */
+      brokers: z
+        .string()
+        .transform((s) => s.split(',').map((b) => b.trim()).filter((b) => b !== ''))
+        .optional(),
+    })
+    .prefault({}),
+  registry: z
+    .object({
+      port: port.default(8081),
+      /** A Confluent Schema Registry. Absent: the embedded registry on `port`. */
+      url: z.string().url().optional(),
+    })
+    .prefault({}),
+  entities: z
+    .object({
+      /** Folder of `<tenant>/<entity>.yaml` files (the embedded tenant API). */
+      directory: z.string().default('./config/entities'),
+      /** Base URL of the tenant API; when set it is used instead of the folder. */
+      tenantApiUrl: z.string().url().optional(),
+    })
+    .prefault({}),
+  writes: z
+    .object({
+      /** How long a write waits for the pipeline's verdict before answering 504 (the delta still applies). */
+      timeoutMs: z.coerce.number().int().positive().default(10_000),
+    })
+    .prefault({}),
   auth: z
     .object({
       /** JWKS endpoint of the token issuer (production). */
@@ -78,6 +107,11 @@ const ENV_KEYS: Record<string, string[]> = {
   DELTABROKER_DATACENTER: ['datacenter'],
   DELTABROKER_KAFKA_PORT: ['kafka', 'port'],
   DELTABROKER_REGISTRY_PORT: ['registry', 'port'],
+  DELTABROKER_KAFKA_BROKERS: ['kafka', 'brokers'],
+  DELTABROKER_SCHEMA_REGISTRY_URL: ['registry', 'url'],
+  DELTABROKER_ENTITIES_DIR: ['entities', 'directory'],
+  DELTABROKER_TENANT_API_URL: ['entities', 'tenantApiUrl'],
+  DELTABROKER_WRITE_TIMEOUT_MS: ['writes', 'timeoutMs'],
   DELTABROKER_JWKS_URL: ['auth', 'jwksUrl'],
   DELTABROKER_JWT_PUBLIC_KEY: ['auth', 'publicKeyPem'],
   DELTABROKER_JWT_ISSUER: ['auth', 'issuer'],
@@ -131,6 +165,7 @@ export function loadConfig(env: Env = process.env, overrides: Record<string, unk
   }
   const config = result.data;
   config.dataDir = path.resolve(config.dataDir);
+  config.entities.directory = path.resolve(config.entities.directory);
   // The dev issuer is on by default in development and never silently in production.
   config.auth.devIssuer ??= config.mode === 'development';
   if (config.mode === 'production') assertProductionSafe(config);

@@ -15,6 +15,18 @@ import { registerDispatchRoute } from './http/routes/dispatch';
 import { registerHealthRoutes, type ReadinessCheck } from './http/routes/health';
 import { registerKeyRoutes } from './http/routes/keys';
 import { registerWhoamiRoute } from './http/routes/whoami';
+import { registerStorageBrokerRoutes } from './http/routes/storage-broker';
+import { OutcomeWaiter } from './broker/outcome-waiter';
+import { WriteService } from './broker/write-service';
+import { startEmbeddedKafka } from './embedded/kafka';
+import { startEmbeddedRegistry } from './embedded/registry';
+import { loadSchemas, type WriteLog } from './log';
+import { openKafkaWriteLog } from './log/kafka';
+import { FileEntityConfigSource, HttpEntityConfigSource, type EntityConfigSource } from './tenant';
+import { startDeltaProcessor } from '../streams/delta-processor';
+import { RecordStateStore } from '../streams/record-state-store';
+import { restoreRecordState } from '../streams/state-restorer';
+import { startActionEmitters } from '../projections/action-emitter';
 import type { Logger } from './logger';
 import { migrate } from './store/migrator';
 import { openPgSqlClient } from './store/pg-sql-client';
@@ -33,7 +45,39 @@ export interface Service {
   aliases: KeyAliases;
   hsm: Hsm | undefined;
   crypto: EncryptionService;
+  log: WriteLog;
+  /** Bootstrap brokers of the write log (the embedded broker's when none is configured). */
+  brokers: string[];
+  registryUrl: string;
+  entities: EntityConfigSource;
   stop(): Promise<void>;
+}
+
+type Closers = (() => Promise<void>)[];
+
+/** The write log: a Kafka cluster and schema registry when configured, else the embedded ones. */
+async function openWriteLog(config: Config, logger: Logger, closers: Closers): Promise<{ log: WriteLog; brokers: string[]; registryUrl: string }> {
+  let brokers = config.kafka.brokers;
+  if (!brokers) {
+    const kafka = await startEmbeddedKafka({ dataDir: path.join(config.dataDir, 'kafka'), port: config.kafka.port, logger });
+    closers.push(() => kafka.stop());
+    brokers = kafka.brokers;
+  }
+  let registryUrl = config.registry.url;
+  if (!registryUrl) {
+    const registry = await startEmbeddedRegistry({ dataDir: path.join(config.dataDir, 'registry'), port: config.registry.port, logger });
+    closers.push(() => registry.stop());
+    registryUrl = registry.url;
+  }
+  const log = await openKafkaWriteLog({ brokers, registryUrl, logger, clientId: `deltabroker-${config.datacenter}` });
+  closers.push(() => log.close());
+  return { log, brokers, registryUrl };
+}
+
+function openEntityConfigSource(config: Config, logger: Logger): EntityConfigSource {
+  return config.entities.tenantApiUrl
+    ? new HttpEntityConfigSource({ baseUrl: config.entities.tenantApiUrl, logger })
+    : new FileEntityConfigSource({ directory: config.entities.directory });
 }
 
 export async function openStore(config: Config, logger: Logger): Promise<SqlClient> {
@@ -52,7 +96,7 @@ export async function openDevIssuer(config: Config): Promise<DevIssuer | undefin
 }
 
 export async function startService(config: Config, logger: Logger): Promise<Service> {
-  const closers: (() => Promise<void>)[] = [];
+  const closers: Closers = [];
   const stop = async (): Promise<void> => {
     for (const close of closers.reverse()) await close().catch((error: unknown) => logger.warn({ err: error }, 'shutdown step failed'));
   };
@@ -74,17 +118,33 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
       ...(devIssuer && { devPublicKey: devIssuer.publicKey }),
     });
 
+    const { log, brokers, registryUrl } = await openWriteLog(config, logger, closers);
+    const schemas = loadSchemas();
+    const entities = openEntityConfigSource(config, logger);
+    const states = new RecordStateStore(sql);
+    await restoreRecordState({ log, schemas, entities, states, logger });
+    const processor = await startDeltaProcessor({ log, schemas, entities, states, logger });
+    closers.push(() => processor.stop());
+    const emitters = await startActionEmitters({ log, schemas, entities, datacenter: config.datacenter, logger });
+    closers.push(async () => void (await Promise.all(emitters.map((e) => e.stop()))));
+    const waiter = new OutcomeWaiter();
+    await waiter.start(log, schemas);
+    closers.push(() => waiter.stop());
+    const writes = new WriteService({ log, schemas, entities, states, waiter, datacenter: config.datacenter, timeoutMs: config.writes.timeoutMs });
+
     const http = buildHttpApp({ logger, verifier, bodyLimitBytes: config.http.bodyLimitBytes });
     const checks: ReadinessCheck[] = [{ name: sql.kind, check: async () => void (await sql.query('select 1')) }];
     if (hsm) checks.push({ name: 'hsm', check: () => hsm.ping() });
+    checks.push({ name: 'write-log', check: async () => void (await log.topicOffsets('deltas')) });
     registerHealthRoutes(http, checks);
     registerDispatchRoute(http, crypto);
     registerKeyRoutes(http, keyring);
     registerWhoamiRoute(http);
+    registerStorageBrokerRoutes(http, writes, states);
     closers.push(() => http.close());
     const address = await http.listen({ host: config.http.host, port: config.http.port });
     logger.info({ url: address }, 'deltabroker is listening');
-    return { http, url: address, sql, keyring, aliases, hsm, crypto, stop };
+    return { http, url: address, sql, keyring, aliases, hsm, crypto, log, brokers, registryUrl, entities, stop };
   } catch (error) {
     await stop();
     throw error;

@@ -22,9 +22,17 @@ export interface TestService {
  * Starts the whole service on ephemeral ports with a temp data directory: a fresh database on the test Postgres
  * server (or embedded PGlite with `store: 'pglite'`) and the SoftHSM2 token the embedded default creates.
  */
-export async function startTestService(options: { store?: 'postgres' | 'pglite'; env?: Record<string, string> } = {}): Promise<TestService> {
+export interface TestServiceOptions {
+  store?: 'postgres' | 'pglite';
+  env?: Record<string, string>;
+  /** A database shared with other instances (the caller drops it); by default each service gets its own. */
+  database?: FreshDatabase;
+}
+
+export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'deltabroker-test-'));
-  const database: FreshDatabase | undefined = options.store === 'pglite' ? undefined : await createFreshDatabase();
+  const ownDatabase = options.store !== 'pglite' && !options.database ? await createFreshDatabase() : undefined;
+  const database: FreshDatabase | undefined = options.database ?? ownDatabase;
   const config = loadConfig({
     DELTABROKER_DATA_DIR: dataDir,
     DELTABROKER_HTTP_PORT: '0',
@@ -56,7 +64,7 @@ export async function startTestService(options: { store?: 'postgres' | 'pglite';
     token: (roles, o = {}) => issuer.mint({ sub: o.sub ?? 'alice', tenant: o.tenant ?? 'acme', roles, ...(o.ttlSeconds && { ttlSeconds: o.ttlSeconds }) }),
     async stop() {
       await service.stop();
-      await database?.drop();
+      await ownDatabase?.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

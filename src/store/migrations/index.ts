@@ -1,4 +1,5 @@
 import { keyring } from './001-keyring';
+import { pipelineState } from './002-pipeline-state';
 
 /** A versioned schema change. Statements run in order inside one transaction. */
 export interface Migration {
@@ -7,4 +8,4 @@ export interface Migration {
   statements: readonly string[];
 }
 
-export const MIGRATIONS: readonly Migration[] = [keyring];
+export const MIGRATIONS: readonly Migration[] = [keyring, pipelineState];

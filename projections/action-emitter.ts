@@ -1,0 +1,80 @@
+import type { Logger } from '../src/logger';
+import type { ActionEvent, EntityEvent, OutgoingRecord, RecordSchemas, Subscription, WriteLog } from '../src/log';
+import type { EntityConfig, EntityConfigSource } from '../src/tenant';
+import { PIPELINE_GROUPS, recordMessageKey } from '../streams/topics';
+
+export interface ActionEmitterOptions {
+  log: WriteLog;
+  schemas: RecordSchemas;
+  entities: EntityConfigSource;
+  datacenter: string;
+  logger: Logger;
+}
+
+/**
+ * The notification stage (seed section 6): after an event is persisted, publish it to its entity's action
+ * topics. Two consumer groups read the persistence topics:
+ * - the global emitter (one group per Kafka cluster) publishes every event to `<…>.actions.global`;
+ * - the local emitter of datacenter D (one group per datacenter) publishes the events that originated in D to
+ *   `<…>.actions.D`.
+ * Entities without notification methods are skipped. Delivery is at least once; each action carries its
+ * event id for de-duplication.
+ */
+export async function startActionEmitters(o: ActionEmitterOptions): Promise<Subscription[]> {
+  const configs = (await o.entities.list()).filter((c) => c.notifications.methods.length > 0);
+  const topics = [...new Set(configs.map((c) => c.persistence.topic))];
+  if (topics.length === 0) return [];
+  await o.log.createTopics([
+    ...topics.map((topic) => ({ topic, partitions: 3, config: { 'retention.ms': '-1' } })),
+    ...configs.flatMap((c) => actionTopicsOf(c, o.datacenter).map((topic) => ({ topic, partitions: 3 }))),
+  ]);
+  const emitter = (groupId: string, target: (config: EntityConfig, event: EntityEvent) => string | undefined) =>
+    o.log.subscribe<EntityEvent>({
+      groupId,
+      topics,
+      readerSchema: o.schemas.EntityEvent,
+      partitionsConsumedConcurrently: 3,
+      handleBatch: async (batch) => {
+        const actions: OutgoingRecord[] = [];
+        for (const { value: event } of batch.records) {
+          const config = await o.entities.get(event.tenant, event.entity);
+          const topic = config && target(config, event);
+          if (topic) actions.push({ topic, key: recordMessageKey(event.tenant, event.entity, event.key), value: actionOf(event), schema: o.schemas.ActionEvent, headers: { 'event-id': event.eventId } });
+        }
+        if (actions.length > 0) await o.log.publish(actions);
+      },
+    });
+  const subscriptions = await Promise.all([
+    emitter(PIPELINE_GROUPS.globalEmitter, (c) => (c.notifications.methods.includes('global') ? c.notifications.globalTopic : undefined)),
+    emitter(PIPELINE_GROUPS.localEmitter(o.datacenter), (c, e) =>
+      c.notifications.methods.includes('local') && e.origin.datacenter === o.datacenter ? localTopic(c, o.datacenter) : undefined,
+    ),
+  ]);
+  await Promise.all(subscriptions.map((s) => s.joined));
+  o.logger.info({ topics, datacenter: o.datacenter }, 'action emitters running');
+  return subscriptions;
+}
+
+const localTopic = (config: EntityConfig, datacenter: string): string => `${config.notifications.localTopicPrefix}.${datacenter}`;
+
+const actionTopicsOf = (config: EntityConfig, datacenter: string): string[] => [
+  ...(config.notifications.methods.includes('global') ? [config.notifications.globalTopic] : []),
+  ...(config.notifications.methods.includes('local') ? [localTopic(config, datacenter)] : []),
+];
+
+function actionOf(event: EntityEvent): ActionEvent {
+  return {
+    eventId: event.eventId,
+    deltaId: event.deltaId,
+    tenant: event.tenant,
+    entity: event.entity,
+    operation: event.operation,
+    key: event.key,
+    version: event.version,
+    payload: event.payload,
+    user: event.actor.user,
+    datacenter: event.origin.datacenter,
+    occurredAt: event.occurredAt,
+    emittedAt: Date.now(),
+  };
+}

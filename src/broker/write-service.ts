@@ -1,0 +1,123 @@
+import { randomUUID } from 'node:crypto';
+import type { Principal } from '../auth/principal';
+import { DeltabrokerError, ERROR_CATALOGUE, type ErrorCode } from '../errors';
+import type { DeltaEnvelope, DeltaOutcome, PublishedRecord, RecordSchemas, WriteLog } from '../log';
+import type { EntityConfigSource } from '../tenant';
+import type { RecordStateStore } from '../../streams/record-state-store';
+import { recordKeyOf } from '../../streams/stages/validate-delta';
+import { PIPELINE_TOPICS, recordMessageKey } from '../../streams/topics';
+import type { OutcomeWaiter } from './outcome-waiter';
+
+export type WriteOperation = 'create' | 'update' | 'delete';
+
+export interface WriteCommand {
+  entity: string;
+  operation: WriteOperation;
+  payload: Record<string, unknown>;
+  expectedVersion?: number;
+  requestId: string;
+  /** A caller-chosen delta id (Idempotency-Key): the same key answers the same outcome. */
+  deltaId?: string;
+  /** Answer once the delta is on the log, without waiting for the pipeline's verdict. */
+  async: boolean;
+}
+
+export type WriteResult =
+  | { status: 'accepted'; deltaId: string; entity: string; key: string; version: number; eventId: string; position: { topic: string; partition: number; offset: string } }
+  | { status: 'pending'; deltaId: string; entity: string; key: string; position: PublishedRecord };
+
+export interface WriteServiceOptions {
+  log: WriteLog;
+  schemas: RecordSchemas;
+  entities: EntityConfigSource;
+  states: RecordStateStore;
+  waiter: OutcomeWaiter;
+  datacenter: string;
+  timeoutMs: number;
+}
+
+/**
+ * The HTTP write path (seed 4.2): a create/update/delete becomes a DeltaEnvelope on the deltas topic, exactly
+ * what a Kafka producer would publish, and the answer is the pipeline's verdict.
+ */
+export class WriteService {
+  constructor(private readonly o: WriteServiceOptions) {}
+
+  async write(principal: Principal, command: WriteCommand): Promise<WriteResult> {
+    const config = await this.o.entities.get(principal.tenant, command.entity);
+    if (!config) {
+      throw new DeltabrokerError('DB_NOT_FOUND', `tenant '${principal.tenant}' has no entity '${command.entity.slice(0, 64)}'`, {
+        field: 'dispatch.entity',
+        rule: 'configured-entity',
+        stage: 'entity-config',
+      });
+    }
+    const key = recordKeyOf(config, command.payload);
+    if (key === undefined) {
+      throw new DeltabrokerError('DB_VALIDATION', `the payload must carry the key field${config.key.length > 1 ? 's' : ''} ${config.key.join(', ')}`, {
+        field: `payload.${config.key[0]}`,
+        rule: 'required',
+        stage: 'validate',
+      });
+    }
+    const deltaId = command.deltaId ?? randomUUID();
+    if (command.deltaId) {
+      const known = await this.o.states.outcome(command.deltaId, principal.tenant);
+      if (known?.status === 'accepted') return { ...known, entity: command.entity, key, position: { topic: known.topic, partition: known.partition, offset: known.offset } };
+      if (known?.status === 'refused') throw refusalFrom(known.problem as { code?: string; stage?: string; message?: string; details?: Record<string, unknown> });
+    }
+    const delta: DeltaEnvelope = {
+      id: deltaId,
+      requestId: command.requestId,
+      tenant: principal.tenant,
+      entity: command.entity,
+      operation: command.operation,
+      key,
+      payload: JSON.stringify(command.payload),
+      actor: { user: principal.user, roles: [...principal.roles] },
+      origin: { datacenter: this.o.datacenter },
+      occurredAt: Date.now(),
+      expectedVersion: command.expectedVersion ?? null,
+    };
+    const verdict = command.async ? undefined : this.o.waiter.expect(deltaId, this.o.timeoutMs);
+    let position: PublishedRecord;
+    try {
+      [position] = (await this.o.log.publish([
+        { topic: PIPELINE_TOPICS.deltas, key: recordMessageKey(delta.tenant, delta.entity, key), value: delta, schema: this.o.schemas.DeltaEnvelope, headers: { 'request-id': command.requestId, 'delta-id': deltaId } },
+      ])) as [PublishedRecord];
+    } catch (cause) {
+      this.o.waiter.cancel(deltaId);
+      throw new DeltabrokerError('DB_DEPENDENCY_UNAVAILABLE', 'the write log did not acknowledge the delta; it was not written', { stage: 'publish' }, { cause });
+    }
+    if (!verdict) return { status: 'pending', deltaId, entity: command.entity, key, position };
+    const outcome = await verdict;
+    if (!outcome) {
+      throw new DeltabrokerError('DB_TIMEOUT', `no verdict within ${this.o.timeoutMs} ms; the delta is on the log and will be processed: GET /deltas/${deltaId}`, {
+        stage: 'pipeline',
+        deltaId,
+      });
+    }
+    return toResult(outcome, command.entity);
+  }
+}
+
+function toResult(outcome: DeltaOutcome, entity: string): WriteResult {
+  if (outcome.status === 'refused') {
+    throw refusalFrom({ code: outcome.code ?? undefined, stage: outcome.stage ?? undefined, message: outcome.message ?? undefined, details: JSON.parse(outcome.details ?? '{}') as Record<string, unknown> });
+  }
+  return {
+    status: 'accepted',
+    deltaId: outcome.deltaId,
+    entity,
+    key: outcome.key,
+    version: Number(outcome.version),
+    eventId: outcome.eventId ?? '',
+    position: { topic: outcome.topic ?? '', partition: Number(outcome.partition), offset: outcome.offset ?? '' },
+  };
+}
+
+/** Rebuilds the pipeline's refusal so the HTTP edge answers it like any other error. */
+export function refusalFrom(problem: { code?: string | undefined; stage?: string | undefined; message?: string | undefined; details?: Record<string, unknown> | undefined }): DeltabrokerError {
+  const code = (problem.code && problem.code in ERROR_CATALOGUE ? problem.code : 'DB_INTERNAL') as ErrorCode;
+  return new DeltabrokerError(code, problem.message ?? 'refused', { ...problem.details, ...(problem.stage && { stage: problem.stage }) });
+}

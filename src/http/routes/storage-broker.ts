@@ -1,0 +1,76 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { Principal } from '../../auth/principal';
+import type { WriteService } from '../../broker/write-service';
+import { DeltabrokerError } from '../../errors';
+import type { RecordStateStore } from '../../../streams/record-state-store';
+import { parseBody } from '../body';
+
+const StorageBody = z.strictObject({
+  dispatch: z.strictObject({
+    entity: z.string().min(1).max(63),
+    operation: z.enum(['create', 'read', 'search', 'update', 'delete']),
+    /** Optimistic concurrency: the version the record must have now (0: must not exist). */
+    expectedVersion: z.number().int().min(0).optional(),
+  }),
+  payload: z.unknown(),
+});
+
+const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** POST / (seed 4.2): the storage broker call; GET /deltas/:id: the verdict on a delta. */
+export function registerStorageBrokerRoutes(app: FastifyInstance, writes: WriteService, states: RecordStateStore): void {
+  app.post('/', async (request, reply) => {
+    const body = parseBody(StorageBody, request.body, 'http');
+    const { operation } = body.dispatch;
+    if (operation === 'read' || operation === 'search') {
+      throw new DeltabrokerError('DB_NOT_IMPLEMENTED', `${operation} is not available yet on this version`, { field: 'dispatch.operation', rule: 'implemented', stage: 'http' });
+    }
+    return write(request, reply, writes, body, operation);
+  });
+
+  app.get<{ Params: { id: string } }>('/deltas/:id', async (request) => {
+    const principal = request.principal as Principal;
+    const outcome = await states.outcome(request.params.id, principal.tenant);
+    if (!outcome) return { deltaId: request.params.id, status: 'pending' };
+    if (outcome.status === 'refused') return { deltaId: outcome.deltaId, status: 'refused', ...outcome.problem };
+    const { status, deltaId, eventId, version, topic, partition, offset } = outcome;
+    return { deltaId, status, eventId, version, position: { topic, partition, offset } };
+  });
+}
+
+async function write(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  writes: WriteService,
+  body: z.infer<typeof StorageBody>,
+  operation: 'create' | 'update' | 'delete',
+): Promise<FastifyReply> {
+  const payload = body.payload;
+  if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) {
+    throw new DeltabrokerError('DB_VALIDATION', `${operation} needs the full JSON object as payload`, { field: 'payload', rule: 'object', stage: 'http' });
+  }
+  const idempotencyKey = request.headers['idempotency-key'];
+  if (idempotencyKey !== undefined && (typeof idempotencyKey !== 'string' || !IDEMPOTENCY_KEY.test(idempotencyKey))) {
+    throw new DeltabrokerError('DB_VALIDATION', 'Idempotency-Key must be 1-128 characters of letters, digits, . _ : -', {
+      field: 'Idempotency-Key',
+      rule: 'pattern',
+      stage: 'http',
+    });
+  }
+  const async = /\brespond-async\b/.test(String(request.headers.prefer ?? ''));
+  const result = await writes.write(request.principal as Principal, {
+    entity: body.dispatch.entity,
+    operation,
+    payload: payload as Record<string, unknown>,
+    requestId: request.id,
+    async,
+    ...(body.dispatch.expectedVersion !== undefined && { expectedVersion: body.dispatch.expectedVersion }),
+    ...(idempotencyKey !== undefined && { deltaId: idempotencyKey }),
+  });
+  reply.header('Location', `/deltas/${result.deltaId}`);
+  if (result.status === 'pending') {
+    return reply.status(202).header('Preference-Applied', 'respond-async').send(result);
+  }
+  return reply.status(operation === 'create' ? 201 : 200).send(result);
+}

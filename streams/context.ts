@@ -1,0 +1,49 @@
+import type { DeltaEnvelope } from '../src/log';
+import type { EntityConfig } from '../src/tenant';
+import type { RecordState } from './record-state-store';
+
+/** Where a delta was read from: its position on the deltas topic. */
+export interface DeltaSource {
+  topic: string;
+  partition: number;
+  offset: string;
+}
+
+/**
+ * One delta on its way through the pipeline. Each stage reads what earlier stages set and adds its own part;
+ * a stage that refuses throws a DeltabrokerError whose `stage` names it.
+ */
+export interface DeltaContext {
+  readonly delta: DeltaEnvelope;
+  readonly source: DeltaSource | undefined;
+  /** Stage 1. */
+  config?: EntityConfig;
+  /** Stage 2: the payload object (empty for a delete without payload). */
+  fields?: Record<string, unknown>;
+  /** Stage 3: the record as it is now (version 0 when it never existed). */
+  current?: RecordState;
+  /** Stage 3: the version the record will have after this delta. */
+  nextVersion?: number;
+  /** Stage 4. */
+  persistenceTopic?: string;
+  /** Stage 6: fields removed because the actor may not write them. */
+  stripped?: string[];
+}
+
+/** Reads a value a previous stage must have set; a missing one is a bug in the stage order, not bad input. */
+export function required<K extends keyof DeltaContext>(ctx: DeltaContext, key: K): NonNullable<DeltaContext[K]> {
+  const value = ctx[key];
+  if (value === undefined || value === null) throw new Error(`pipeline stage order: '${String(key)}' is not set yet`);
+  return value as NonNullable<DeltaContext[K]>;
+}
+
+/** The stage names, in the seed's order (section 3), as they appear in refusals and metrics. */
+export const STAGES = {
+  entityConfig: 'entity-config',
+  validate: 'validate',
+  recordKey: 'record-key',
+  locate: 'locate',
+  permission: 'permission',
+  permissionFilter: 'permission-filter',
+  encryption: 'encryption',
+} as const;

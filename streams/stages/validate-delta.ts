@@ -1,0 +1,79 @@
+import { DeltabrokerError } from '../../src/errors';
+import type { EntityConfig, FieldSpec } from '../../src/tenant';
+import { required, STAGES } from '../context';
+import { stage } from './stage-operator';
+
+const MAX_KEY_LENGTH = 512;
+
+/** Stage 2: the payload is a JSON object whose fields are configured, of their type, with required ones present. */
+export const validateDelta = () =>
+  stage(STAGES.validate, (ctx) => {
+    const config = required(ctx, 'config');
+    const { delta } = ctx;
+    const fields = parsePayload(delta.payload, delta.operation);
+    if (delta.key === '' || delta.key.length > MAX_KEY_LENGTH) refuse('key', 'key-length', `the record key must be 1 to ${MAX_KEY_LENGTH} characters`);
+    if (delta.operation !== 'delete') {
+      for (const [name, value] of Object.entries(fields)) checkField(config, name, value);
+      for (const [name, spec] of Object.entries(config.fields)) {
+        if (spec.required && (fields[name] === undefined || fields[name] === null)) refuse(`payload.${name}`, 'required', `${name} is required`);
+      }
+    }
+    const keyInPayload = recordKeyOf(config, fields);
+    if (keyInPayload !== undefined && keyInPayload !== delta.key) {
+      refuse(`payload.${config.key.join(',')}`, 'key-mismatch', `the payload's key (${keyInPayload.slice(0, 64)}) differs from the delta's key`);
+    }
+    return { ...ctx, fields };
+  });
+
+/** The record key a payload names: its key field values, joined with ':' for composite keys. */
+export function recordKeyOf(config: EntityConfig, fields: Readonly<Record<string, unknown>>): string | undefined {
+  const parts = config.key.map((k) => fields[k]);
+  if (parts.some((p) => p === undefined || p === null)) return undefined;
+  return parts.map(String).join(':');
+}
+
+function parsePayload(payload: string | null, operation: string): Record<string, unknown> {
+  if (payload === null) {
+    if (operation === 'delete') return {};
+    return refuse('payload', 'required', `${operation} needs a payload`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(payload);
+  } catch {
+    return refuse('payload', 'json', 'the payload is not valid JSON');
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return refuse('payload', 'object', 'the payload must be a JSON object');
+  return parsed as Record<string, unknown>;
+}
+
+function checkField(config: EntityConfig, name: string, value: unknown): void {
+  const spec: FieldSpec | undefined = Object.hasOwn(config.fields, name) ? config.fields[name] : undefined;
+  if (!spec) refuse(`payload.${name}`, 'unknown-field', `${name} is not a field of ${config.entity}`);
+  if (value === null) {
+    if (spec?.required) refuse(`payload.${name}`, 'required', `${name} may not be null`);
+    return;
+  }
+  if (spec && !hasType(spec.type, value)) refuse(`payload.${name}`, `type:${spec.type}`, `${name} must be of type ${spec.type}`);
+}
+
+function hasType(type: FieldSpec['type'], value: unknown): boolean {
+  switch (type) {
+    case 'string':
+      return typeof value === 'string';
+    case 'integer':
+      return typeof value === 'number' && Number.isSafeInteger(value);
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value);
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'timestamp':
+      return typeof value === 'string' && /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(value) && !Number.isNaN(Date.parse(value));
+    case 'object':
+      return typeof value === 'object' && !Array.isArray(value);
+  }
+}
+
+function refuse(field: string, rule: string, message: string): never {
+  throw new DeltabrokerError('DB_VALIDATION', message, { field, rule });
+}

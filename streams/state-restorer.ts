@@ -1,0 +1,44 @@
+import type { Logger } from '../src/logger';
+import type { EntityEvent, RecordSchemas, WriteLog } from '../src/log';
+import type { EntityConfigSource } from '../src/tenant';
+import type { RecordStateStore } from './record-state-store';
+
+/**
+ * Brings the pipeline's state store up to date with the persistence topics before deltas are processed: events
+ * written but not recorded (a crash between the two) are applied, so stage 3 sees them and a redelivered delta
+ * is recognised. The store is derived from the log; an empty store is rebuilt by this same read.
+ */
+export async function restoreRecordState(o: { log: WriteLog; schemas: RecordSchemas; entities: EntityConfigSource; states: RecordStateStore; logger: Logger }): Promise<number> {
+  let applied = 0;
+  const topics = [...new Set((await o.entities.list()).map((c) => c.persistence.topic))];
+  await o.log.createTopics(topics.map((topic) => ({ topic, partitions: 3, config: { 'retention.ms': '-1' } })));
+  for (const topic of topics) {
+    const partitions = await o.log.topicOffsets(topic);
+    const offsets = [];
+    let behind = false;
+    for (const p of partitions) {
+      const from = (await o.states.checkpoint(topic, p.partition)) ?? p.low;
+      offsets.push({ partition: p.partition, offset: from });
+      if (BigInt(from) < BigInt(p.high)) behind = true;
+    }
+    if (!behind) continue;
+    const result = await o.log.replay<EntityEvent>({
+      topic,
+      from: { kind: 'offsets', offsets },
+      readerSchema: o.schemas.EntityEvent,
+      handleBatch: async (batch) => {
+        for (const record of batch.records) {
+          const e = record.value;
+          await o.states.applyEvent(
+            { tenant: e.tenant, entity: e.entity, key: e.key },
+            { deltaId: e.deltaId, eventId: e.eventId, version: e.version, deleted: e.operation === 'delete' },
+            { topic: record.topic, partition: record.partition, offset: record.offset },
+          );
+        }
+      },
+    });
+    applied += result.records;
+  }
+  if (applied > 0) o.logger.info({ events: applied }, 'record state caught up with the persistence topics');
+  return applied;
+}
