@@ -1,0 +1,90 @@
+import { randomUUID } from 'node:crypto';
+import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
+import { Kafka, logLevel, type Producer } from 'kafkajs';
+import { loadSchemas, type DeltaEnvelope, type DeltaOutcome } from '../../src/log';
+import { testEntitiesDir } from '../support/entities';
+import { startTestService, type TestService } from '../support/service';
+import { eventually, readTopic } from '../support/topics';
+
+const schemas = loadSchemas();
+
+/** Producers that publish DeltaEnvelopes straight to the deltas topic with their own Kafka client get the same processing. */
+describe('deltas from any Kafka producer', () => {
+  let t: TestService;
+  let producer: Producer;
+  let registry: SchemaRegistry;
+  let schemaId: number;
+
+  beforeAll(async () => {
+    t = await startTestService({ env: { DELTABROKER_ENTITIES_DIR: testEntitiesDir() } });
+    const kafka = new Kafka({ clientId: 'third-party-producer', brokers: t.service.brokers, logLevel: logLevel.NOTHING });
+    producer = kafka.producer();
+    await producer.connect();
+    registry = new SchemaRegistry({ host: t.service.registryUrl });
+    ({ id: schemaId } = await registry.register({ type: SchemaType.AVRO, schema: JSON.stringify(schemas.DeltaEnvelope.definition) }, { subject: 'deltas-value' }));
+  });
+  afterAll(async () => {
+    await producer.disconnect();
+    await t.stop();
+  });
+
+  const delta = (over: Partial<DeltaEnvelope>): DeltaEnvelope => ({
+    id: randomUUID(),
+    requestId: null,
+    tenant: 'acme',
+    entity: 'merchant_account',
+    operation: 'create',
+    key: 'kp-1',
+    payload: JSON.stringify({ merchantId: over.key ?? 'kp-1', name: 'From Kafka' }),
+    actor: { user: 'batch-job', roles: ['writer'] },
+    origin: { datacenter: 'dc1' },
+    occurredAt: Date.now(),
+    expectedVersion: null,
+    ...over,
+  });
+  const send = async (d: DeltaEnvelope) =>
+    producer.send({ topic: 'deltas', messages: [{ key: `${d.tenant}/${d.entity}/${d.key}`, value: await registry.encode(schemaId, d) }] });
+  const outcomes = () => readTopic(t.service.log, 'deltabroker.outcomes', schemas.DeltaOutcome);
+  const outcomeOf = async (id: string): Promise<DeltaOutcome> =>
+    (await eventually(outcomes, (all) => all.some((o) => o.value.deltaId === id))).find((o) => o.value.deltaId === id)?.value as DeltaOutcome;
+
+  test('an accepted delta is persisted like an HTTP write', async () => {
+    const d = delta({ key: 'kp-1' });
+    await send(d);
+    expect(await outcomeOf(d.id)).toMatchObject({ status: 'accepted', version: 1, topic: 'acme.merchant_account.events' });
+    const events = await readTopic(t.service.log, 'acme.merchant_account.events', schemas.EntityEvent);
+    expect(events.find((e) => e.value.deltaId === d.id)?.value).toMatchObject({ key: 'kp-1', version: 1, actor: { user: 'batch-job' } });
+  });
+
+  test('a refused delta lands on the rejections topic with its stage and reason, and is not persisted', async () => {
+    const plaintext = delta({ key: 'kp-2', payload: JSON.stringify({ merchantId: 'kp-2', name: 'X', iban: 'DE00123' }) });
+    const unknown = delta({ key: 'kp-3', entity: 'ghost' });
+    await send(plaintext);
+    await send(unknown);
+    expect(await outcomeOf(plaintext.id)).toMatchObject({ status: 'refused', stage: 'encryption', code: 'DB_VALIDATION' });
+    expect(await outcomeOf(unknown.id)).toMatchObject({ status: 'refused', stage: 'entity-config', code: 'DB_NOT_FOUND' });
+    const rejections = (await readTopic(t.service.log, 'rejections', schemas.Rejection)).map((r) => r.value);
+    expect(rejections.find((r) => r.deltaId === plaintext.id)).toMatchObject({ stage: 'encryption', reason: 'DB_VALIDATION', key: 'kp-2', source: { topic: 'deltas' } });
+    expect(JSON.stringify(rejections)).not.toContain('DE00123');
+    const events = await readTopic(t.service.log, 'acme.merchant_account.events', schemas.EntityEvent);
+    expect(events.some((e) => e.value.deltaId === plaintext.id || e.value.deltaId === unknown.id)).toBe(false);
+  });
+
+  test('the same delta sent twice is applied once', async () => {
+    const d = delta({ key: 'kp-4' });
+    await send(d);
+    await send(d);
+    await eventually(outcomes, (all) => all.filter((o) => o.value.deltaId === d.id).length === 2);
+    const events = await readTopic(t.service.log, 'acme.merchant_account.events', schemas.EntityEvent);
+    expect(events.filter((e) => e.value.deltaId === d.id)).toHaveLength(1);
+  });
+
+  test('bytes that are not a DeltaEnvelope go to the rejections topic and processing goes on', async () => {
+    await producer.send({ topic: 'deltas', messages: [{ key: 'garbage', value: Buffer.from('not avro at all') }] });
+    const after = delta({ key: 'kp-5' });
+    await send(after);
+    expect((await outcomeOf(after.id)).status).toBe('accepted');
+    const rejections = (await readTopic(t.service.log, 'rejections', schemas.Rejection)).map((r) => r.value);
+    expect(rejections.some((r) => r.stage === 'decode' && r.source?.topic === 'deltas')).toBe(true);
+  });
+});
