@@ -6,6 +6,7 @@ import { GroupCoordinator } from './group/coordinator';
 import { OffsetStore } from './group/offset-store';
 import type { ResolvedOptions } from './options';
 import { ErrorCode } from './protocol/errors';
+import { lockDataDir } from './storage/dir-lock';
 import { writeFileDurable } from './storage/fs-util';
 import { LogManager, type Topic, isValidTopicName } from './storage/log-manager';
 
@@ -27,47 +28,60 @@ export class BrokerContext {
   readonly logs: LogManager;
   readonly groups: GroupCoordinator;
   readonly clusterId: string;
-  /** Set to the bound port once listening. */
-  port: number;
+  /** The bound port, set once listening. */
+  boundPort: number;
   private nextProducerId: number;
   private producerIdBlockEnd: number;
   private readonly stopController = new AbortController();
+  private readonly unlock: () => void;
 
   constructor(readonly options: ResolvedOptions) {
     this.logger = options.logger;
-    this.port = options.port;
+    this.boundPort = options.port;
     fs.mkdirSync(options.dataDir, { recursive: true });
-    const file = this.readBrokerFile();
-    this.clusterId = file.clusterId;
-    this.nextProducerId = file.producerIdBlockEnd;
-    this.producerIdBlockEnd = file.producerIdBlockEnd;
-    this.logs = LogManager.open({
-      dir: options.dataDir,
-      fsync: options.fsync,
-      fsyncIntervalMs: options.fsyncIntervalMs,
-      retentionCheckIntervalMs: options.retentionCheckIntervalMs,
-      defaults: options.log,
-      logger: this.logger,
-    });
-    const offsets = OffsetStore.open(path.join(options.dataDir, 'groups'), options.fsync, options.fsyncIntervalMs, this.logger);
-    this.groups = new GroupCoordinator(
-      offsets,
-      {
-        minSessionTimeoutMs: options.groupMinSessionTimeoutMs,
-        maxSessionTimeoutMs: options.groupMaxSessionTimeoutMs,
-        initialRebalanceDelayMs: options.groupInitialRebalanceDelayMs,
-        sessionCheckIntervalMs: Math.min(500, options.groupMinSessionTimeoutMs),
-      },
-      this.logger,
-    );
+    this.unlock = lockDataDir(options.dataDir);
+    try {
+      const file = this.readBrokerFile();
+      this.clusterId = file.clusterId;
+      this.nextProducerId = file.producerIdBlockEnd;
+      this.producerIdBlockEnd = file.producerIdBlockEnd;
+      this.logs = LogManager.open({
+        dir: options.dataDir,
+        fsync: options.fsync,
+        fsyncIntervalMs: options.fsyncIntervalMs,
+        retentionCheckIntervalMs: options.retentionCheckIntervalMs,
+        defaults: options.log,
+        logger: this.logger,
+      });
+      const offsets = OffsetStore.open(path.join(options.dataDir, 'groups'), options.fsync, options.fsyncIntervalMs, this.logger);
+      this.groups = new GroupCoordinator(
+        offsets,
+        {
+          minSessionTimeoutMs: options.groupMinSessionTimeoutMs,
+          maxSessionTimeoutMs: options.groupMaxSessionTimeoutMs,
+          initialRebalanceDelayMs: options.groupInitialRebalanceDelayMs,
+          sessionCheckIntervalMs: Math.min(500, options.groupMinSessionTimeoutMs),
+        },
+        this.logger,
+      );
+    } catch (err) {
+      this.unlock();
+      throw err;
+    }
   }
 
   get nodeId(): number {
     return this.options.nodeId;
   }
 
+  /** The host clients are told to connect to. */
   get host(): string {
-    return this.options.host;
+    return this.options.advertisedHost ?? this.options.host;
+  }
+
+  /** The port clients are told to connect to. */
+  get port(): number {
+    return this.options.advertisedPort ?? this.boundPort;
   }
 
   /** Aborted when the broker stops: parked requests give up. */
@@ -113,5 +127,6 @@ export class BrokerContext {
     this.groups.close();
     await this.logs.close();
     await this.groups.offsetStore.close();
+    this.unlock();
   }
 }

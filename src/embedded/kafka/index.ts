@@ -5,9 +5,10 @@ import { KafkaServer } from './server/server';
 export type { EmbeddedKafkaOptions, FsyncPolicy } from './options';
 
 export interface EmbeddedKafka {
+  /** The bound address. */
   readonly host: string;
   readonly port: number;
-  /** `host:port` strings for client configuration. */
+  /** `host:port` for client configuration (the advertised address). */
   readonly brokers: string[];
   stop(): Promise<void>;
 }
@@ -21,19 +22,19 @@ export async function startEmbeddedKafka(options: EmbeddedKafkaOptions): Promise
   const broker = new BrokerContext(resolved);
   const server = new KafkaServer(broker, resolved.maxFrameBytes);
   try {
-    broker.port = await server.listen(resolved.port, resolved.host);
+    broker.boundPort = await server.listen(resolved.port, resolved.host);
   } catch (err) {
     await broker.close();
     throw err;
   }
   const host = resolved.host;
-  const port = broker.port;
+  const port = broker.boundPort;
   broker.logger.info({ host, port, dataDir: resolved.dataDir, fsync: resolved.fsync, topics: broker.logs.topics().length }, 'embedded kafka broker listening');
   let stopping: Promise<void> | undefined;
   return {
     host,
     port,
-    brokers: [`${host}:${port}`],
+    brokers: [`${broker.host}:${broker.port}`],
     stop() {
       stopping ??= (async () => {
         await server.close();

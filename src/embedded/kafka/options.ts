@@ -12,6 +12,9 @@ export interface EmbeddedKafkaOptions {
   port?: number;
   /** Bind address and the advertised host. Default '127.0.0.1' (librdkafka may resolve localhost to ::1). */
   host?: string;
+  /** Address given to clients in Metadata and FindCoordinator, when it differs from the bound one (a proxy, NAT). */
+  advertisedHost?: string;
+  advertisedPort?: number;
   logger?: Logger;
   /** Create a topic the first time Metadata names it (clients ask before producing). Default true. */
   autoCreateTopics?: boolean;
@@ -48,6 +51,8 @@ export interface ResolvedOptions {
   dataDir: string;
   port: number;
   host: string;
+  advertisedHost: string | undefined;
+  advertisedPort: number | undefined;
   logger: Logger;
   autoCreateTopics: boolean;
   defaultPartitions: number;
@@ -74,6 +79,8 @@ export function resolveOptions(o: EmbeddedKafkaOptions): ResolvedOptions {
     dataDir: o.dataDir,
     port: o.port ?? 9092,
     host: o.host ?? '127.0.0.1',
+    advertisedHost: o.advertisedHost,
+    advertisedPort: o.advertisedPort,
     logger: (o.logger ?? silentLogger()).child({ component: 'embedded-kafka' }),
     autoCreateTopics: o.autoCreateTopics ?? true,
     defaultPartitions,
