@@ -1,0 +1,67 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+
+const ENTRY = path.resolve(__dirname, 'serve-process.ts');
+
+/** A free TCP port on loopback (closed again before it is returned). */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface ServiceProcess {
+  child: ChildProcess;
+  url: string;
+  /** SIGKILL: no shutdown hook runs. */
+  kill(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Runs the service in its own process with `env`, and resolves once it listens. */
+export function startServiceProcess(env: Record<string, string>, timeoutMs = 60_000): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, ['--require', 'tsx/cjs', ENTRY], {
+    cwd: path.resolve(__dirname, '../..'),
+    env: { ...process.env, LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const ended = async (signal: NodeJS.Signals): Promise<void> => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    await exited;
+  };
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the service did not start within ${timeoutMs} ms`));
+    }, timeoutMs);
+    let buffered = '';
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.stdout?.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString();
+      let newline: number;
+      while ((newline = buffered.indexOf('\n')) >= 0) {
+        const line = buffered.slice(0, newline);
+        buffered = buffered.slice(newline + 1);
+        const url = /"msg":"deltabroker is listening"/.test(line) ? (JSON.parse(line) as { url?: string }).url : undefined;
+        if (url) {
+          clearTimeout(timer);
+          resolve({ child, url, kill: () => ended('SIGKILL'), stop: () => ended('SIGTERM') });
+        }
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the service exited with ${code} before it listened: ${stderr.slice(-2000)}`));
+    });
+  });
+}
