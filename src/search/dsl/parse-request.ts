@@ -27,9 +27,7 @@ export function parseSearchBody(body: unknown, fields: FieldResolver): SearchReq
   for (const key of Object.keys(body)) if (!TOP_LEVEL.has(key)) throw unsupported(`payload.${key}`, `search option "${key}"`);
   if (body.aggs !== undefined && body.aggregations !== undefined) throw invalid('payload.aggs', 'one-of', 'use either aggs or aggregations');
 
-  const size = integerIn(body.size, 'payload.size', 0, MAX_SEARCH_SIZE, DEFAULT_SEARCH_SIZE);
-  const from = integerIn(body.from, 'payload.from', 0, MAX_RESULT_WINDOW, 0);
-  if (from + size > MAX_RESULT_WINDOW) throw invalid('payload.from', 'max', `from + size may not exceed ${MAX_RESULT_WINDOW}`);
+  const { from, size } = parsePaging(body);
   const sort = body.sort === undefined ? undefined : parseSort(body.sort, fields);
   const trackScores = body.track_scores === undefined ? false : requireBoolean(body.track_scores, 'payload.track_scores');
   return {
@@ -42,6 +40,14 @@ export function parseSearchBody(body: unknown, fields: FieldResolver): SearchReq
     trackTotalHits: parseTrackTotalHits(body.track_total_hits),
     scored: sort === undefined || trackScores || sort.some((key) => key.kind === 'score'),
   };
+}
+
+/** `from` and `size`, with Elasticsearch's defaults and our cap on `size`. Shared with the Elasticsearch adapter. */
+export function parsePaging(body: Record<string, unknown>): { from: number; size: number } {
+  const size = integerIn(body.size, 'payload.size', 0, MAX_SEARCH_SIZE, DEFAULT_SEARCH_SIZE);
+  const from = integerIn(body.from, 'payload.from', 0, MAX_RESULT_WINDOW, 0);
+  if (from + size > MAX_RESULT_WINDOW) throw invalid('payload.from', 'max', `from + size may not exceed ${MAX_RESULT_WINDOW}`);
+  return { from, size };
 }
 
 function integerIn(value: unknown, path: string, min: number, max: number, fallback: number): number {
