@@ -1,0 +1,41 @@
+import { advertisedVersions, negotiate, pickVersion } from '../../../src/embedded/kafka/api/negotiation';
+import { apiFor } from '../../../src/embedded/kafka/api/registry';
+
+describe('version negotiation', () => {
+  test('advertises exactly the ranges kafkajs 2.2.4 and librdkafka 2.0.2 need (see shared KAFKA-NOTES)', () => {
+    const table = Object.fromEntries(advertisedVersions().map((r) => [r.apiKey, [r.minVersion, r.maxVersion]]));
+    expect(table).toEqual({
+      0: [3, 7],
+      1: [4, 11],
+      2: [1, 3],
+      3: [1, 6],
+      8: [2, 7],
+      9: [1, 5],
+      10: [0, 2],
+      11: [0, 5],
+      12: [0, 3],
+      13: [0, 3],
+      14: [0, 3],
+      18: [0, 2],
+      19: [0, 3],
+      20: [0, 3],
+      22: [0, 1],
+      32: [0, 2],
+    });
+  });
+
+  test('every advertised key has a handler', () => {
+    for (const r of advertisedVersions()) expect(apiFor(r.apiKey)?.key).toBe(r.apiKey);
+  });
+
+  test('negotiate and pick', () => {
+    expect(negotiate(0, 7)).toBe('supported');
+    expect(negotiate(0, 8)).toBe('unsupported-version');
+    expect(negotiate(0, 2)).toBe('unsupported-version');
+    expect(negotiate(23, 0)).toBe('unknown-api');
+    expect(pickVersion(18, 0, 3)).toBe(2); // librdkafka's ApiVersions v3 → 2
+    expect(pickVersion(3, 0, 12)).toBe(6);
+    expect(pickVersion(9, 0, 0)).toBeNull(); // an OffsetFetch v0-only client finds no common version
+    expect(pickVersion(71, 0, 0)).toBeNull();
+  });
+});
