@@ -1,5 +1,6 @@
 import { keyring } from './001-keyring';
 import { pipelineState } from './002-pipeline-state';
+import { projectionCheckpoints } from './003-projection-checkpoints';
 
 /** A versioned schema change. Statements run in order inside one transaction. */
 export interface Migration {
@@ -8,4 +9,4 @@ export interface Migration {
   statements: readonly string[];
 }
 
-export const MIGRATIONS: readonly Migration[] = [keyring, pipelineState];
+export const MIGRATIONS: readonly Migration[] = [keyring, pipelineState, projectionCheckpoints];
