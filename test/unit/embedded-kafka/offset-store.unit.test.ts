@@ -1,0 +1,69 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { silentLogger } from '../../../src/logger';
+import { OffsetStore } from '../../../src/embedded/kafka/group/offset-store';
+
+let dir: string;
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'deltabroker-offsets-'));
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+const open = (): OffsetStore => OffsetStore.open(dir, 'always', 1000, silentLogger());
+const entry = (topic: string, partition: number, offset: number) => ({ topic, partition, offset, leaderEpoch: -1, metadata: null, commitTimestamp: 0 });
+
+describe('committed offsets store', () => {
+  test('commits survive reopening; the latest commit wins', async () => {
+    let s = open();
+    await s.commit('g', [entry('t', 0, 5), entry('t', 1, 7)]);
+    await s.commit('g', [entry('t', 0, 9)]);
+    await s.commit('h', [entry('u', 0, 1)]);
+    await s.close();
+    s = open();
+    expect(s.get('g', 't', 0)?.offset).toBe(9);
+    expect(s.get('g', 't', 1)?.offset).toBe(7);
+    expect([...s.all('g').get('t')!.keys()].sort()).toEqual([0, 1]);
+    expect(s.get('h', 'u', 0)?.offset).toBe(1);
+    expect(s.get('nope', 't', 0)).toBeUndefined();
+    await s.close();
+  });
+
+  test('a torn last line is dropped and cut, earlier commits kept', async () => {
+    let s = open();
+    await s.commit('g', [entry('t', 0, 5)]);
+    await s.close();
+    const file = path.join(dir, 'offsets.journal');
+    fs.appendFileSync(file, '0badc0de {"c":"g","ts":1,"e":[["t",0,99,-1,nu');
+    s = open();
+    expect(s.get('g', 't', 0)?.offset).toBe(5);
+    await s.commit('g', [entry('t', 0, 6)]);
+    await s.close();
+    s = open();
+    expect(s.get('g', 't', 0)?.offset).toBe(6);
+    await s.close();
+  });
+
+  test('deleting a topic forgets its offsets in every group', async () => {
+    let s = open();
+    await s.commit('g', [entry('gone', 0, 5), entry('kept', 0, 1)]);
+    await s.deleteTopic('gone');
+    await s.close();
+    s = open();
+    expect(s.get('g', 'gone', 0)).toBeUndefined();
+    expect(s.get('g', 'kept', 0)?.offset).toBe(1);
+    await s.close();
+  });
+
+  test('a journal mostly made of superseded commits is compacted at open', async () => {
+    let s = open();
+    for (let i = 0; i < 1500; i++) await s.commit('g', [entry('t', 0, i)]);
+    await s.close();
+    const file = path.join(dir, 'offsets.journal');
+    const before = fs.statSync(file).size;
+    s = open();
+    expect(fs.statSync(file).size).toBeLessThan(before / 100);
+    expect(s.get('g', 't', 0)?.offset).toBe(1499);
+    await s.close();
+  });
+});
