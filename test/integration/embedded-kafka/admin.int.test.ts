@@ -11,7 +11,7 @@ describe('embedded kafka: admin', () => {
   afterAll(() => broker.stop());
 
   test('create, list, describe and delete topics', async () => {
-    const admin = broker.client('admin').admin();
+    const admin = broker.client('admin', 1).admin();
     await admin.connect();
     try {
       expect(
@@ -74,10 +74,26 @@ describe('embedded kafka: admin', () => {
     await admin.disconnect();
   });
 
+  test('offsets by timestamp, earliest and latest', async () => {
+    const kafka = broker.client();
+    const admin = kafka.admin();
+    await admin.connect();
+    await admin.createTopics({ topics: [{ topic: 'timed', numPartitions: 1 }] });
+    const producer = kafka.producer();
+    await producer.connect();
+    const t0 = Date.now() - 60_000;
+    for (let i = 0; i < 5; i++) await producer.send({ topic: 'timed', messages: [{ value: `m${i}`, timestamp: String(t0 + i * 1000) }] });
+    await producer.disconnect();
+    expect(await admin.fetchTopicOffsetsByTimestamp('timed', t0 + 2500)).toEqual([{ partition: 0, offset: '3' }]);
+    expect(await admin.fetchTopicOffsetsByTimestamp('timed', t0)).toEqual([{ partition: 0, offset: '0' }]);
+    expect(await admin.fetchTopicOffsets('timed')).toEqual([{ partition: 0, offset: '5', high: '5', low: '0' }]);
+    await admin.disconnect();
+  });
+
   test('with auto-create off, an unknown topic is refused', async () => {
     const off = await startTestBroker({ autoCreateTopics: false });
     try {
-      const producer = off.client().producer();
+      const producer = off.client('test', 1).producer();
       await producer.connect();
       await expect(producer.send({ topic: 'missing', messages: [{ value: 'x' }] })).rejects.toThrow();
       await producer.disconnect();

@@ -8,7 +8,8 @@ import { type EmbeddedKafka, type EmbeddedKafkaOptions, startEmbeddedKafka } fro
 export interface TestBroker {
   kafka: EmbeddedKafka;
   dataDir: string;
-  client(clientId?: string): Kafka;
+  /** A kafkajs client; `retries` low for tests that expect a refusal kafkajs would otherwise retry. */
+  client(clientId?: string, retries?: number): Kafka;
   restart(options?: Partial<EmbeddedKafkaOptions>): Promise<void>;
   stop(): Promise<void>;
 }
@@ -21,7 +22,8 @@ export async function startTestBroker(options: Partial<EmbeddedKafkaOptions> = {
       return kafka;
     },
     dataDir,
-    client: (clientId = 'test') => new Kafka({ clientId, brokers: kafka.brokers, logLevel: logLevel.NOTHING, retry: { retries: 8, initialRetryTime: 50 } }),
+    client: (clientId = 'test', retries = 8) =>
+      new Kafka({ clientId, brokers: kafka.brokers, logLevel: logLevel.NOTHING, retry: { retries, initialRetryTime: 50 } }),
     async restart(more = {}) {
       const port = kafka.port;
       await kafka.stop();

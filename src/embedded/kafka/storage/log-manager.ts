@@ -69,6 +69,8 @@ export class LogManager {
   private flushing = false;
   private flushScheduled = false;
   private readonly timers: NodeJS.Timeout[] = [];
+  /** Partitions of deleted topics, whose files close after a grace period (or at shutdown). */
+  private readonly retired = new Set<PartitionLog>();
   private closed = false;
 
   private constructor(private readonly opts: LogManagerOptions) {
@@ -147,7 +149,8 @@ export class LogManager {
     this.topicMap.delete(name);
     for (const p of topic.partitions) {
       this.dirty.delete(p);
-      p.close();
+      p.retire();
+      this.retired.add(p);
     }
     const graveyard = path.join(this.topicsDir, `${name}-${randomUUID()}.deleted`);
     fs.renameSync(path.join(this.topicsDir, name), graveyard);
@@ -194,7 +197,10 @@ export class LogManager {
       this.durableSeq = seq;
       this.settle((w) => w.seq <= seq, (w) => w.resolve());
     } catch (err) {
+      // The produces waiting on this flush fail (KAFKA_STORAGE_ERROR); their partitions stay dirty so the
+      // high watermark moves once a later fsync succeeds.
       this.opts.logger.error({ err }, 'fsync of the partition log failed');
+      for (const l of logs) if (this.topicMap.get(l.topic)?.partitions[l.partition] === l) this.dirty.add(l);
       this.settle((w) => w.seq <= seq, (w) => w.reject(err));
     } finally {
       this.flushing = false;
@@ -237,7 +243,9 @@ export class LogManager {
     while (this.flushing || this.flushScheduled) await new Promise((r) => setTimeout(r, 1));
     await this.syncAll();
     for (const t of this.topicMap.values()) for (const p of t.partitions) p.close();
+    for (const p of this.retired) p.close();
     this.topicMap.clear();
+    this.retired.clear();
     this.settle(() => true, (w) => w.reject(new Error('broker stopped')));
   }
 }

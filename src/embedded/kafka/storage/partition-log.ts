@@ -35,6 +35,7 @@ export class PartitionLog {
   private readonly graveyard = new Set<{ segment: Segment; timer: NodeJS.Timeout }>();
   private readonly listeners = new Set<() => void>();
   highWatermark = 0;
+  private retired = false;
 
   private constructor(
     readonly dir: string,
@@ -138,6 +139,7 @@ export class PartitionLog {
 
   /** Makes everything appended so far durable: rolled segments, the directory entry, the active tail. */
   async sync(): Promise<void> {
+    if (this.retired) return;
     const rolled = this.unsynced;
     this.unsynced = [];
     await Promise.all(rolled.map((s) => s.sync()));
@@ -211,8 +213,8 @@ export class PartitionLog {
     return deleted;
   }
 
-  private bury(segment: Segment): void {
-    segment.deleteFiles();
+  private bury(segment: Segment, deleteFiles = true): void {
+    if (deleteFiles) segment.deleteFiles();
     const entry = {
       segment,
       timer: setTimeout(() => {
@@ -221,6 +223,17 @@ export class PartitionLog {
       }, DELETED_SEGMENT_GRACE_MS).unref(),
     };
     this.graveyard.add(entry);
+  }
+
+  /**
+   * Closes the partition for good (its topic was deleted): reads and fsyncs under way may still use the
+   * files for a grace period; `close()` later ends that early.
+   */
+  retire(): void {
+    this.retired = true;
+    this.listeners.clear();
+    for (const s of this.segments) this.bury(s, false);
+    this.unsynced = [];
   }
 
   close(): void {
