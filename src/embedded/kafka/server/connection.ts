@@ -53,12 +53,26 @@ export class Connection {
         if (this.queue.length <= MAX_QUEUED_FRAMES / 2 && this.socket.isPaused()) this.socket.resume();
         const response = await dispatch(this.broker, frame, this.socket.remoteAddress ?? '');
         if (response && !this.closed) this.send(response);
+        // A slow reader holds back its own next request rather than piling responses up in memory.
+        if (this.socket.writableNeedDrain && !this.closed) await this.drained();
       }
     } catch (err) {
       this.reject(err);
     } finally {
       this.running = false;
     }
+  }
+
+  private drained(): Promise<void> {
+    return new Promise((resolve) => {
+      const done = (): void => {
+        this.socket.off('drain', done);
+        this.socket.off('close', done);
+        resolve();
+      };
+      this.socket.on('drain', done);
+      this.socket.on('close', done);
+    });
   }
 
   private send(chunks: Buffer[]): void {
