@@ -1,0 +1,125 @@
+/**
+ * Folds the events of one batch into at most one change per record, so each record is touched by one
+ * statement (a multi-row upsert may not touch a row twice) and the result is what applying the events one by
+ * one would give:
+ * - `replace`: the batch holds the record's create (or an update after its delete): the document is exactly
+ *   the fold of the events from there on;
+ * - `merge`: only updates: their fields go over the stored document (fields absent from an update keep
+ *   their value: the permission filter may have stripped them);
+ * - `delete`: the record's last event deletes it.
+ * An event whose version is not above the fold's version so far is a duplicate and is ignored.
+ */
+import type { EntityEvent, LogRecord } from '../../src/log';
+import type { ProjectionTable } from './table-schema';
+
+export type ChangeMode = 'replace' | 'merge' | 'delete';
+
+export interface RowChange {
+  readonly mode: ChangeMode;
+  /** Key column values, in key order: strings, or decimal strings for integer keys. */
+  readonly key: readonly string[];
+  /** The document to write (replace) or to merge over the stored one (merge); empty for delete. */
+  readonly doc: Record<string, unknown>;
+  readonly version: number;
+  readonly eventId: string;
+  /** `topic/partition/offset` of the last event folded in. */
+  readonly position: string;
+  /** When the pipeline recorded the last event, as an ISO timestamp. */
+  readonly updatedAt: string;
+}
+
+export interface SkippedRecord {
+  readonly record: LogRecord<EntityEvent>;
+  readonly reason: 'payload-not-an-object' | 'key-not-mappable';
+}
+
+export interface FoldResult {
+  readonly changes: RowChange[];
+  /** Events that cannot be projected (logged and passed over by the projector; a replay meets them again). */
+  readonly skipped: SkippedRecord[];
+}
+
+export function foldRecordChanges(table: ProjectionTable, records: readonly LogRecord<EntityEvent>[]): FoldResult {
+  const byKey = new Map<string, RowChange>();
+  const skipped: SkippedRecord[] = [];
+  for (const record of records) {
+    const event = record.value;
+    const payload = parsePayload(event.payload);
+    if (payload === undefined) {
+      skipped.push({ record, reason: 'payload-not-an-object' });
+      continue;
+    }
+    const key = keyValuesOf(table, event.key, payload);
+    if (key === undefined) {
+      skipped.push({ record, reason: 'key-not-mappable' });
+      continue;
+    }
+    const previous = byKey.get(event.key);
+    if (previous && event.version <= previous.version) continue;
+    const meta = {
+      key,
+      version: event.version,
+      eventId: event.eventId,
+      position: `${record.topic}/${record.partition}/${record.offset}`,
+      updatedAt: new Date(event.recordedAt).toISOString(),
+    };
+    byKey.set(event.key, { ...meta, ...nextState(table, previous, event.operation, payload, key) });
+  }
+  return { changes: [...byKey.values()], skipped };
+}
+
+function nextState(
+  table: ProjectionTable,
+  previous: RowChange | undefined,
+  operation: EntityEvent['operation'],
+  payload: Record<string, unknown>,
+  key: readonly string[],
+): Pick<RowChange, 'mode' | 'doc'> {
+  if (operation === 'delete') return { mode: 'delete', doc: {} };
+  if (operation === 'create' || previous?.mode === 'delete') return { mode: 'replace', doc: withKeyFields(table, payload, key) };
+  if (previous) return { mode: previous.mode, doc: { ...previous.doc, ...payload } };
+  return { mode: 'merge', doc: payload };
+}
+
+/** The document carries its key fields even when the payload left them out (the delta's key names them). */
+function withKeyFields(table: ProjectionTable, payload: Record<string, unknown>, key: readonly string[]): Record<string, unknown> {
+  const doc = { ...payload };
+  table.keyColumns.forEach((column, i) => {
+    const value = key[i] as string;
+    if (doc[column.name] === undefined) doc[column.name] = column.type === 'integer' && Number.isSafeInteger(Number(value)) ? Number(value) : value;
+  });
+  return doc;
+}
+
+/** The payload as an object ({} for a delete), or undefined when it is not a JSON object. */
+function parsePayload(payload: string | null): Record<string, unknown> | undefined {
+  if (payload === null) return {};
+  try {
+    const parsed: unknown = JSON.parse(payload);
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const INTEGER_KEY = /^-?[0-9]{1,18}$/;
+
+/**
+ * The key column values of a record: from the payload's key fields where present (the pipeline checked they
+ * agree with the record key), else from the record key, which is the key field values joined with ':'. A
+ * composite key whose record key does not split into exactly one part per key field, or an integer key
+ * that is not an integer, cannot be mapped: undefined.
+ */
+export function keyValuesOf(table: ProjectionTable, recordKey: string, payload: Readonly<Record<string, unknown>>): string[] | undefined {
+  const columns = table.keyColumns;
+  const fromPayload = columns.map((c) => payload[c.name]);
+  let parts: unknown[];
+  if (fromPayload.every((v) => typeof v === 'string' || typeof v === 'number')) parts = fromPayload;
+  else if (columns.length === 1) parts = [recordKey];
+  else {
+    parts = recordKey.split(':');
+    if (parts.length !== columns.length) return undefined;
+  }
+  const values = parts.map(String);
+  return columns.every((c, i) => c.type !== 'integer' || INTEGER_KEY.test(values[i] as string)) ? values : undefined;
+}

@@ -1,0 +1,91 @@
+/**
+ * The Postgres table projector: one consumer group over the persistence topics of every configured entity,
+ * each batch applied to the entity tables in one transaction with its checkpoint (table-projection.ts), and
+ * `waitFor` for readers that want their own writes. Needs the service migrations (projection_checkpoints)
+ * to have run. The topics are those configured at start; an entity added later needs a restart, while a
+ * field added to a configured entity is picked up on its next batch (column added and filled from `_doc`).
+ */
+import type { EntityEvent, RecordSchemas, Subscription, WriteLog } from '../../src/log';
+import type { Logger } from '../../src/logger';
+import type { SqlClient } from '../../src/store/sql-client';
+import type { EntityConfigSource } from '../../src/tenant';
+import { AppliedPositions, type LogPosition } from './applied-positions';
+import { readCheckpoint } from './checkpoint-store';
+import { TableProjection, type BatchReport } from './table-projection';
+
+/** The default consumer group, which also names the checkpoints. */
+export const TABLE_PROJECTOR_GROUP = 'deltabroker-projector-postgres';
+
+export interface TableProjectorOptions {
+  readonly log: WriteLog;
+  readonly schemas: RecordSchemas;
+  readonly entities: EntityConfigSource;
+  readonly sql: SqlClient;
+  readonly logger: Logger;
+  /** Consumer group and checkpoint name (default TABLE_PROJECTOR_GROUP). */
+  readonly groupId?: string;
+  /** Schema of the entity tables; by default the connection's search_path decides. */
+  readonly schema?: string;
+  /** Partitions applied at the same time, each in its own transaction (default 3). */
+  readonly concurrency?: number;
+  /** Told about every committed batch (metrics, tests). */
+  readonly onBatch?: (report: BatchReport) => void;
+}
+
+export interface TableProjector {
+  /** The persistence topics this projector reads. */
+  readonly topics: readonly string[];
+  /**
+   * Resolves true once the record at `position` (as a write's answer gives it: topic, partition, offset) is
+   * applied to its table, false when `timeoutMs` passed first or the projector stopped.
+   */
+  waitFor(position: LogPosition, timeoutMs: number): Promise<boolean>;
+  /** Lets the batch in hand finish, leaves the group; waiters answer false. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Creates or migrates every configured entity's table (throws DB_CONFLICT when one needs a rebuild), then
+ * joins the consumer group; resolves once it has its partitions.
+ */
+export async function startTableProjector(o: TableProjectorOptions): Promise<TableProjector> {
+  const projector = o.groupId ?? TABLE_PROJECTOR_GROUP;
+  const logger = o.logger.child({ component: 'table-projector', groupId: projector });
+  const projection = new TableProjection({ sql: o.sql, entities: o.entities, logger, projector, ...(o.schema === undefined ? {} : { schema: o.schema }) });
+  const configs = await o.entities.list();
+  for (const config of configs) await projection.tableFor(config);
+  const topics = [...new Set(configs.map((c) => c.persistence.topic))];
+  const positions = new AppliedPositions((topic, partition) => readCheckpoint(o.sql, { projector, topic, partition }));
+
+  let subscription: Subscription | undefined;
+  if (topics.length > 0) {
+    await o.log.createTopics(topics.map((topic) => ({ topic, partitions: 3, config: { 'retention.ms': '-1' } })));
+    subscription = await o.log.subscribe<EntityEvent>({
+      groupId: projector,
+      topics,
+      readerSchema: o.schemas.EntityEvent,
+      partitionsConsumedConcurrently: o.concurrency ?? 3,
+      handleBatch: async (batch) => {
+        const report = await projection.apply(batch);
+        positions.advance(report.topic, report.partition, BigInt(report.checkpointAfter));
+        logger.debug({ topic: report.topic, partition: report.partition, applied: report.appliedOffsets.length, checkpoint: report.checkpointAfter }, 'batch projected');
+        o.onBatch?.(report);
+      },
+    });
+    await subscription.joined;
+  }
+  logger.info({ topics, tables: configs.map((c) => c.persistence.table) }, 'table projector running');
+
+  let stopped: Promise<void> | undefined;
+  return {
+    topics,
+    waitFor: (position, timeoutMs) => positions.waitFor(position, timeoutMs),
+    stop: () => {
+      stopped ??= (async () => {
+        positions.close();
+        await subscription?.stop();
+      })();
+      return stopped;
+    },
+  };
+}
