@@ -164,6 +164,7 @@ export class LogManager {
   appended(log: PartitionLog): void {
     if (this.opts.fsync !== 'always') {
       log.advanceHighWatermark(log.logEndOffset);
+      if (log.rolledSinceSync) log.sync().catch((err: unknown) => this.opts.logger.error({ err, topic: log.topic }, 'fsync of a rolled segment failed'));
       return;
     }
     this.dirty.add(log);

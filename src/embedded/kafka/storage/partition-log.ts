@@ -137,6 +137,11 @@ export class PartitionLog {
     this.dirEntryDirty = true;
   }
 
+  /** Whether segments rolled since the last sync (the 'interval' and 'never' policies fsync them at once). */
+  get rolledSinceSync(): boolean {
+    return this.unsynced.length > 0;
+  }
+
   /** Makes everything appended so far durable: rolled segments, the directory entry, the active tail. */
   async sync(): Promise<void> {
     if (this.retired) return;
