@@ -10,7 +10,7 @@ export const SEARCH_FIELD_TYPES = ['string', 'integer', 'number', 'boolean', 'ti
 export type SearchFieldType = (typeof SEARCH_FIELD_TYPES)[number];
 
 export interface IndexField {
-  /** Top-level document key: a letter, then letters, digits or underscores (at most 63). */
+  /** Top-level document key: a letter, then letters, digits or underscores (at most 59). */
   readonly name: string;
   readonly type: SearchFieldType;
 }

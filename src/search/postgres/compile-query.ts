@@ -1,6 +1,7 @@
 /**
- * Compiles a `QueryNode` into a SQL condition and a score expression over one row (`id`, `source`, `search`).
- * Conditions never evaluate to NULL, so `not` (must_not) is exact. Scores follow Elasticsearch's shape:
+ * Compiles a `QueryNode` into a SQL condition and a score expression over one row (`id`, `source`, `search`,
+ * the per-field word columns). A condition may be NULL where a field is missing: `where` treats that as false,
+ * and `must_not` and `minimum_should_match` counting coalesce it, so leaf conditions stay index-friendly. Scores follow Elasticsearch's shape:
  * full-text clauses score with `ts_rank`, other clauses score their boost (1.0), `bool` adds up its `must`
  * and matching `should` clauses, and `filter` / `must_not` do not score.
  */
@@ -14,7 +15,8 @@ export interface CompiledQuery {
 }
 
 const NEVER: CompiledQuery = { where: 'false', score: '0' };
-const constant = (where: string, boost: number): CompiledQuery => ({ where: `coalesce(${where}, false)`, score: number(boost) });
+const constant = (where: string, boost: number): CompiledQuery => ({ where: `(${where})`, score: number(boost) });
+const isTrue = (where: string): string => `coalesce(${where}, false)`;
 const number = (n: number): string => `(${Number(n)})::float8`;
 
 export function compileQuery(node: QueryNode, params: SqlParams): CompiledQuery {
@@ -69,7 +71,7 @@ function fullText(
   if (operator === 'or' && minimumShouldMatch !== undefined) {
     const required = Math.max(1, minimumShouldMatch(words.length));
     if (required > words.length) return NEVER;
-    where = `(${words.map((w) => `(${vector} @@ ${w})::int`).join(' + ')}) >= ${required}`;
+    where = `(${words.map((w) => `(${isTrue(`${vector} @@ ${w}`)})::int`).join(' + ')}) >= ${required}`;
   }
   // `search` holds every string field's words, so it matches whenever the field does: a GIN-indexed pre-filter.
   return { where: `(search @@ ${query} and ${where})`, score: `(ts_rank(${vector}, ${query}) * ${number(boost)})` };
@@ -154,10 +156,10 @@ function bool(node: Extract<QueryNode, { kind: 'bool' }>, params: SqlParams): Co
   const should = node.should.map((n) => compileQuery(n, params));
   const filter = node.filter.map((n) => compileQuery(n, params));
   const mustNot = node.mustNot.map((n) => compileQuery(n, params));
-  const conditions = [...must, ...filter].map((c) => c.where).concat(mustNot.map((c) => `not ${c.where}`));
+  const conditions = [...must, ...filter].map((c) => c.where).concat(mustNot.map((c) => `not ${isTrue(c.where)}`));
   if (node.minimumShouldMatch > 0) {
     if (node.minimumShouldMatch > should.length) return NEVER;
-    conditions.push(`(${should.map((c) => `(${c.where})::int`).join(' + ')}) >= ${node.minimumShouldMatch}`);
+    conditions.push(`(${should.map((c) => `(${isTrue(c.where)})::int`).join(' + ')}) >= ${node.minimumShouldMatch}`);
   }
   const scores = must.map((c) => c.score).concat(should.map((c) => `(case when ${c.where} then ${c.score} else 0 end)`));
   const empty = must.length + should.length + filter.length + mustNot.length === 0;

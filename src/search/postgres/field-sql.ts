@@ -4,7 +4,7 @@
  * Strings are analysed with the `simple` text search configuration: lower-cased words, no stemming and no
  * stop words, the closest Postgres has to Elasticsearch's `standard` analyzer.
  */
-import { isIdentifier } from '../../store/sql-identifier';
+import { isIdentifier, quoteIdent } from '../../store/sql-identifier';
 import type { FieldRef, Scalar } from '../dsl/ast';
 import type { IndexField, SearchFieldType } from '../search-port';
 
@@ -17,7 +17,11 @@ function literal(name: string): string {
 
 export const jsonOf = (name: string): string => `(source -> ${literal(name)})`;
 export const textOf = (name: string): string => `(source ->> ${literal(name)})`;
-export const vectorOf = (name: string): string => `to_tsvector(${TEXT_SEARCH_CONFIG}, coalesce(${textOf(name)}, ''))`;
+/** How a string field's words are computed: the generation expression of its `tsv_<field>` column. */
+export const wordsExpression = (name: string): string => `to_tsvector(${TEXT_SEARCH_CONFIG}, coalesce(${textOf(name)}, ''))`;
+/** The stored `tsv_<field>` column holding a string field's words, so queries never re-analyse documents. */
+export const wordColumn = (name: string): string => quoteIdent(`tsv_${name}`, 'column');
+export const vectorOf = wordColumn;
 /** The words of a string field, as the `search` column and the `@@` operator see them. */
 export const tokensOf = (name: string): string => `tsvector_to_array(${vectorOf(name)})`;
 
@@ -63,5 +67,5 @@ export const typedParam = (field: Pick<FieldRef, 'type'>, value: Scalar, add: (v
 export function searchVectorExpression(fields: readonly IndexField[]): string {
   const strings = fields.filter((f) => f.type === 'string');
   if (strings.length === 0) return `''::tsvector`;
-  return strings.map((f) => vectorOf(f.name)).join(' || ');
+  return strings.map((f) => wordsExpression(f.name)).join(' || ');
 }

@@ -1,13 +1,14 @@
 /**
  * Tables of the Postgres search adapter, in their own schema: a catalog of index definitions, and per index
- * `id text primary key, source jsonb, version bigint, search tsvector` (generated from the string fields)
- * with GIN indexes on `source` (jsonb_path_ops, for `term`/containment) and on `search` (full text).
+ * `id text primary key, source jsonb, version bigint, search tsvector` (generated from every string field)
+ * with GIN indexes on `source` (jsonb_path_ops, for `term`/containment) and on `search` (full text), plus one
+ * generated `tsv_<field>` column per string field, so per-field matching and ranking never re-analyse text.
  */
 import type { SqlExecutor } from '../../store/sql-client';
 import { quoteIdent, quoteQualified } from '../../store/sql-identifier';
 import { validateIndexDefinition } from '../index-definition';
 import type { IndexDefinition } from '../search-port';
-import { searchVectorExpression } from './field-sql';
+import { searchVectorExpression, wordColumn, wordsExpression } from './field-sql';
 
 /** Serialises DDL of concurrent processes on the same database (any constant unique to this module). */
 const DDL_LOCK_KEY = 7_316_240_921;
@@ -34,17 +35,28 @@ async function addSearchColumn(tx: SqlExecutor, schema: string, index: IndexDefi
   await tx.query(`create index ${quoteIdent(`${index.name}_search_gin`, 'index')} on ${table} using gin (search)`);
 }
 
-/** Creates the index table, or regenerates its `search` column when the set of string fields changed. */
+const stringFields = (index: IndexDefinition): string[] => index.fields.filter((f) => f.type === 'string').map((f) => f.name);
+
+/**
+ * Creates the index table, or migrates it to `index`: word columns for string fields added or removed, and
+ * the `search` column regenerated when the set of string fields changed (each rewrites the table once).
+ */
 export async function applyDefinition(tx: SqlExecutor, schema: string, index: IndexDefinition): Promise<void> {
   await ensureCatalog(tx, schema);
   const stored = await loadDefinition(tx, schema, index.name);
   const table = tableOf(schema, index.name);
+  const wanted = stringFields(index);
+  const present = stored === undefined ? [] : stringFields(stored);
   if (stored === undefined) {
     await tx.query(`create table ${table} (id text primary key, source jsonb not null, version bigint not null)`);
     await tx.query(`create index ${quoteIdent(`${index.name}_source_gin`, 'index')} on ${table} using gin (source jsonb_path_ops)`);
-    await addSearchColumn(tx, schema, index);
-  } else if (searchVectorExpression(stored.fields) !== searchVectorExpression(index.fields)) {
-    await tx.query(`alter table ${table} drop column search`);
+  }
+  for (const name of present.filter((n) => !wanted.includes(n))) await tx.query(`alter table ${table} drop column ${wordColumn(name)}`);
+  for (const name of wanted.filter((n) => !present.includes(n))) {
+    await tx.query(`alter table ${table} add column ${wordColumn(name)} tsvector generated always as (${wordsExpression(name)}) stored`);
+  }
+  if (stored === undefined || searchVectorExpression(stored.fields) !== searchVectorExpression(index.fields)) {
+    if (stored !== undefined) await tx.query(`alter table ${table} drop column search`);
     await addSearchColumn(tx, schema, index);
   }
   await tx.query(
