@@ -51,13 +51,17 @@ export function compileSearch(table: string, request: SearchRequest): CompiledSe
   const query = compileQuery(request.query, params);
   const order = orderBy(request.sort);
   const aggs = request.aggregations.length === 0 ? 'null' : `json_build_object(${request.aggregations.map((a) => aggregation(a, params)).join(', ')})`;
+  // Without a total or aggregations nothing needs every hit: `matched` is read once, so Postgres can stop at
+  // the page (a top-N sort or an index scan), and max_score is the page's best, the first hit's when by score.
+  const pageOnly = request.trackTotalHits === false && request.aggregations.length === 0;
   const text =
-    `with matched as materialized (select id, source, (${query.score})::float8 as score from ${table} where ${query.where}) ` +
+    `with matched as ${pageOnly ? '' : 'materialized '}(select id, source, (${query.score})::float8 as score from ${table} where ${query.where}), ` +
+    `page as materialized (select id, source, score from matched order by ${order} ` +
+    `limit ${params.add(request.size, 'bigint')} offset ${params.add(request.from, 'bigint')}) ` +
     `select json_build_object(` +
     `'total', ${total(request.trackTotalHits, params)}, ` +
-    `'max_score', (select max(score) from matched), ` +
-    `'hits', (select coalesce(json_agg(json_build_object('id', p.id, 'source', p.source, 'score', p.score) order by ${order}), '[]'::json) ` +
-    `from (select id, source, score from matched order by ${order} limit ${params.add(request.size, 'bigint')} offset ${params.add(request.from, 'bigint')}) p), ` +
+    `'max_score', (select max(score) from ${pageOnly ? 'page' : 'matched'}), ` +
+    `'hits', (select coalesce(json_agg(json_build_object('id', p.id, 'source', p.source, 'score', p.score) order by ${order}), '[]'::json) from page p), ` +
     `'aggs', ${aggs}) as result`;
   return { text, values: params.values };
 }

@@ -97,5 +97,9 @@ export function requestCases(ctx: ContractContext): void {
     const untracked = await ctx.search({ track_total_hits: false });
     expect(untracked.hits.total).toBeUndefined();
     expect(sortedIdsOf(untracked)).toHaveLength(6);
+    expect(untracked.hits.max_score).toBe(1);
+    const ranked = await ctx.search({ query: { match: { description: 'shoes hiking' } }, track_total_hits: false, size: 1 });
+    expect(idsOf(ranked)).toEqual(['p3']);
+    expect(ranked.hits.max_score).toBe(ranked.hits.hits[0]?._score);
   });
 }
