@@ -49,7 +49,10 @@ export function validateIndexDefinition(index: IndexDefinition): IndexDefinition
 }
 
 export function isIsoTimestamp(value: unknown): value is string {
-  return typeof value === 'string' && ISO_TIMESTAMP.test(value) && !Number.isNaN(Date.parse(withZone(value)));
+  if (typeof value !== 'string' || !ISO_TIMESTAMP.test(value) || Number.isNaN(Date.parse(withZone(value)))) return false;
+  // JavaScript rolls 2024-02-30 over to March 1st; Postgres refuses it. Require a real calendar day.
+  const day = value.slice(0, 10);
+  return new Date(`${day}T00:00:00Z`).toISOString().startsWith(day);
 }
 
 /** Elasticsearch reads a date-time without an offset as UTC; JavaScript would read it as local time. */
@@ -72,6 +75,13 @@ function checkValue(field: IndexField, value: unknown, path: string): void {
   if (!ok) throw invalid(path, 'type', `field ${field.name} must be ${field.type === 'timestamp' ? 'an ISO 8601 timestamp' : `of type ${field.type}`}`);
 }
 
+function containsNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (Array.isArray(value)) return value.some(containsNul);
+  if (value !== null && typeof value === 'object') return Object.entries(value).some(([k, v]) => k.includes('\u0000') || containsNul(v));
+  return false;
+}
+
 /** Checks ids, versions and every declared field's value; undeclared keys are kept but never indexed. */
 export function validateDocuments(index: IndexDefinition, docs: readonly SearchDocument[]): void {
   if (!Array.isArray(docs)) throw invalid('docs', 'type', 'documents must be an array');
@@ -86,6 +96,8 @@ export function validateDocuments(index: IndexDefinition, docs: readonly SearchD
       throw invalid(`docs[${i}].source`, 'type', 'document source must be a JSON object');
     }
     for (const field of index.fields) checkValue(field, doc.source[field.name], `docs[${i}].source.${field.name}`);
+    // Postgres jsonb cannot hold U+0000; refusing it on both adapters keeps them interchangeable.
+    if (containsNul(doc.source)) throw invalid(`docs[${i}].source`, 'nul-character', 'document text may not contain U+0000');
   });
 }
 

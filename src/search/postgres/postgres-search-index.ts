@@ -12,7 +12,7 @@ import { assertIndexName, latestPerId, validateDocuments, validateIds, validateI
 import type { IndexDefinition, SearchDocument, SearchHit, SearchIndex, SearchOptions, SearchResponse, TermsAggregationResult } from '../search-port';
 import { sourceProjector } from '../source-filter';
 import { compileSearch, type SearchRow } from './compile-search';
-import { applyDefinition, ensureCatalog, loadDefinition, tableOf } from './schema';
+import { applyDefinition, findDefinition, tableOf } from './schema';
 
 export interface PostgresSearchOptions {
   /** Schema holding the index tables and their catalog. Default `search`. */
@@ -31,10 +31,7 @@ export function createPostgresSearchIndex(sql: SqlClient, options: PostgresSearc
     assertIndexName(name);
     const cached = definitions.get(name);
     if (cached !== undefined) return cached;
-    const loaded = await sql.transaction(async (tx) => {
-      await ensureCatalog(tx, schema);
-      return loadDefinition(tx, schema, name);
-    });
+    const loaded = await findDefinition(sql, schema, name);
     if (loaded === undefined) throw new DeltabrokerError('DB_NOT_FOUND', `no search index ${name}`, { field: 'dispatch.entity', rule: 'index-exists', stage: 'search' });
     definitions.set(name, loaded);
     return loaded;

@@ -24,7 +24,13 @@ export async function ensureCatalog(tx: SqlExecutor, schema: string): Promise<vo
   );
 }
 
-export async function loadDefinition(tx: SqlExecutor, schema: string, name: string): Promise<IndexDefinition | undefined> {
+/** The stored definition of `name`, or undefined when there is none (or no catalog yet). Takes no locks. */
+export async function findDefinition(sql: SqlExecutor, schema: string, name: string): Promise<IndexDefinition | undefined> {
+  const catalog = await sql.query<{ present: boolean }>(`select to_regclass($1) is not null as present`, [quoteQualified(CATALOG, schema)]);
+  return catalog.rows[0]?.present === true ? loadDefinition(sql, schema, name) : undefined;
+}
+
+async function loadDefinition(tx: SqlExecutor, schema: string, name: string): Promise<IndexDefinition | undefined> {
   const { rows } = await tx.query<{ definition: IndexDefinition }>(`select definition from ${quoteQualified(CATALOG, schema)} where name = $1`, [name]);
   return rows[0] === undefined ? undefined : validateIndexDefinition(rows[0].definition);
 }

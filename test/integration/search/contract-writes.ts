@@ -52,6 +52,7 @@ export function writeCases(ctx: ContractContext): void {
     });
     await expectRefusal(ctx.index.upsert(NOTES.name, [{ id: '', version: 1, source: {} }]), 'DB_VALIDATION', { field: 'docs[0].id' });
     await expectRefusal(ctx.index.upsert(NOTES.name, [{ id: 'x', version: 1, source: { title: ['a', 'b'] } }]), 'DB_VALIDATION', { rule: 'array-not-supported' });
+    await expectRefusal(ctx.index.upsert(NOTES.name, [{ id: 'x', version: 1, source: { extra: { note: 'a\u0000b' } } }]), 'DB_VALIDATION', { rule: 'nul-character' });
     expect(sortedIdsOf(await notes({ query: { ids: { values: ['bad', 'x'] } } }))).toEqual([]);
   });
 

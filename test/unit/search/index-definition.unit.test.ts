@@ -1,0 +1,60 @@
+/** Validation of index definitions and documents, shared by both adapters. */
+import { latestPerId, validateDocuments, validateIndexDefinition } from '../../../src/search/index-definition';
+import type { IndexDefinition } from '../../../src/search/search-port';
+
+const INDEX: IndexDefinition = {
+  name: 'accounts',
+  fields: [
+    { name: 'owner', type: 'string' },
+    { name: 'opened', type: 'timestamp' },
+    { name: 'limit', type: 'integer' },
+    { name: 'extra', type: 'object' },
+  ],
+};
+const check = (source: Record<string, unknown>) => () => validateDocuments(INDEX, [{ id: 'a', version: 1, source }]);
+
+describe('index definitions', () => {
+  test('names: lower-case index names, field names without a leading underscore, no duplicates', () => {
+    expect(validateIndexDefinition(INDEX)).toEqual(INDEX);
+    expect(() => validateIndexDefinition({ name: 'a'.repeat(51), fields: [] })).toThrow(expect.objectContaining({ details: expect.objectContaining({ field: 'index.name' }) }));
+    expect(() => validateIndexDefinition({ name: 'x', fields: [{ name: 'a'.repeat(60), type: 'string' }] })).toThrow(
+      expect.objectContaining({ details: expect.objectContaining({ field: 'index.fields[0].name' }) }),
+    );
+    expect(() => validateIndexDefinition({ name: 'x', fields: [{ name: 'a', type: 'string' }, { name: 'a', type: 'integer' }] })).toThrow(
+      expect.objectContaining({ details: expect.objectContaining({ rule: 'unique' }) }),
+    );
+    expect(() => validateIndexDefinition({ name: 'x', fields: [{ name: "a'--", type: 'string' }] })).toThrow(expect.objectContaining({ code: 'DB_VALIDATION' }));
+  });
+});
+
+describe('documents', () => {
+  test('typed fields must hold their type; absent and null are fine', () => {
+    expect(check({ owner: 'ada', opened: '2024-02-29T12:00:00+01:00', limit: 5, extra: { a: [1] } })).not.toThrow();
+    expect(check({ owner: null, opened: '2024-02-29' })).not.toThrow();
+    expect(check({ limit: 1.5 })).toThrow(expect.objectContaining({ details: expect.objectContaining({ field: 'docs[0].source.limit', rule: 'type' }) }));
+    expect(check({ opened: 'yesterday' })).toThrow(expect.objectContaining({ details: expect.objectContaining({ field: 'docs[0].source.opened' }) }));
+    expect(check({ opened: '2024-13-45' })).toThrow(expect.objectContaining({ code: 'DB_VALIDATION' }));
+    expect(check({ opened: '2023-02-29' })).toThrow(expect.objectContaining({ code: 'DB_VALIDATION' }));
+    expect(check({ owner: ['a'] })).toThrow(expect.objectContaining({ details: expect.objectContaining({ rule: 'array-not-supported' }) }));
+  });
+
+  test('U+0000 is refused anywhere, but the text "\\u0000" is not', () => {
+    expect(check({ extra: { deep: ['x\u0000'] } })).toThrow(expect.objectContaining({ details: expect.objectContaining({ rule: 'nul-character' }) }));
+    expect(check({ owner: 'C:\\u0000' })).not.toThrow();
+  });
+
+  test('ids and versions', () => {
+    expect(() => validateDocuments(INDEX, [{ id: 'x'.repeat(513), version: 1, source: {} }])).toThrow(expect.objectContaining({ details: expect.objectContaining({ field: 'docs[0].id' }) }));
+    expect(() => validateDocuments(INDEX, [{ id: 'x', version: -1, source: {} }])).toThrow(expect.objectContaining({ details: expect.objectContaining({ field: 'docs[0].version' }) }));
+  });
+
+  test('latestPerId keeps the highest version, the last one on ties', () => {
+    const docs = [
+      { id: 'a', version: 2, source: { n: 1 } },
+      { id: 'a', version: 1, source: { n: 2 } },
+      { id: 'b', version: 1, source: { n: 3 } },
+      { id: 'b', version: 1, source: { n: 4 } },
+    ];
+    expect(latestPerId(docs).map((d) => d.source.n)).toEqual([1, 4]);
+  });
+});
