@@ -78,7 +78,7 @@ function nextState(
   if (operation === 'delete') return { mode: 'delete', doc: {} };
   if (operation === 'create' || previous?.mode === 'delete') return { mode: 'replace', doc: withKeyFields(table, payload, key) };
   if (previous) return { mode: previous.mode, doc: { ...previous.doc, ...payload } };
-  return { mode: 'merge', doc: payload };
+  return { mode: 'merge', doc: withKeyFields(table, payload, key) };
 }
 
 /** The document carries its key fields even when the payload left them out (the delta's key names them). */

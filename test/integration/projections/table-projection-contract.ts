@@ -8,9 +8,10 @@ import { readCheckpoint } from '../../../projections/postgres/checkpoint-store';
 import { TableProjection } from '../../../projections/postgres/table-projection';
 import { migrateProjectionTable, projectionTableOf } from '../../../projections/postgres/table-schema';
 import { silentLogger } from '../../../src/logger';
+import { compileRql, decodeRow } from '../../../src/store/rql';
 import { migrate } from '../../../src/store/migrator';
 import type { SqlClient } from '../../../src/store/sql-client';
-import type { EntityConfig, EntityConfigSource } from '../../../src/tenant';
+import { readableFields, type EntityConfig, type EntityConfigSource } from '../../../src/tenant';
 import { accountConfig, asNumber, batchOf, configSource, entityEvent, faultySql, uniqueEntity } from './projection-fixtures';
 
 export interface SqlBackend {
@@ -317,6 +318,29 @@ export function describeTableProjectionContract(name: string, open: () => Promis
 
       const unsafe = { ...config, persistence: { ...config.persistence, table: 'x"; drop table projection_checkpoints; --' } };
       expect(() => projectionTableOf(unsafe)).toThrow(expect.objectContaining({ code: 'DB_INTERNAL', details: expect.objectContaining({ rule: 'identifier' }) }));
+    });
+
+    test('the RQL reader reads the projected table, here in a named schema', async () => {
+      const schema = uniqueEntity('projections');
+      await sql().query(`create schema "${schema}"`);
+      const { entities, configs } = configSource(accountConfig(uniqueEntity('rql')));
+      const config = configs[0] as EntityConfig;
+      const projection = new TableProjection({ sql: sql(), entities, logger: silentLogger(), projector: uniqueEntity('projector'), schema });
+      await projection.apply(
+        batchOf(config, 0, [
+          entityEvent(config, { operation: 'create', key: 'a', version: 1, payload: { accountId: 'a', name: 'Alpha', mcc: 5411, openedAt: '2026-01-02T00:00:00Z' } }),
+          entityEvent(config, { operation: 'create', key: 'b', version: 1, payload: { accountId: 'b', name: 'Beta', mcc: 4000 } }),
+          entityEvent(config, { operation: 'update', key: 'b', version: 2, payload: { accountId: 'b', mcc: 7995 } }),
+          entityEvent(config, { operation: 'create', key: 'c', version: 1, payload: { accountId: 'c', name: 'Gamma', mcc: 1 } }),
+        ]),
+      );
+      const compiled = compileRql('ge(mcc,5000),sort(-mcc),select(accountId,name,mcc)', config, { readableFields: readableFields(config, ['admin']), schema, meta: ['_version'] });
+      const result = await sql().query<Row>(compiled.text, compiled.values);
+      expect(result.rows.map((r) => decodeRow(r, compiled))).toEqual([
+        { accountId: 'b', name: 'Beta', mcc: 7995, _version: 2 },
+        { accountId: 'a', name: 'Alpha', mcc: 5411, _version: 1 },
+      ]);
+      expect((await sql().query(`select 1 from "${schema}"."${config.persistence.table}"`)).rows).toHaveLength(3);
     });
 
     test('waitFor answers true once the stored checkpoint passes the position, false on timeout', async () => {
