@@ -21,17 +21,28 @@ export interface PostgresSearchOptions {
   batchSize?: number;
 }
 
+export type SearchWrites = Pick<SearchIndex, 'upsert' | 'delete'>;
+
+export interface PostgresSearchIndex extends SearchIndex {
+  /**
+   * Upserts and deletes inside the caller's transaction, e.g. a projector's, so that index changes commit
+   * together with its checkpoint. The index must exist (ensureIndex) beforehand.
+   */
+  writeIn(tx: SqlExecutor): SearchWrites;
+}
+
 /** The SqlClient stays the caller's: `close()` forgets cached definitions but does not close it. */
-export function createPostgresSearchIndex(sql: SqlClient, options: PostgresSearchOptions = {}): SearchIndex {
+export function createPostgresSearchIndex(sql: SqlClient, options: PostgresSearchOptions = {}): PostgresSearchIndex {
   const schema = options.schema ?? 'search';
   const batchSize = options.batchSize ?? 1000;
   const definitions = new Map<string, IndexDefinition>();
 
-  async function definitionOf(name: string): Promise<IndexDefinition> {
+  /** `executor` is the caller's transaction when there is one: PGlite has one connection, held by it. */
+  async function definitionOf(name: string, executor: SqlExecutor = sql): Promise<IndexDefinition> {
     assertIndexName(name);
     const cached = definitions.get(name);
     if (cached !== undefined) return cached;
-    const loaded = await findDefinition(sql, schema, name);
+    const loaded = await findDefinition(executor, schema, name);
     if (loaded === undefined) throw new DeltabrokerError('DB_NOT_FOUND', `no search index ${name}`, { field: 'dispatch.entity', rule: 'index-exists', stage: 'search' });
     definitions.set(name, loaded);
     return loaded;
@@ -48,6 +59,28 @@ export function createPostgresSearchIndex(sql: SqlClient, options: PostgresSearc
     );
   }
 
+  /** Several batches run in one transaction: the caller's `tx`, or one of our own. */
+  async function upsert(index: string, docs: readonly SearchDocument[], tx: SqlExecutor | undefined): Promise<void> {
+    const definition = await definitionOf(index, tx);
+    validateDocuments(definition, docs);
+    const latest = latestPerId(docs);
+    const table = tableOf(schema, definition.name);
+    const batches: SearchDocument[][] = [];
+    for (let i = 0; i < latest.length; i += batchSize) batches.push(latest.slice(i, i + batchSize));
+    const writeAll = async (executor: SqlExecutor) => {
+      for (const batch of batches) await upsertBatch(executor, table, batch);
+    };
+    if (tx !== undefined || batches.length <= 1) await writeAll(tx ?? sql);
+    else await sql.transaction(writeAll);
+  }
+
+  async function remove(index: string, ids: readonly string[], executor: SqlExecutor): Promise<void> {
+    const definition = await definitionOf(index, executor);
+    validateIds(ids);
+    if (ids.length === 0) return;
+    await executor.query(`delete from ${tableOf(schema, definition.name)} where id in (select jsonb_array_elements_text($1::jsonb))`, [JSON.stringify(ids)]);
+  }
+
   return {
     async ensureIndex(index) {
       const definition = validateIndexDefinition(index);
@@ -55,26 +88,9 @@ export function createPostgresSearchIndex(sql: SqlClient, options: PostgresSearc
       definitions.set(definition.name, definition);
     },
 
-    async upsert(index, docs) {
-      const definition = await definitionOf(index);
-      validateDocuments(definition, docs);
-      const latest = latestPerId(docs);
-      if (latest.length === 0) return;
-      const table = tableOf(schema, definition.name);
-      const batches: SearchDocument[][] = [];
-      for (let i = 0; i < latest.length; i += batchSize) batches.push(latest.slice(i, i + batchSize));
-      if (batches.length === 1) return upsertBatch(sql, table, batches[0] as SearchDocument[]);
-      await sql.transaction(async (tx) => {
-        for (const batch of batches) await upsertBatch(tx, table, batch);
-      });
-    },
-
-    async delete(index, ids) {
-      const definition = await definitionOf(index);
-      validateIds(ids);
-      if (ids.length === 0) return;
-      await sql.query(`delete from ${tableOf(schema, definition.name)} where id in (select jsonb_array_elements_text($1::jsonb))`, [JSON.stringify(ids)]);
-    },
+    upsert: (index, docs) => upsert(index, docs, undefined),
+    delete: (index, ids) => remove(index, ids, sql),
+    writeIn: (tx) => ({ upsert: (index, docs) => upsert(index, docs, tx), delete: (index, ids) => remove(index, ids, tx) }),
 
     async search(index, body, searchOptions = {}) {
       const started = performance.now();

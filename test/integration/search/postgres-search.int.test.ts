@@ -2,6 +2,7 @@
 import { createPostgresSearchIndex } from '../../../src/search/postgres/postgres-search-index';
 import { openPgSqlClient } from '../../../src/store/pg-sql-client';
 import { createFreshDatabase } from '../../support/postgres';
+import { describeTransactionalWrites } from './postgres-transactions';
 import { describeSearchContract } from './search-contract';
 
 describeSearchContract(
@@ -19,3 +20,15 @@ describeSearchContract(
   },
   { subsetOnly: true },
 );
+
+describeTransactionalWrites('PostgreSQL', async () => {
+  const database = await createFreshDatabase('searchtx');
+  const sql = await openPgSqlClient(database.url);
+  return {
+    sql,
+    async close() {
+      await sql.close();
+      await database.drop();
+    },
+  };
+});
