@@ -1,0 +1,138 @@
+/** Applying batches: typed columns, merges, folding, one transaction per batch, checkpoints across redelivery and crashes. */
+import { readCheckpoint } from '../../../projections/postgres/checkpoint-store';
+import type { EntityConfig } from '../../../src/tenant';
+import type { ProjectionContext, Row } from './projection-context';
+import { accountConfig, asNumber, batchOf, configSource, entityEvent, faultySql, uniqueEntity } from './projection-fixtures';
+
+export function applyCases({ sql, projectionOf, rows, rowOf }: ProjectionContext): void {
+  test('create, update and delete project with typed columns; the checkpoint moves with the rows', async () => {
+    const { entities, configs } = configSource(accountConfig(uniqueEntity('crud')));
+    const config = configs[0] as EntityConfig;
+    const projection = projectionOf(entities);
+    const a1 = entityEvent(config, {
+      operation: 'create',
+      key: 'a',
+      version: 1,
+      payload: { accountId: 'a', name: 'Alpha', mcc: 5411, score: 2.5, active: true, openedAt: '2026-01-02T03:04:05Z', address: { city: 'Lyon' } },
+    });
+    const b1 = entityEvent(config, { operation: 'create', key: 'b', version: 1, payload: { accountId: 'b', name: 'Beta' } });
+    const first = await projection.apply(batchOf(config, 0, [a1, b1]));
+    expect(first).toMatchObject({ checkpointBefore: '0', checkpointAfter: '2', appliedOffsets: ['0', '1'], alreadyApplied: 0, upserted: 2, deleted: 0 });
+
+    const a2 = entityEvent(config, { operation: 'update', key: 'a', version: 2, payload: { accountId: 'a', mcc: 7995 } });
+    const b2 = entityEvent(config, { operation: 'delete', key: 'b', version: 2 });
+    const second = await projection.apply(batchOf(config, 2, [a2, b2]));
+    expect(second).toMatchObject({ checkpointBefore: '2', checkpointAfter: '4', upserted: 1, deleted: 1 });
+
+    const all = await rows(config);
+    expect(all).toHaveLength(1);
+    const a = all[0] as Row;
+    expect(a).toMatchObject({ accountId: 'a', name: 'Alpha', score: 2.5, active: true, address: { city: 'Lyon' }, _event_id: a2.eventId, _position: `${config.persistence.topic}/0/2` });
+    expect(asNumber(a.mcc)).toBe(7995);
+    expect(asNumber(a._version)).toBe(2);
+    expect(new Date(a.openedAt as string | Date).toISOString()).toBe('2026-01-02T03:04:05.000Z');
+    expect(new Date(a._updated_at as string | Date).getTime()).toBe(a2.recordedAt);
+    expect(a._doc).toEqual({ accountId: 'a', name: 'Alpha', mcc: 7995, score: 2.5, active: true, openedAt: '2026-01-02T03:04:05Z', address: { city: 'Lyon' } });
+    const checkpoint = await readCheckpoint(sql(), { projector: projection.projector, topic: config.persistence.topic, partition: 0 });
+    expect(checkpoint).toBe(4n);
+  });
+
+  test('an update merges into the stored document: absent fields keep their value, null clears one', async () => {
+    const { entities, configs } = configSource(accountConfig(uniqueEntity('merge')));
+    const config = configs[0] as EntityConfig;
+    const projection = projectionOf(entities);
+    await projection.apply(batchOf(config, 0, [entityEvent(config, { operation: 'create', key: 'm', version: 1, payload: { accountId: 'm', name: 'Kept', mcc: 1, active: false, address: { city: 'Oslo' } } })]));
+    // What the permission filter leaves of a writer's update: no name, an explicit null for mcc.
+    await projection.apply(batchOf(config, 1, [entityEvent(config, { operation: 'update', key: 'm', version: 2, payload: { accountId: 'm', mcc: null, active: true } })]));
+    const row = (await rowOf(config, 'm')) as Row;
+    expect(row).toMatchObject({ name: 'Kept', mcc: null, active: true, address: { city: 'Oslo' } });
+    expect(row._doc).toEqual({ accountId: 'm', name: 'Kept', mcc: null, active: true, address: { city: 'Oslo' } });
+  });
+
+  test('events of one record in one batch fold to what applying them one by one gives', async () => {
+    const { entities, configs } = configSource(accountConfig(uniqueEntity('fold')));
+    const config = configs[0] as EntityConfig;
+    const projection = projectionOf(entities);
+    await projection.apply(batchOf(config, 0, [entityEvent(config, { operation: 'create', key: 'u', version: 1, payload: { accountId: 'u', name: 'Stored', mcc: 1 } })]));
+    const events = [
+      entityEvent(config, { operation: 'create', key: 'x', version: 1, payload: { accountId: 'x', name: 'First', mcc: 1 } }),
+      entityEvent(config, { operation: 'update', key: 'x', version: 2, payload: { accountId: 'x', mcc: 2 } }),
+      entityEvent(config, { operation: 'delete', key: 'x', version: 3 }),
+      entityEvent(config, { operation: 'create', key: 'x', version: 4, payload: { accountId: 'x', score: 9.5 } }),
+      entityEvent(config, { operation: 'update', key: 'u', version: 2, payload: { accountId: 'u', mcc: 5 } }),
+      entityEvent(config, { operation: 'update', key: 'u', version: 3, payload: { accountId: 'u', score: 1.5 } }),
+      entityEvent(config, { operation: 'create', key: 'y', version: 1, payload: { accountId: 'y', name: 'Gone' } }),
+      entityEvent(config, { operation: 'delete', key: 'y', version: 2 }),
+    ];
+    const report = await projection.apply(batchOf(config, 1, events));
+    expect(report.appliedOffsets).toHaveLength(events.length);
+    const all = await rows(config);
+    expect(all.map((r) => [r.accountId, asNumber(r._version), r._doc])).toEqual([
+      ['u', 3, { accountId: 'u', name: 'Stored', mcc: 5, score: 1.5 }],
+      ['x', 4, { accountId: 'x', score: 9.5 }],
+    ]);
+    expect(all[1]).toMatchObject({ name: null, mcc: null, score: 9.5, _position: `${config.persistence.topic}/0/4` });
+  });
+
+  test('one transaction per batch: a failing statement leaves neither rows nor checkpoint behind', async () => {
+    const { entities, configs } = configSource(accountConfig(uniqueEntity('atomic')));
+    const config = configs[0] as EntityConfig;
+    let failDeletes = true;
+    const client = faultySql(sql(), { beforeStatement: (text) => (failDeletes && text.startsWith('delete from') ? new Error('injected statement failure') : undefined) });
+    const projection = projectionOf(entities, client);
+    await projection.apply(batchOf(config, 0, [entityEvent(config, { operation: 'create', key: 'd', version: 1, payload: { accountId: 'd' } })]));
+    const batch = batchOf(config, 1, [
+      entityEvent(config, { operation: 'create', key: 'n', version: 1, payload: { accountId: 'n', name: 'New' } }),
+      entityEvent(config, { operation: 'delete', key: 'd', version: 2 }),
+    ]);
+    await expect(projection.apply(batch)).rejects.toThrow('injected statement failure');
+    expect((await rows(config)).map((r) => r.accountId)).toEqual(['d']);
+    const projector = projection.projector;
+    expect(await readCheckpoint(sql(), { projector, topic: config.persistence.topic, partition: 0 })).toBe(1n);
+
+    failDeletes = false;
+    const retried = await projection.apply(batch);
+    expect(retried).toMatchObject({ checkpointBefore: '1', checkpointAfter: '3', appliedOffsets: ['1', '2'] });
+    expect((await rows(config)).map((r) => r.accountId)).toEqual(['n']);
+  });
+
+  test('a redelivered batch is skipped by its checkpoint, even where versions would let it through', async () => {
+    const { entities, configs } = configSource(accountConfig(uniqueEntity('redeliver')));
+    const config = configs[0] as EntityConfig;
+    const projection = projectionOf(entities);
+    const events = [0, 1, 2, 3, 4].map((i) => entityEvent(config, { operation: i === 0 ? 'create' : 'update', key: 'r', version: i + 1, payload: { accountId: 'r', mcc: i } }));
+    await projection.apply(batchOf(config, 0, events.slice(0, 3)));
+    // Make a second application visible: only the checkpoint can keep these events out now.
+    await sql().query(`update "${config.persistence.table}" set name = 'tampered', "_version" = 0`);
+
+    const again = await projection.apply(batchOf(config, 0, events.slice(0, 3)));
+    expect(again).toMatchObject({ checkpointBefore: '3', checkpointAfter: '3', appliedOffsets: [], alreadyApplied: 3, upserted: 0 });
+    expect(await rowOf(config, 'r')).toMatchObject({ name: 'tampered' });
+
+    const overlapping = await projection.apply(batchOf(config, 1, events.slice(1)));
+    expect(overlapping).toMatchObject({ checkpointBefore: '3', checkpointAfter: '5', appliedOffsets: ['3', '4'], alreadyApplied: 2 });
+    const row = (await rowOf(config, 'r')) as Row;
+    expect(asNumber(row._version)).toBe(5);
+    expect(asNumber(row.mcc)).toBe(4);
+  });
+
+  test('a crash after the commit, before the log learns of it: the batch comes again and takes effect once', async () => {
+    const { entities, configs } = configSource(accountConfig(uniqueEntity('crash')));
+    const config = configs[0] as EntityConfig;
+    let crashes = 0;
+    const client = faultySql(sql(), { afterCommit: () => (crashes-- > 0 ? new Error('crashed after commit') : undefined) });
+    const projection = projectionOf(entities, client);
+    await projection.tableFor(config);
+    crashes = 1;
+    const batch = batchOf(config, 0, [
+      entityEvent(config, { operation: 'create', key: 'c', version: 1, payload: { accountId: 'c', mcc: 1 } }),
+      entityEvent(config, { operation: 'update', key: 'c', version: 2, payload: { accountId: 'c', mcc: 2 } }),
+    ]);
+    await expect(projection.apply(batch)).rejects.toThrow('crashed after commit');
+    const redelivered = await projection.apply(batch);
+    expect(redelivered).toMatchObject({ appliedOffsets: [], alreadyApplied: 2, checkpointAfter: '2' });
+    const row = (await rowOf(config, 'c')) as Row;
+    expect(asNumber(row._version)).toBe(2);
+    expect(asNumber(row.mcc)).toBe(2);
+  });
+}
