@@ -1,7 +1,8 @@
 /**
  * Shapes a caller's search body into the request sent to Elasticsearch. The adapter accepts the engine's
  * whole query DSL, so instead of parsing a subset it walks the body and:
- *  - keeps only known top-level keys (never `index`: the target is always the entity's own index);
+ *  - keeps only known top-level keys (never `index`: the target is always the entity's own index), and
+ *    refuses `index` keys inside clauses (terms lookup, more_like_this, indexed shapes read other indices);
  *  - refuses, with DB_FORBIDDEN, any field reference to a field the caller may not read, and any clause
  *    that can read fields it does not name (`query_string`, scripts, …) when such hidden fields exist;
  *  - narrows `multi_match` fields (absent or patterns) to the readable string fields;
@@ -35,7 +36,7 @@ class Guard {
   private readonly hidden: string[];
   private readonly strings: Set<string>;
 
-  constructor(private readonly definition: IndexDefinition, readable?: ReadonlySet<string>) {
+  constructor(definition: IndexDefinition, readable?: ReadonlySet<string>) {
     this.fields = new FieldResolver(definition, readable);
     this.hidden = definition.fields.map((f) => f.name).filter((name) => !this.fields.isReadable(name));
     this.strings = new Set(definition.fields.filter((f) => f.type === 'string').map((f) => f.name));
@@ -64,6 +65,8 @@ class Guard {
     const out: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(node)) {
       const at = `${path}.${key}`;
+      // Terms lookups, more_like_this documents and indexed shapes can read other indices.
+      if (key === 'index' || key === '_index') throw invalid(at, 'not-allowed', 'a search may not read other indices');
       if (this.hidden.length > 0 && IMPLICIT_FIELDS.has(key)) throw forbiddenField(at, this.hidden[0] as string);
       this.checkField(key, at);
       if ((key === 'multi_match' || key === 'combined_fields') && this.hidden.length > 0 && isPlainObject(value)) {

@@ -62,6 +62,12 @@ describe('Elasticsearch adapter: search requests', () => {
     await expect(index.search('people', { script_fields: { x: {} } })).rejects.toMatchObject({ details: { field: 'payload.script_fields', rule: 'unsupported-clause' } });
     await expect(index.search('people', { size: 5000 })).rejects.toMatchObject({ details: { field: 'payload.size', rule: 'max' } });
     await expect(index.search('people', 'q=*')).rejects.toMatchObject({ code: 'DB_BAD_REQUEST' });
+    await expect(index.search('people', { query: { terms: { name: { index: 'users', id: '1', path: 'names' } } } })).rejects.toMatchObject({
+      details: { field: 'payload.query.terms.name.index', rule: 'not-allowed' },
+    });
+    await expect(index.search('people', { query: { more_like_this: { fields: ['name'], like: [{ _index: 'users', _id: '1' }] } } })).rejects.toMatchObject({
+      details: { field: 'payload.query.more_like_this.like[0]._index', rule: 'not-allowed' },
+    });
     expect(cluster.requests).toEqual([]);
   });
 
