@@ -99,6 +99,32 @@ export function describeTableProjectorOnLog(name: string, open: () => Promise<Sq
       expect(await projector.waitFor(beyond, 300)).toBe(false);
     });
 
+    test('a field the configuration gains while running becomes a column on the next batch', async () => {
+      const entity = uniqueEntity('grow');
+      const { entities, configs } = configSource(accountConfig(entity));
+      const v1 = configs[0] as EntityConfig;
+      const projector = await start(entities, uniqueEntity('group'));
+      // Published by a pipeline that already knew `tier`, projected while the projector did not.
+      const early = await publish(v1, [{ operation: 'create', key: 'g1', version: 1, payload: { accountId: 'g1', tier: 'gold' } }]);
+      expect(await waitForAll(projector, early)).toEqual([true]);
+      const v2 = entities.put({ ...accountConfig(entity, { tier: { type: 'string' } }), version: 2 });
+      const late = await publish(v2, [{ operation: 'create', key: 'g2', version: 1, payload: { accountId: 'g2', tier: 'silver' } }]);
+      expect(await waitForAll(projector, late)).toEqual([true]);
+      const tiers = (await sql().query<Row>(`select "accountId", tier from "${v2.persistence.table}" order by "accountId"`)).rows;
+      expect(tiers).toEqual([
+        { accountId: 'g1', tier: 'gold' },
+        { accountId: 'g2', tier: 'silver' },
+      ]);
+    });
+
+    test('refuses to start when a field changed type, naming the rebuild', async () => {
+      const entity = uniqueEntity('retype');
+      const { entities } = configSource(accountConfig(entity));
+      await (await start(entities, uniqueEntity('group'))).stop();
+      const retyped = configSource(accountConfig(entity, { mcc: { type: 'string' } })).entities;
+      await expect(start(retyped, uniqueEntity('group'))).rejects.toMatchObject({ code: 'DB_CONFLICT', details: { field: 'mcc', rule: 'column-type' } });
+    });
+
     test('a crash between the database commit and the offset commit: the batch comes again and takes effect once', async () => {
       const { entities, configs } = configSource(accountConfig(uniqueEntity('crash')));
       const config = configs[0] as EntityConfig;
