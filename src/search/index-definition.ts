@@ -5,13 +5,10 @@
 import { DeltabrokerError } from '../errors';
 import { SEARCH_FIELD_TYPES, type IndexDefinition, type IndexField, type SearchDocument } from './search-port';
 
-/** Lower case so that the same name is a valid Elasticsearch index and a Postgres table; 50 leaves room for suffixes. */
-const INDEX_NAME = /^[a-z][a-z0-9_]{0,49}$/;
-/**
- * No leading underscore: Elasticsearch reserves those names for metadata fields (`_id`, `_source`, …).
- * At most 59 characters, so that the Postgres adapter's `tsv_<field>` column name fits in 63.
- */
-const FIELD_NAME = /^[A-Za-z][A-Za-z0-9_]{0,58}$/;
+/** Lower case so that the same name is a valid Elasticsearch index and a Postgres table (at most 63). */
+const INDEX_NAME = /^[a-z][a-z0-9_]{0,62}$/;
+/** No leading underscore: Elasticsearch reserves those names for metadata fields (`_id`, `_source`, …). */
+const FIELD_NAME = /^[A-Za-z][A-Za-z0-9_]{0,62}$/;
 /** ISO 8601 date or date-time, the forms both Postgres and Elasticsearch parse the same way. */
 const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|z|[+-]\d{2}(?::?\d{2})?)?)?$/;
 const MAX_ID_BYTES = 512;
@@ -25,7 +22,7 @@ export function isIndexName(name: unknown): name is string {
 
 export function assertIndexName(name: unknown): asserts name is string {
   if (!isIndexName(name)) {
-    throw invalid('index.name', 'identifier', `invalid index name ${JSON.stringify(name)}: use lower-case letters, digits, underscores, starting with a letter (at most 50)`);
+    throw invalid('index.name', 'identifier', `invalid index name ${JSON.stringify(name)}: use lower-case letters, digits, underscores, starting with a letter (at most 63)`);
   }
 }
 
@@ -36,7 +33,7 @@ export function validateIndexDefinition(index: IndexDefinition): IndexDefinition
   const seen = new Set<string>();
   const fields = index.fields.map((field: IndexField, i) => {
     if (typeof field?.name !== 'string' || !FIELD_NAME.test(field.name)) {
-      throw invalid(`index.fields[${i}].name`, 'identifier', `invalid field name ${JSON.stringify(field?.name)}: use letters, digits, underscores, starting with a letter (at most 59)`);
+      throw invalid(`index.fields[${i}].name`, 'identifier', `invalid field name ${JSON.stringify(field?.name)}: use letters, digits, underscores, starting with a letter (at most 63)`);
     }
     if (!(SEARCH_FIELD_TYPES as readonly string[]).includes(field.type)) {
       throw invalid(`index.fields[${i}].type`, 'enum', `field ${field.name}: type must be one of ${SEARCH_FIELD_TYPES.join(', ')}`);

@@ -10,13 +10,13 @@ export const SEARCH_FIELD_TYPES = ['string', 'integer', 'number', 'boolean', 'ti
 export type SearchFieldType = (typeof SEARCH_FIELD_TYPES)[number];
 
 export interface IndexField {
-  /** Top-level document key: a letter, then letters, digits or underscores (at most 59). */
+  /** Top-level document key: a letter, then letters, digits or underscores (at most 63), like entity configuration field names. */
   readonly name: string;
   readonly type: SearchFieldType;
 }
 
 export interface IndexDefinition {
-  /** Lower-case letters, digits, underscores; starts with a letter; at most 50 characters. */
+  /** Lower-case letters, digits, underscores; starts with a letter; at most 63 characters. */
   readonly name: string;
   readonly fields: readonly IndexField[];
 }

@@ -4,7 +4,8 @@
  * Strings are analysed with the `simple` text search configuration: lower-cased words, no stemming and no
  * stop words, the closest Postgres has to Elasticsearch's `standard` analyzer.
  */
-import { isIdentifier, quoteIdent } from '../../store/sql-identifier';
+import { createHash } from 'node:crypto';
+import { isIdentifier, MAX_IDENTIFIER_LENGTH, quoteIdent } from '../../store/sql-identifier';
 import type { FieldRef, Scalar } from '../dsl/ast';
 import type { IndexField, SearchFieldType } from '../search-port';
 
@@ -19,8 +20,15 @@ export const jsonOf = (name: string): string => `(source -> ${literal(name)})`;
 export const textOf = (name: string): string => `(source ->> ${literal(name)})`;
 /** How a string field's words are computed: the generation expression of its `tsv_<field>` column. */
 export const wordsExpression = (name: string): string => `to_tsvector(${TEXT_SEARCH_CONFIG}, coalesce(${textOf(name)}, ''))`;
-/** The stored `tsv_<field>` column holding a string field's words, so queries never re-analyse documents. */
-export const wordColumn = (name: string): string => quoteIdent(`tsv_${name}`, 'column');
+/**
+ * The stored `tsv_<field>` column holding a string field's words, so queries never re-analyse documents.
+ * A name too long for Postgres keeps 50 characters and a hash of the whole name: still unique, still 63.
+ */
+export function wordColumn(name: string): string {
+  const plain = `tsv_${name}`;
+  if (plain.length <= MAX_IDENTIFIER_LENGTH) return quoteIdent(plain, 'column');
+  return quoteIdent(`tsv_${name.slice(0, 50)}_${createHash('sha256').update(name).digest('hex').slice(0, 8)}`, 'column');
+}
 export const vectorOf = wordColumn;
 /** The words of a string field, as the `search` column and the `@@` operator see them. */
 export const tokensOf = (name: string): string => `tsvector_to_array(${vectorOf(name)})`;

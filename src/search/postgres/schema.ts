@@ -38,7 +38,8 @@ async function loadDefinition(tx: SqlExecutor, schema: string, name: string): Pr
 async function addSearchColumn(tx: SqlExecutor, schema: string, index: IndexDefinition): Promise<void> {
   const table = tableOf(schema, index.name);
   await tx.query(`alter table ${table} add column search tsvector generated always as (${searchVectorExpression(index.fields)}) stored`);
-  await tx.query(`create index ${quoteIdent(`${index.name}_search_gin`, 'index')} on ${table} using gin (search)`);
+  // Unnamed: Postgres picks `<table>_search_idx`, shortened when the table name is long.
+  await tx.query(`create index on ${table} using gin (search)`);
 }
 
 const stringFields = (index: IndexDefinition): string[] => index.fields.filter((f) => f.type === 'string').map((f) => f.name);
@@ -55,7 +56,7 @@ export async function applyDefinition(tx: SqlExecutor, schema: string, index: In
   const present = stored === undefined ? [] : stringFields(stored);
   if (stored === undefined) {
     await tx.query(`create table ${table} (id text primary key, source jsonb not null, version bigint not null)`);
-    await tx.query(`create index ${quoteIdent(`${index.name}_source_gin`, 'index')} on ${table} using gin (source jsonb_path_ops)`);
+    await tx.query(`create index on ${table} using gin (source jsonb_path_ops)`);
   }
   for (const name of present.filter((n) => !wanted.includes(n))) await tx.query(`alter table ${table} drop column ${wordColumn(name)}`);
   for (const name of wanted.filter((n) => !present.includes(n))) {

@@ -48,7 +48,7 @@ describe('Postgres search adapter: tables and migrations', () => {
     const b = createPostgresSearchIndex(sql);
     await Promise.all([a.ensureIndex(V1), b.ensureIndex(V1), a.ensureIndex(V1)]);
     expect(await columns()).toEqual(['id', 'search', 'source', 'tsv_code', 'tsv_title', 'version']);
-    expect(await indexes()).toEqual(['tickets_pkey', 'tickets_search_gin', 'tickets_source_gin']);
+    expect(await indexes()).toEqual(['tickets_pkey', 'tickets_search_idx', 'tickets_source_idx']);
   });
 
   test('changing fields migrates word columns and keeps documents', async () => {
@@ -68,6 +68,15 @@ describe('Postgres search adapter: tables and migrations', () => {
     const response = await fresh.search('tickets', { query: { match: { body: 'paper' } } });
     expect(response.hits.hits.map((h) => h._id)).toEqual(['t1']);
     await expect(fresh.search('tickets', { query: { term: { nope: 1 } } })).rejects.toMatchObject({ details: { rule: 'unknown-field' } });
+  });
+
+  test('names of 63 characters work for the index and its fields', async () => {
+    const long = 'n'.repeat(63);
+    const index = createPostgresSearchIndex(sql);
+    await index.ensureIndex({ name: long, fields: [{ name: `${'F'.repeat(62)}a`, type: 'string' }, { name: `${'F'.repeat(62)}b`, type: 'string' }] });
+    await index.upsert(long, [{ id: 'x', version: 1, source: { [`${'F'.repeat(62)}b`]: 'needle' } }]);
+    expect((await index.search(long, { query: { match: { [`${'F'.repeat(62)}b`]: 'needle' } } })).hits.hits.map((h) => h._id)).toEqual(['x']);
+    expect((await index.search(long, { query: { match: { [`${'F'.repeat(62)}a`]: 'needle' } } })).hits.hits).toEqual([]);
   });
 
   test('a custom schema keeps indexes apart', async () => {
