@@ -3,6 +3,7 @@
  * for a log position. Batches applied by this process wake waiters at once; partitions another instance
  * applies are seen by polling the stored checkpoints.
  */
+import { DeltabrokerError } from '../../src/errors';
 import type { Offset } from '../../src/log';
 
 export interface LogPosition {
@@ -32,8 +33,12 @@ export class AppliedPositions {
     this.wakeAll();
   }
 
-  /** True once the record at `position` is applied (its partition's checkpoint is past it); false on timeout or close. */
+  /**
+   * True once the record at `position` is applied (its partition's checkpoint is past it); false on timeout or
+   * close. A position may come from a caller: a malformed one is refused with DB_VALIDATION.
+   */
   async waitFor(position: LogPosition, timeoutMs: number): Promise<boolean> {
+    checkPosition(position);
     const target = BigInt(position.offset);
     const deadline = Date.now() + timeoutMs;
     for (;;) {
@@ -72,4 +77,15 @@ export class AppliedPositions {
   private wakeAll(): void {
     for (const wake of [...this.wakers]) wake();
   }
+}
+
+const OFFSET = /^[0-9]{1,19}$/;
+
+function checkPosition(position: LogPosition): void {
+  const refuse = (field: string, message: string): never => {
+    throw new DeltabrokerError('DB_VALIDATION', message, { field, rule: 'log-position', stage: 'read' });
+  };
+  if (typeof position.topic !== 'string' || position.topic === '') refuse('position.topic', 'a log position needs a topic');
+  if (!Number.isSafeInteger(position.partition) || position.partition < 0) refuse('position.partition', 'a log position needs a partition number (0 or more)');
+  if (typeof position.offset !== 'string' || !OFFSET.test(position.offset)) refuse('position.offset', 'a log position needs a decimal offset');
 }

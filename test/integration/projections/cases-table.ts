@@ -139,6 +139,8 @@ export function tableCases({ sql, projectionOf }: ProjectionContext): void {
     );
     expect(await waiting).toBe(true);
     expect(await positions.waitFor({ ...position, offset: '2' }, 100)).toBe(false);
+    await expect(positions.waitFor({ ...position, offset: '1; select pg_sleep(10)' }, 100)).rejects.toMatchObject({ code: 'DB_VALIDATION', details: { field: 'position.offset' } });
+    await expect(positions.waitFor({ ...position, partition: -1 }, 100)).rejects.toMatchObject({ code: 'DB_VALIDATION', details: { field: 'position.partition' } });
     positions.close();
   });
 }
