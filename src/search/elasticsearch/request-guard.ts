@@ -3,13 +3,14 @@
  * whole query DSL, so instead of parsing a subset it walks the body and:
  *  - keeps only known top-level keys (never `index`: the target is always the entity's own index), and
  *    refuses `index` keys inside clauses (terms lookup, more_like_this, indexed shapes read other indices);
- *  - refuses, with DB_FORBIDDEN, any field reference to a field the caller may not read, and any clause
- *    that can read fields it does not name (`query_string`, scripts, …) when such hidden fields exist;
+ *  - refuses, with DB_FORBIDDEN, any field reference to a field the caller may not read, any clause that can
+ *    read fields it does not name (`query_string`, scripts, …) when such hidden fields exist, and, for a
+ *    caller with restricted fields, clauses returning stored values outside `_source` (`top_hits`, …);
  *  - narrows `multi_match` fields (absent or patterns) to the readable string fields;
  *  - points sorts and aggregations on a string field at its `keyword` sub-field (text cannot be sorted).
  */
 import type { SourceFilter } from '../dsl/ast';
-import { forbiddenField, invalid, isPlainObject, malformed, unsupported } from '../dsl/errors';
+import { forbiddenClause, forbiddenField, invalid, isPlainObject, malformed, unsupported } from '../dsl/errors';
 import { FieldResolver, wildcardToRegExp } from '../dsl/fields';
 import { parsePaging, refuseIndexKeys } from '../dsl/parse-request';
 import type { IndexDefinition } from '../search-port';
@@ -21,6 +22,8 @@ const TOP_LEVEL = new Set([
 ]);
 /** Clauses that read fields they do not name (query strings, scripts, similar-document lookups). */
 const IMPLICIT_FIELDS = new Set(['query_string', 'simple_query_string', 'more_like_this', 'script', 'script_score', 'percolate', '_script']);
+/** Clauses that return stored values themselves (documents, highlights), outside the filtered `_source`. */
+const RETURNS_VALUES = new Set(['top_hits', 'inner_hits', 'highlight', 'docvalue_fields', 'script_fields', 'stored_fields']);
 /** Keys whose string value names a field. */
 const FIELD_VALUE_KEYS = new Set(['field', 'default_field', 'path']);
 
@@ -36,7 +39,7 @@ class Guard {
   private readonly hidden: string[];
   private readonly strings: Set<string>;
 
-  constructor(definition: IndexDefinition, readable?: ReadonlySet<string>) {
+  constructor(definition: IndexDefinition, private readonly readable?: ReadonlySet<string>) {
     this.fields = new FieldResolver(definition, readable);
     this.hidden = definition.fields.map((f) => f.name).filter((name) => !this.fields.isReadable(name));
     this.strings = new Set(definition.fields.filter((f) => f.type === 'string').map((f) => f.name));
@@ -68,6 +71,7 @@ class Guard {
       // Terms lookups, more_like_this documents and indexed shapes can read other indices.
       if (key === 'index' || key === '_index') throw invalid(at, 'not-allowed', 'a search may not read other indices');
       if (this.hidden.length > 0 && IMPLICIT_FIELDS.has(key)) throw forbiddenField(at, this.hidden[0] as string);
+      if (this.readable !== undefined && RETURNS_VALUES.has(key)) throw forbiddenClause(at, `"${key}"`);
       this.checkField(key, at);
       if ((key === 'multi_match' || key === 'combined_fields') && this.hidden.length > 0 && isPlainObject(value)) {
         const { fields: requested, ...options } = value;

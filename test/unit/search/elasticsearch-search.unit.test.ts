@@ -122,6 +122,13 @@ describe('Elasticsearch adapter: search requests', () => {
       [{ aggs: { s: { terms: { field: 'ssn' } } } }, 'payload.aggs.s.terms.field'],
       [{ post_filter: { range: { salary: { gt: 1 } } } }, 'payload.post_filter.range.salary'],
     ];
+    const returnsValues: [unknown, string][] = [
+      [{ aggs: { top: { top_hits: { size: 1 } } } }, 'payload.aggs.top.top_hits'],
+      [{ query: { nested: { path: 'name', query: { match_all: {} }, inner_hits: {} } } }, 'payload.query.nested.inner_hits'],
+    ];
+    for (const [body, field] of returnsValues) {
+      await expect(index.search('people', body, { readableFields: READABLE })).rejects.toMatchObject({ code: 'DB_FORBIDDEN', details: { field, rule: 'clause-not-allowed' } });
+    }
     for (const [body, field] of refused) {
       await expect(index.search('people', body, { readableFields: READABLE })).rejects.toMatchObject({ code: 'DB_FORBIDDEN', details: { field } });
     }
