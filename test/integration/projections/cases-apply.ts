@@ -135,4 +135,28 @@ export function applyCases({ sql, projectionOf, rows, rowOf }: ProjectionContext
     expect(asNumber(row._version)).toBe(2);
     expect(asNumber(row.mcc)).toBe(2);
   });
+
+  test('a replay that overlaps the stored rows (no checkpoint to stop it) leaves them exactly as they were', async () => {
+    const { entities, configs } = configSource(accountConfig(uniqueEntity('overlap')));
+    const config = configs[0] as EntityConfig;
+    const events = [
+      entityEvent(config, { operation: 'create', key: 'o', version: 1, payload: { accountId: 'o', name: 'one', mcc: 1 } }),
+      entityEvent(config, { operation: 'update', key: 'o', version: 2, payload: { accountId: 'o', name: 'two' } }),
+      entityEvent(config, { operation: 'update', key: 'o', version: 3, payload: { accountId: 'o', mcc: 3, score: 0.5 } }),
+      entityEvent(config, { operation: 'create', key: 'p', version: 1, payload: { accountId: 'p', name: 'pea' } }),
+      entityEvent(config, { operation: 'delete', key: 'p', version: 2 }),
+      entityEvent(config, { operation: 'update', key: 'o', version: 4, payload: { accountId: 'o', name: 'four' } }),
+    ];
+    const live = projectionOf(entities);
+    await live.apply(batchOf(config, 0, events.slice(0, 3)));
+    await live.apply(batchOf(config, 3, events.slice(3)));
+    const before = await rows(config);
+
+    // A second projection (its own checkpoints) reads the partition again from several starting points.
+    for (const from of [1, 2, 5, 0]) {
+      await projectionOf(entities).apply(batchOf(config, from, events.slice(from)));
+      expect(await rows(config)).toEqual(before);
+    }
+    expect(before.map((r) => [r.accountId, asNumber(r._version), r._doc])).toEqual([['o', 4, { accountId: 'o', name: 'four', mcc: 3, score: 0.5 }]]);
+  });
 }
