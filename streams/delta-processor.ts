@@ -65,6 +65,9 @@ async function persist(options: DeltaProcessorOptions, ctx: DeltaContext): Promi
   const { delta } = ctx;
   const topic = ctx.persistenceTopic as string;
   const version = ctx.nextVersion as number;
+  // Events carry the record's whole state after them: stored fields, overwritten by the accepted ones.
+  const current = ctx.current?.deleted === false ? ctx.current.doc : null;
+  const doc = delta.operation === 'delete' ? null : { ...current, ...ctx.fields };
   const event: EntityEvent = {
     eventId: eventIdOf(delta.id),
     deltaId: delta.id,
@@ -74,7 +77,7 @@ async function persist(options: DeltaProcessorOptions, ctx: DeltaContext): Promi
     operation: delta.operation,
     key: delta.key,
     version,
-    payload: delta.operation === 'delete' ? null : JSON.stringify(ctx.fields ?? {}),
+    payload: doc === null ? null : JSON.stringify(doc),
     actor: delta.actor,
     origin: delta.origin,
     occurredAt: delta.occurredAt,
@@ -86,7 +89,7 @@ async function persist(options: DeltaProcessorOptions, ctx: DeltaContext): Promi
   ]);
   if (!position) throw new Error('the log acknowledged no position for a persisted event');
   const row = { status: 'accepted' as const, deltaId: delta.id, eventId: event.eventId, version, topic, partition: position.partition, offset: position.offset };
-  await options.states.recordAccepted({ tenant: delta.tenant, entity: delta.entity, key: delta.key }, { version, deleted: delta.operation === 'delete' }, row);
+  await options.states.recordAccepted({ tenant: delta.tenant, entity: delta.entity, key: delta.key }, { version, deleted: doc === null, doc }, row);
   options.logger.info(
     { requestId: delta.requestId, deltaId: delta.id, eventId: event.eventId, topic, partition: position.partition, offset: position.offset, version, stripped: ctx.stripped },
     'delta accepted',

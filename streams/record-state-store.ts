@@ -1,9 +1,11 @@
 import type { SqlClient, SqlExecutor } from '../src/store/sql-client';
 
-/** What stage 3 needs to know of a record: its newest version and whether it is deleted. */
+/** What stage 3 needs to know of a record: its newest version, whether it is deleted, and its fields. */
 export interface RecordState {
   version: number;
   deleted: boolean;
+  /** The record's fields after its newest event; null once deleted. */
+  doc: Record<string, unknown> | null;
 }
 
 export interface RecordId {
@@ -26,12 +28,12 @@ export class RecordStateStore {
   constructor(private readonly sql: SqlClient) {}
 
   async get(id: RecordId): Promise<RecordState> {
-    const result = await this.sql.query<{ version: string | number; deleted: boolean }>(
-      'select version, deleted from record_state where tenant = $1 and entity = $2 and record_key = $3',
+    const result = await this.sql.query<{ version: string | number; deleted: boolean; doc: Record<string, unknown> | null }>(
+      'select version, deleted, doc from record_state where tenant = $1 and entity = $2 and record_key = $3',
       [id.tenant, id.entity, id.key],
     );
     const row = result.rows[0];
-    return row ? { version: Number(row.version), deleted: row.deleted } : { version: 0, deleted: true };
+    return row ? { version: Number(row.version), deleted: row.deleted, doc: row.doc } : { version: 0, deleted: true, doc: null };
   }
 
   /** The stored outcome of a delta; with `tenant`, only when the delta is that tenant's. */
@@ -84,11 +86,11 @@ export class RecordStateStore {
   /** Applies a persisted event read back from its topic (startup catch-up, rebuild). Idempotent. */
   async applyEvent(
     id: RecordId,
-    event: { deltaId: string; eventId: string; version: number; deleted: boolean },
+    event: { deltaId: string; eventId: string; version: number; deleted: boolean; doc: Record<string, unknown> | null },
     position: { topic: string; partition: number; offset: string },
   ): Promise<void> {
     await this.sql.transaction(async (tx) => {
-      await upsertState(tx, id, { version: event.version, deleted: event.deleted });
+      await upsertState(tx, id, { version: event.version, deleted: event.deleted, doc: event.doc });
       await tx.query(
         `insert into delta_outcomes (delta_id, tenant, status, event_id, version, topic, partition, log_offset)
          values ($1, $2, 'accepted', $3, $4, $5, $6, $7) on conflict (delta_id) do nothing`,
@@ -115,9 +117,10 @@ export class RecordStateStore {
 
 async function upsertState(tx: SqlExecutor, id: RecordId, state: RecordState): Promise<void> {
   await tx.query(
-    `insert into record_state (tenant, entity, record_key, version, deleted) values ($1, $2, $3, $4, $5)
-     on conflict (tenant, entity, record_key) do update set version = excluded.version, deleted = excluded.deleted, updated_at = now()
+    `insert into record_state (tenant, entity, record_key, version, deleted, doc) values ($1, $2, $3, $4, $5, $6)
+     on conflict (tenant, entity, record_key) do update
+       set version = excluded.version, deleted = excluded.deleted, doc = excluded.doc, updated_at = now()
      where record_state.version < excluded.version`,
-    [id.tenant, id.entity, id.key, state.version, state.deleted],
+    [id.tenant, id.entity, id.key, state.version, state.deleted, state.doc === null ? null : JSON.stringify(state.doc)],
   );
 }

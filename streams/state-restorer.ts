@@ -31,7 +31,7 @@ export async function restoreRecordState(o: { log: WriteLog; schemas: RecordSche
           const e = record.value;
           await o.states.applyEvent(
             { tenant: e.tenant, entity: e.entity, key: e.key },
-            { deltaId: e.deltaId, eventId: e.eventId, version: e.version, deleted: e.operation === 'delete' },
+            { deltaId: e.deltaId, eventId: e.eventId, version: e.version, deleted: e.operation === 'delete', doc: e.payload === null ? null : (JSON.parse(e.payload) as Record<string, unknown>) },
             { topic: record.topic, partition: record.partition, offset: record.offset },
           );
         }

@@ -126,7 +126,7 @@ export interface EntityEvent {
   key: string;
   /** Version of the record after this event: 1 for its create, one more for each later event of the same key (a delete also counts). */
   version: number;
-  /** The accepted fields as a JSON object text, after the permission filter stripped the fields the actor may not write and encrypted-field checks passed; null for delete. For update, only the fields that changed. */
+  /** The record's whole state after this event, as a JSON object text: its stored fields with the accepted ones written over them (accepted: after the permission filter stripped what the actor may not write and the encryption check passed). Null for delete. Projections upsert it as is; replay needs nothing else. */
   payload: null | string;
   /** The caller on whose behalf the change was applied. */
   actor: Actor;

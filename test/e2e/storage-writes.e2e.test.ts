@@ -104,6 +104,11 @@ describe('storage broker writes over HTTP', () => {
     expect(stripped.status).toBe(201);
     const event = (await events()).map((e) => e.value).find((e: EntityEvent) => e.key === 'f-1');
     expect(JSON.parse(event?.payload ?? '{}')).toEqual({ merchantId: 'f-1', name: 'F' });
+    // An admin sets status; a writer's later update cannot touch it, and the event still carries the whole record.
+    expect((await write(admin, 'merchant_account', 'update', { merchantId: 'f-1', name: 'F', status: 'gold' })).body.version).toBe(2);
+    expect((await write(writer, 'merchant_account', 'update', { merchantId: 'f-1', name: 'F2', status: 'none' })).body.version).toBe(3);
+    const last = (await events()).map((e) => e.value).filter((e: EntityEvent) => e.key === 'f-1').at(-1);
+    expect(JSON.parse(last?.payload ?? '{}')).toEqual({ merchantId: 'f-1', name: 'F2', status: 'gold' });
     const refused = await write(writer, 'strict_account', 'create', { accountId: 's-1', name: 'S', status: 'vip' });
     expect(refused.status).toBe(403);
     expect(refused.body).toMatchObject({ stage: 'permission-filter', field: 'status', rule: 'field-not-writable' });

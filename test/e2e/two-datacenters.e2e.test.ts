@@ -23,8 +23,6 @@ describe('two datacenters on one broker', () => {
         DELTABROKER_DATACENTER: 'dc2',
         DELTABROKER_KAFKA_BROKERS: dc1.service.brokers.join(','),
         DELTABROKER_SCHEMA_REGISTRY_URL: dc1.service.registryUrl,
-        // One process initialises SoftHSM2 once: the second instance uses the token the first one opened.
-        DELTABROKER_HSM_TOKEN_LABEL: dc1.config.hsm.tokenLabel,
       },
     });
   });

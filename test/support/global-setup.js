@@ -1,7 +1,9 @@
 'use strict';
 // Jest gives every test file its own copy of process.env, which native code (SoftHSM2's getenv) never sees.
 // So the SoftHSM2 configuration is made once here, in the real process environment, before any test runs:
-// every suite creates its own token (unique label) under this one directory.
+// the service suites share one token made here (SoftHSM2 lists tokens only at C_Initialize, once per process),
+// and suites that test token creation itself make theirs under the same directory.
+const { execFileSync } = require('node:child_process');
 const { mkdirSync, mkdtempSync, writeFileSync } = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -26,4 +28,15 @@ module.exports = async function globalSetup() {
   );
   process.env.SOFTHSM2_CONF = conf;
   process.env.TEST_SOFTHSM_DIR = dir;
+  process.env.TEST_HSM_TOKEN_LABEL = 'deltabroker-test';
+  process.env.TEST_HSM_PIN = '4321-test';
+  try {
+    execFileSync('softhsm2-util', ['--init-token', '--free', '--label', 'deltabroker-test', '--pin', '4321-test', '--so-pin', '87654321'], {
+      env: process.env,
+      stdio: 'ignore',
+    });
+  } catch (error) {
+    // Without SoftHSM2 the service starts with no HSM and the HSM suites say they are skipped.
+    if (error.code !== 'ENOENT') throw error;
+  }
 };

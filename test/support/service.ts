@@ -39,10 +39,11 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     DELTABROKER_KAFKA_PORT: '0',
     DELTABROKER_REGISTRY_PORT: '0',
     ...(database && { DATABASE_URL: database.url }),
-    // One SoftHSM2 directory per test run (see global-setup.js), one token per service.
+    // One SoftHSM2 token for the whole test run (see global-setup.js).
     ...(process.env.TEST_SOFTHSM_DIR && {
       DELTABROKER_SOFTHSM_DIR: process.env.TEST_SOFTHSM_DIR,
-      DELTABROKER_HSM_TOKEN_LABEL: `t-${path.basename(dataDir).slice(-12)}`,
+      DELTABROKER_HSM_TOKEN_LABEL: process.env.TEST_HSM_TOKEN_LABEL ?? 'deltabroker-test',
+      DELTABROKER_HSM_PIN: process.env.TEST_HSM_PIN ?? '',
     }),
     ...options.env,
   });

@@ -1,7 +1,7 @@
 import type { Migration } from './index';
 
 /**
- * The write pipeline's state, derived from the persistence topics: each record's newest version (stage 3),
+ * The write pipeline's state, derived from the persistence topics: each record's newest version and fields (stage 3),
  * each delta's outcome (so a redelivered delta is answered, not applied twice), and how far each persistence
  * topic partition has been read back into this state.
  */
@@ -15,6 +15,7 @@ export const pipelineState: Migration = {
        record_key text not null,
        version bigint not null,
        deleted boolean not null,
+       doc jsonb,
        updated_at timestamptz not null default now(),
        primary key (tenant, entity, record_key)
      )`,
