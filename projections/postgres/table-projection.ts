@@ -69,7 +69,10 @@ export class TableProjection {
       return wanted;
     });
     this.tables.set(id, { signature: wanted.signature, ready });
-    ready.catch(() => this.tables.delete(id));
+    // A failed migration is tried again on the next batch (unless a newer configuration replaced it meanwhile).
+    ready.catch(() => {
+      if (this.tables.get(id)?.ready === ready) this.tables.delete(id);
+    });
     return ready;
   }
 
