@@ -49,6 +49,18 @@ const ConfigSchema = z.object({
       tenantApiUrl: z.string().url().optional(),
     })
     .prefault({}),
+  search: z
+    .object({
+      /** An Elasticsearch cluster. Absent: the Postgres search adapter on the relational store. */
+      elasticsearchUrl: z.string().url().optional(),
+    })
+    .prefault({}),
+  reads: z
+    .object({
+      /** How long a read or search that names a write's position waits for the projection to reach it. */
+      consistencyTimeoutMs: z.coerce.number().int().positive().default(5_000),
+    })
+    .prefault({}),
   writes: z
     .object({
       /** How long a write waits for the pipeline's verdict before answering 504 (the delta still applies). */
@@ -112,6 +124,8 @@ const ENV_KEYS: Record<string, string[]> = {
   DELTABROKER_ENTITIES_DIR: ['entities', 'directory'],
   DELTABROKER_TENANT_API_URL: ['entities', 'tenantApiUrl'],
   DELTABROKER_WRITE_TIMEOUT_MS: ['writes', 'timeoutMs'],
+  DELTABROKER_ELASTICSEARCH_URL: ['search', 'elasticsearchUrl'],
+  DELTABROKER_READ_CONSISTENCY_TIMEOUT_MS: ['reads', 'consistencyTimeoutMs'],
   DELTABROKER_JWKS_URL: ['auth', 'jwksUrl'],
   DELTABROKER_JWT_PUBLIC_KEY: ['auth', 'publicKeyPem'],
   DELTABROKER_JWT_ISSUER: ['auth', 'issuer'],

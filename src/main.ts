@@ -27,6 +27,11 @@ import { startDeltaProcessor } from '../streams/delta-processor';
 import { RecordStateStore } from '../streams/record-state-store';
 import { restoreRecordState } from '../streams/state-restorer';
 import { startActionEmitters } from '../projections/action-emitter';
+import { startTableProjector } from '../projections/postgres';
+import { startSearchProjector } from '../projections/search/search-projector';
+import { QueryService } from './broker/query-service';
+import { createPostgresSearchIndex, type SearchIndex } from './search';
+import { openElasticsearchSearchIndex } from './search/elasticsearch/elasticsearch-search-index';
 import type { Logger } from './logger';
 import { migrate } from './store/migrator';
 import { openPgSqlClient } from './store/pg-sql-client';
@@ -72,6 +77,11 @@ async function openWriteLog(config: Config, logger: Logger, closers: Closers): P
   const log = await openKafkaWriteLog({ brokers, registryUrl, logger, clientId: `deltabroker-${config.datacenter}` });
   closers.push(() => log.close());
   return { log, brokers, registryUrl };
+}
+
+/** The search index: Elasticsearch when configured, else the Postgres adapter on the relational store. */
+async function openSearchIndex(config: Config, sql: SqlClient): Promise<SearchIndex> {
+  return config.search.elasticsearchUrl ? openElasticsearchSearchIndex({ node: config.search.elasticsearchUrl }) : createPostgresSearchIndex(sql);
 }
 
 function openEntityConfigSource(config: Config, logger: Logger): EntityConfigSource {
@@ -130,6 +140,13 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     const waiter = new OutcomeWaiter();
     await waiter.start(log, schemas);
     closers.push(() => waiter.stop());
+    const tables = await startTableProjector({ log, schemas, entities, sql, logger });
+    closers.push(() => tables.stop());
+    const search = await openSearchIndex(config, sql);
+    closers.push(() => search.close());
+    const index = await startSearchProjector({ log, schemas, entities, search, sql, logger });
+    closers.push(() => index.stop());
+    const queries = new QueryService({ sql, entities, search, tables, index, consistencyTimeoutMs: config.reads.consistencyTimeoutMs });
     const writes = new WriteService({ log, schemas, entities, states, waiter, datacenter: config.datacenter, timeoutMs: config.writes.timeoutMs });
 
     const http = buildHttpApp({ logger, verifier, bodyLimitBytes: config.http.bodyLimitBytes });
@@ -140,7 +157,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     registerDispatchRoute(http, crypto);
     registerKeyRoutes(http, keyring);
     registerWhoamiRoute(http);
-    registerStorageBrokerRoutes(http, writes, states);
+    registerStorageBrokerRoutes(http, writes, queries, states);
     closers.push(() => http.close());
     const address = await http.listen({ host: config.http.host, port: config.http.port });
     logger.info({ url: address }, 'deltabroker is listening');

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { Principal } from '../../auth/principal';
+import type { QueryService } from '../../broker/query-service';
 import type { WriteService } from '../../broker/write-service';
 import { DeltabrokerError } from '../../errors';
 import type { RecordStateStore } from '../../../streams/record-state-store';
@@ -12,6 +13,8 @@ const StorageBody = z.strictObject({
     operation: z.enum(['create', 'read', 'search', 'update', 'delete']),
     /** Optimistic concurrency: the version the record must have now (0: must not exist). */
     expectedVersion: z.number().int().min(0).optional(),
+    /** read/search: first wait until the projection has applied this position (a write's answer gives it). */
+    after: z.strictObject({ topic: z.string().min(1).max(249), partition: z.number().int().min(0), offset: z.string().regex(/^\d{1,19}$/) }).optional(),
   }),
   payload: z.unknown(),
 });
@@ -19,13 +22,13 @@ const StorageBody = z.strictObject({
 const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** POST / (seed 4.2): the storage broker call; GET /deltas/:id: the verdict on a delta. */
-export function registerStorageBrokerRoutes(app: FastifyInstance, writes: WriteService, states: RecordStateStore): void {
+export function registerStorageBrokerRoutes(app: FastifyInstance, writes: WriteService, queries: QueryService, states: RecordStateStore): void {
   app.post('/', async (request, reply) => {
     const body = parseBody(StorageBody, request.body, 'http');
-    const { operation } = body.dispatch;
-    if (operation === 'read' || operation === 'search') {
-      throw new DeltabrokerError('DB_NOT_IMPLEMENTED', `${operation} is not available yet on this version`, { field: 'dispatch.operation', rule: 'implemented', stage: 'http' });
-    }
+    const { operation, entity, after } = body.dispatch;
+    const principal = request.principal as Principal;
+    if (operation === 'read') return reply.send(await queries.read(principal, entity, body.payload, after));
+    if (operation === 'search') return reply.send(await queries.search(principal, entity, body.payload, after));
     return write(request, reply, writes, body, operation);
   });
 

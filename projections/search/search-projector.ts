@@ -1,0 +1,89 @@
+import type { EntityEvent, RecordSchemas, Subscription, WriteLog } from '../../src/log';
+import type { Logger } from '../../src/logger';
+import type { IndexDefinition, SearchDocument, SearchIndex } from '../../src/search';
+import type { SqlClient } from '../../src/store/sql-client';
+import type { EntityConfig, EntityConfigSource } from '../../src/tenant';
+import { AppliedPositions, type LogPosition } from '../postgres/applied-positions';
+import { advanceCheckpoint, claimCheckpoint, readCheckpoint } from '../postgres/checkpoint-store';
+
+export const SEARCH_PROJECTOR_GROUP = 'deltabroker-projector-search';
+
+export interface SearchProjectorOptions {
+  log: WriteLog;
+  schemas: RecordSchemas;
+  entities: EntityConfigSource;
+  search: SearchIndex;
+  /** Where the checkpoints that readers wait on are kept. */
+  sql: SqlClient;
+  logger: Logger;
+  groupId?: string;
+}
+
+export interface SearchProjector {
+  waitFor(position: LogPosition, timeoutMs: number): Promise<boolean>;
+  stop(): Promise<void>;
+}
+
+/** The search index of an entity, as declared by its configuration. */
+export const indexDefinitionOf = (config: EntityConfig): IndexDefinition => ({
+  name: config.persistence.index,
+  fields: Object.entries(config.fields).map(([name, field]) => ({ name, type: field.type })),
+});
+
+/**
+ * Feeds the search index from the persistence topics. Events carry the record's whole state, so each becomes an
+ * upsert (or a delete) of one document with the event's version; the index ignores a version below the one it
+ * holds, so a batch delivered again changes nothing. Per partition, only the newest event of a key in a batch
+ * is written. The checkpoint is stored after the index acknowledged the batch, for readers that wait on it.
+ */
+export async function startSearchProjector(o: SearchProjectorOptions): Promise<SearchProjector> {
+  const projector = o.groupId ?? SEARCH_PROJECTOR_GROUP;
+  const logger = o.logger.child({ component: 'search-projector' });
+  const configs = await o.entities.list();
+  for (const config of configs) await o.search.ensureIndex(indexDefinitionOf(config));
+  const topics = [...new Set(configs.map((c) => c.persistence.topic))];
+  const positions = new AppliedPositions((topic, partition) => readCheckpoint(o.sql, { projector, topic, partition }));
+
+  let subscription: Subscription | undefined;
+  if (topics.length > 0) {
+    await o.log.createTopics(topics.map((topic) => ({ topic, partitions: 3, config: { 'retention.ms': '-1' } })));
+    subscription = await o.log.subscribe<EntityEvent>({
+      groupId: projector,
+      topics,
+      readerSchema: o.schemas.EntityEvent,
+      partitionsConsumedConcurrently: 3,
+      handleBatch: async (batch) => {
+        const newest = new Map<string, EntityEvent>();
+        for (const { value } of batch.records) newest.set(`${value.tenant}/${value.entity}/${value.key}`, value);
+        const upserts = new Map<string, SearchDocument[]>();
+        const deletes = new Map<string, string[]>();
+        for (const event of newest.values()) {
+          const config = await o.entities.get(event.tenant, event.entity);
+          if (!config) continue;
+          const index = config.persistence.index;
+          if (event.payload === null) deletes.set(index, [...(deletes.get(index) ?? []), event.key]);
+          else upserts.set(index, [...(upserts.get(index) ?? []), { id: event.key, source: JSON.parse(event.payload) as Record<string, unknown>, version: event.version }]);
+        }
+        for (const [index, docs] of upserts) await o.search.upsert(index, docs);
+        for (const [index, ids] of deletes) await o.search.delete(index, ids);
+        const last = batch.records[batch.records.length - 1];
+        if (!last) return;
+        const next = BigInt(last.offset) + 1n;
+        const ref = { projector, topic: batch.topic, partition: batch.partition };
+        await o.sql.transaction(async (tx) => {
+          if ((await claimCheckpoint(tx, ref)) < next) await advanceCheckpoint(tx, ref, next);
+        });
+        positions.advance(batch.topic, batch.partition, next);
+      },
+    });
+    await subscription.joined;
+  }
+  logger.info({ topics }, 'search projector running');
+  return {
+    waitFor: (position, timeoutMs) => positions.waitFor(position, timeoutMs),
+    async stop() {
+      positions.close();
+      await subscription?.stop();
+    },
+  };
+}

@@ -1,0 +1,92 @@
+import type { Principal } from '../auth/principal';
+import { DeltabrokerError } from '../errors';
+import type { SearchIndex, SearchResponse } from '../search';
+import { compileRql, decodeCount, decodeRow } from '../store/rql';
+import type { SqlClient } from '../store/sql-client';
+import { assertMayPerform, readableFields, type EntityConfig, type EntityConfigSource } from '../tenant';
+
+/** A log position a write answered; a read may ask to see at least that write. */
+export interface LogPosition {
+  topic: string;
+  partition: number;
+  offset: string;
+}
+
+/** Something that can wait until a projection has applied a position (the table and search projectors). */
+export interface ProjectionProgress {
+  waitFor(position: LogPosition, timeoutMs: number): Promise<boolean>;
+}
+
+export interface ReadResult {
+  items: Record<string, unknown>[];
+  count: number;
+  /** RQL of the next page, when this page came back full. */
+  next?: string;
+}
+
+export interface QueryServiceOptions {
+  sql: SqlClient;
+  entities: EntityConfigSource;
+  search: SearchIndex;
+  tables: ProjectionProgress;
+  index: ProjectionProgress;
+  /** How long a read that names a position waits for the projection to reach it. */
+  consistencyTimeoutMs: number;
+}
+
+/**
+ * The read side of the storage broker (seed 2.2): `read` runs RQL against the entity's Postgres projection,
+ * `search` runs an Elasticsearch query DSL body against the entity's index. Both return only the fields the
+ * caller's roles may read, and may first wait until the projection has applied a given write.
+ */
+export class QueryService {
+  constructor(private readonly o: QueryServiceOptions) {}
+
+  async read(principal: Principal, entity: string, query: unknown, after?: LogPosition): Promise<ReadResult> {
+    const config = await this.#authorize(principal, entity, 'read');
+    if (typeof query !== 'string') {
+      throw new DeltabrokerError('DB_VALIDATION', 'read takes an RQL string as payload, e.g. "eq(country,DE)"', { field: 'payload', rule: 'rql-string', stage: 'read' });
+    }
+    await this.#catchUp(this.o.tables, after, 'read');
+    const compiled = compileRql(query, config, { readableFields: readableFields(config, principal.roles, 'read') });
+    const [rows, count] = await Promise.all([this.o.sql.query(compiled.text, compiled.values), this.o.sql.query(compiled.countText, compiled.countValues)]);
+    const items = rows.rows.map((row) => decodeRow(row, compiled));
+    const total = decodeCount(count.rows[0]);
+    return { items, count: total, ...(compiled.offset + items.length < total && { next: compiled.nextQuery }) };
+  }
+
+  async search(principal: Principal, entity: string, body: unknown, after?: LogPosition): Promise<SearchResponse> {
+    const config = await this.#authorize(principal, entity, 'search');
+    await this.#catchUp(this.o.index, after, 'search');
+    return this.o.search.search(config.persistence.index, body, { readableFields: readableFields(config, principal.roles, 'search') });
+  }
+
+  async #authorize(principal: Principal, entity: string, operation: 'read' | 'search'): Promise<EntityConfig> {
+    const config = await this.o.entities.get(principal.tenant, entity);
+    if (!config) {
+      throw new DeltabrokerError('DB_NOT_FOUND', `tenant '${principal.tenant}' has no entity '${entity.slice(0, 64)}'`, {
+        field: 'dispatch.entity',
+        rule: 'configured-entity',
+        stage: operation,
+      });
+    }
+    try {
+      assertMayPerform(config, principal.roles, operation);
+    } catch (error) {
+      if (error instanceof DeltabrokerError) error.details.stage = operation;
+      throw error;
+    }
+    return config;
+  }
+
+  async #catchUp(progress: ProjectionProgress, after: LogPosition | undefined, stage: string): Promise<void> {
+    if (!after) return;
+    if (!(await progress.waitFor(after, this.o.consistencyTimeoutMs))) {
+      throw new DeltabrokerError('DB_TIMEOUT', `the projection did not reach ${after.topic}/${after.partition}/${after.offset} within ${this.o.consistencyTimeoutMs} ms`, {
+        field: 'dispatch.after',
+        rule: 'consistency',
+        stage,
+      });
+    }
+  }
+}
