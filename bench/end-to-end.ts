@@ -1,0 +1,310 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
+import { Kafka, logLevel, Partitioners, type Admin } from 'kafkajs';
+import { Client } from 'pg';
+import { loadDevIssuer } from '../src/auth/dev-issuer';
+import { loadConfig } from '../src/config';
+import { loadSchemas, type DeltaEnvelope } from '../src/log';
+import { silentLogger } from '../src/logger';
+import { startService, type Service } from '../src/main';
+import { copyIn, copyRows } from './support/copy';
+import { createBenchDatabase } from './support/database';
+import { formatTable, quantile, secondsSince, type Figure } from './support/figures';
+
+/**
+ * End to end on the whole service (embedded broker and registry, pipeline, action emitters, table projector,
+ * a Postgres server): creates of `acme/merchant_account` (a) produced straight to the deltas topic by a kafkajs
+ * producer and (b) written through HTTP `POST /` (each answered after the pipeline's verdict), timed until
+ * every one is persisted, projected into its Postgres table and published on both action topics. Latency
+ * from publish to projection comes from a trigger on the projection table that stamps each row's insert time
+ * (clock_timestamp, the same clock as the producer's). Baseline: a raw COPY of the same projected rows into a
+ * table of the same columns without keys, in the same database, in the same run.
+ * Usage: npx tsx bench/end-to-end.ts [deltas=20000] [http deltas=3000]
+ */
+export interface EndToEndOptions {
+  /** Deltas produced with kafkajs. */
+  readonly deltas: number;
+  /** Deltas written through HTTP. */
+  readonly httpDeltas: number;
+  /** Concurrent keep-alive HTTP clients. */
+  readonly httpConcurrency?: number;
+  /** Deltas per kafkajs send, and sends in flight. */
+  readonly sendBatch?: number;
+  readonly sendsInFlight?: number;
+  /** Longest wait for a phase to be fully projected. */
+  readonly timeoutMs?: number;
+}
+
+const TENANT = 'acme';
+const ENTITY = 'merchant_account';
+const TABLE = 'acme_merchant_account';
+const ROOT = path.resolve(__dirname, '..');
+const wallMs = (): number => performance.timeOrigin + performance.now();
+
+interface Phase {
+  readonly prefix: string;
+  readonly count: number;
+  /** Wall-clock ms at which each key's delta was handed to the producer or HTTP client. */
+  readonly sentAt: Map<string, number>;
+}
+
+interface PhaseResult {
+  readonly seconds: number;
+  readonly projectedSeconds: number;
+  readonly actionsSeconds: number;
+  readonly latencies: number[];
+  readonly rows: number;
+  readonly copyRowsPerSecond: number;
+}
+
+const payloadOf = (key: string, i: number): Record<string, unknown> => ({ merchantId: key, name: `Merchant ${i}`, country: i % 2 === 0 ? 'DE' : 'FR', mcc: 5000 + (i % 1000) });
+
+class Harness {
+  private readonly copyTable = 'bench_copy';
+
+  constructor(
+    readonly service: Service,
+    private readonly db: Client,
+    private readonly admin: Admin,
+    private readonly actionTopics: readonly string[],
+    private readonly timeoutMs: number,
+  ) {}
+
+  /** Stamps each projected row's insert time, so latency is measured per delta without polling. */
+  async installProbe(): Promise<void> {
+    await this.db.query(`create table bench_seen (key text primary key, seen_at timestamptz not null)`);
+    await this.db.query(`create function bench_seen() returns trigger language plpgsql as $$
+      begin insert into bench_seen values (new."merchantId", clock_timestamp()) on conflict do nothing; return new; end $$`);
+    await this.db.query(`create trigger bench_seen after insert on ${TABLE} for each row execute function bench_seen()`);
+    await this.db.query(`create table ${this.copyTable} (like ${TABLE})`);
+  }
+
+  async actionCount(): Promise<number[]> {
+    return Promise.all(this.actionTopics.map(async (topic) => (await this.admin.fetchTopicOffsets(topic)).reduce((sum, p) => sum + Number(p.high), 0)));
+  }
+
+  /** Waits until the phase's rows are all projected and both action topics grew by its count; then measures. */
+  async finish(phase: Phase, started: bigint, actionsBefore: number[]): Promise<PhaseResult> {
+    const deadline = Date.now() + this.timeoutMs;
+    let projectedSeconds: number | undefined;
+    let actionsSeconds: number | undefined;
+    while (projectedSeconds === undefined || actionsSeconds === undefined) {
+      if (Date.now() > deadline) throw new Error(`phase ${phase.prefix}: not fully projected and published within ${this.timeoutMs} ms`);
+      if (projectedSeconds === undefined) {
+        const seen = await this.db.query<{ n: string }>(`select count(*)::text as n from bench_seen where key like $1`, [`${phase.prefix}%`]);
+        if (Number(seen.rows[0]?.n) >= phase.count) projectedSeconds = secondsSince(started);
+      }
+      if (actionsSeconds === undefined) {
+        const now = await this.actionCount();
+        if (now.every((n, i) => n - (actionsBefore[i] ?? 0) >= phase.count)) actionsSeconds = secondsSince(started);
+      }
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    const seen = await this.db.query<{ key: string; ms: string }>(`select key, (extract(epoch from seen_at) * 1000)::text as ms from bench_seen where key like $1`, [`${phase.prefix}%`]);
+    const latencies = seen.rows.map((r) => Number(r.ms) - (phase.sentAt.get(r.key) ?? Number.NaN)).filter(Number.isFinite).sort((a, b) => a - b);
+    const rows = await this.db.query<{ n: string }>(`select count(*)::text as n from ${TABLE} where "merchantId" like $1`, [`${phase.prefix}%`]);
+    return {
+      seconds: Math.max(projectedSeconds, actionsSeconds),
+      projectedSeconds,
+      actionsSeconds,
+      latencies,
+      rows: Number(rows.rows[0]?.n),
+      copyRowsPerSecond: await this.copyBaseline(phase.prefix),
+    };
+  }
+
+  /** The phase's projected rows, read back as text, then COPYed into a keyless table of the same columns. */
+  private async copyBaseline(prefix: string): Promise<number> {
+    const columns = await this.db.query<{ name: string }>(
+      `select column_name as name from information_schema.columns where table_name = $1 and table_schema = current_schema() order by ordinal_position`,
+      [TABLE],
+    );
+    const list = columns.rows.map((c) => `"${c.name.replace(/"/g, '""')}"::text`).join(', ');
+    const images = await this.db.query({ text: `select ${list} from ${TABLE} where "merchantId" like $1`, values: [`${prefix}%`], rowMode: 'array' });
+    const data = copyRows(images.rows as unknown[][]);
+    await this.db.query(`truncate ${this.copyTable}`);
+    const started = process.hrtime.bigint();
+    await copyIn(this.db, `copy ${this.copyTable} from stdin`, data);
+    return images.rows.length / secondsSince(started);
+  }
+}
+
+/** Deltas straight onto the deltas topic, the way a third-party producer writes them. */
+async function produceDeltas(service: Service, phase: Phase, sendBatch: number, inFlight: number): Promise<void> {
+  const kafka = new Kafka({ clientId: 'bench-producer', brokers: service.brokers, logLevel: logLevel.NOTHING });
+  const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
+  await producer.connect();
+  const registry = new SchemaRegistry({ host: service.registryUrl });
+  const { id } = await registry.register({ type: SchemaType.AVRO, schema: JSON.stringify(loadSchemas().DeltaEnvelope.definition) }, { subject: 'deltas-value' });
+  try {
+    let next = 0;
+    const sender = async (): Promise<void> => {
+      while (next < phase.count) {
+        const from = next;
+        next = Math.min(phase.count, next + sendBatch);
+        const sentAt = wallMs();
+        const messages = await Promise.all(
+          Array.from({ length: next - from }, async (_, j) => {
+            const i = from + j;
+            const key = `${phase.prefix}${i}`;
+            const delta: DeltaEnvelope = {
+              id: randomUUID(),
+              requestId: null,
+              tenant: TENANT,
+              entity: ENTITY,
+              operation: 'create',
+              key,
+              payload: JSON.stringify(payloadOf(key, i)),
+              actor: { user: 'bench', roles: ['writer'] },
+              origin: { datacenter: 'dc1' },
+              occurredAt: Date.now(),
+              expectedVersion: null,
+            };
+            phase.sentAt.set(key, sentAt);
+            return { key: `${TENANT}/${ENTITY}/${key}`, value: await registry.encode(id, delta) };
+          }),
+        );
+        await producer.send({ topic: 'deltas', acks: -1, messages });
+      }
+    };
+    await Promise.all(Array.from({ length: inFlight }, sender));
+  } finally {
+    await producer.disconnect();
+  }
+}
+
+/** Creates through HTTP by `concurrency` keep-alive clients; answers the per-request latencies (ms, sorted) and errors. */
+async function writeOverHttp(service: Service, token: string, phase: Phase, concurrency: number): Promise<{ latencies: number[]; errors: number }> {
+  const target = new URL(service.url);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
+  const latencies: number[] = [];
+  let errors = 0;
+  let next = 0;
+  const once = (i: number): Promise<void> =>
+    new Promise((resolve) => {
+      const key = `${phase.prefix}${i}`;
+      const body = JSON.stringify({ dispatch: { entity: ENTITY, operation: 'create' }, payload: payloadOf(key, i) });
+      const started = wallMs();
+      phase.sentAt.set(key, started);
+      const req = http.request(
+        { agent, host: target.hostname, port: target.port, path: '/', method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } },
+        (res) => {
+          res.resume();
+          res.on('end', () => {
+            if (res.statusCode !== 201) errors += 1;
+            latencies.push(wallMs() - started);
+            resolve();
+          });
+        },
+      );
+      req.on('error', () => {
+        errors += 1;
+        resolve();
+      });
+      req.end(body);
+    });
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < phase.count) await once(next++);
+    }),
+  );
+  agent.destroy();
+  return { latencies: latencies.sort((a, b) => a - b), errors };
+}
+
+const ms = (n: number): string => `${n.toFixed(n < 10 ? 1 : 0)} ms`;
+
+export async function run(options: EndToEndOptions): Promise<Figure[]> {
+  const { deltas, httpDeltas } = options;
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'deltabroker-bench-e2e-'));
+  const database = await createBenchDatabase('bench_e2e');
+  const config = loadConfig({
+    DELTABROKER_DATA_DIR: dataDir,
+    DELTABROKER_HTTP_PORT: '0',
+    DELTABROKER_KAFKA_PORT: '0',
+    DELTABROKER_REGISTRY_PORT: '0',
+    DELTABROKER_ENTITIES_DIR: path.join(ROOT, 'config/entities'),
+    DATABASE_URL: database.url,
+  });
+  const service = await startService(config, silentLogger());
+  const db = new Client({ connectionString: database.url });
+  await db.connect();
+  const admin = new Kafka({ clientId: 'bench-admin', brokers: service.brokers, logLevel: logLevel.NOTHING }).admin();
+  await admin.connect();
+  try {
+    const entity = await service.entities.get(TENANT, ENTITY);
+    if (!entity) throw new Error(`no ${TENANT}/${ENTITY} configuration`);
+    const actionTopics = [entity.notifications.globalTopic, `${entity.notifications.localTopicPrefix}.${config.datacenter}`];
+    const harness = new Harness(service, db, admin, actionTopics, options.timeoutMs ?? 300_000);
+    await harness.installProbe();
+    const issuer = await loadDevIssuer(config.dataDir, config.auth.issuer, config.auth.audience);
+    const token = await issuer.mint({ sub: 'bench', tenant: TENANT, roles: ['writer'] });
+
+    const phase = (prefix: string, count: number): Phase => ({ prefix, count, sentAt: new Map() });
+    const timed = async (p: Phase, send: () => Promise<void>): Promise<PhaseResult> => {
+      const before = await harness.actionCount();
+      const started = process.hrtime.bigint();
+      await send();
+      return harness.finish(p, started, before);
+    };
+    // Warm-up: topics, schema ids, consumer fetch loops and table statements are in place before timing.
+    const warm = phase('warm-', 200);
+    await timed(warm, () => produceDeltas(service, warm, 50, 2));
+    const idleRss = process.memoryUsage().rss;
+
+    const viaKafka = phase('kafka-', deltas);
+    const kafka = await timed(viaKafka, () => produceDeltas(service, viaKafka, options.sendBatch ?? 100, options.sendsInFlight ?? 4));
+    const viaHttp = phase('http-', httpDeltas);
+    let answers: { latencies: number[]; errors: number } = { latencies: [], errors: 0 };
+    const overHttp = await timed(viaHttp, async () => {
+      answers = await writeOverHttp(service, token, viaHttp, options.httpConcurrency ?? 32);
+    });
+    const peakRss = process.resourceUsage().maxRSS * 1024;
+
+    const lat = (r: PhaseResult): string => `publish→projected p50 ${ms(quantile(r.latencies, 0.5))} p99 ${ms(quantile(r.latencies, 0.99))}`;
+    const done = (r: PhaseResult, n: number): string => `${r.rows}/${n} rows; projected at ${r.projectedSeconds.toFixed(1)} s, actions at ${r.actionsSeconds.toFixed(1)} s`;
+    const copy = (r: PhaseResult) => ({ name: 'raw COPY of the same rows', value: r.copyRowsPerSecond, unit: 'rows/s' });
+    return [
+      {
+        name: `e2e: kafkajs producer → persisted+projected+actions (${deltas})`,
+        value: deltas / kafka.seconds,
+        unit: 'deltas/s',
+        baseline: copy(kafka),
+        notes: `${lat(kafka)}; ${done(kafka, deltas)}`,
+      },
+      {
+        name: `e2e: HTTP POST / (${options.httpConcurrency ?? 32} clients) → projected+actions (${httpDeltas})`,
+        value: httpDeltas / overHttp.seconds,
+        unit: 'deltas/s',
+        baseline: copy(overHttp),
+        notes: `${lat(overHttp)}; HTTP answer p50 ${ms(quantile(answers.latencies, 0.5))} p99 ${ms(quantile(answers.latencies, 0.99))}, ${answers.errors} errors; ${done(overHttp, httpDeltas)}`,
+      },
+      {
+        name: 'e2e: peak RSS of the process (service + load)',
+        value: peakRss / 2 ** 20,
+        unit: 'MiB',
+        baseline: { name: 'RSS after start and warm-up', value: idleRss / 2 ** 20, unit: 'MiB' },
+        notes: 'ratio > 1 is growth; one process holds broker, registry, pipeline, projectors, HTTP and the load clients',
+      },
+    ];
+  } finally {
+    await admin.disconnect().catch(() => undefined);
+    await db.end().catch(() => undefined);
+    await service.stop();
+    await database.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+if (require.main === module) {
+  run({ deltas: Number(process.argv[2] ?? 20_000), httpDeltas: Number(process.argv[3] ?? 3000) })
+    .then((figures) => console.log(formatTable(figures)))
+    .catch((error: unknown) => {
+      console.error(error);
+      process.exitCode = 1;
+    });
+}
