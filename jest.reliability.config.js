@@ -1,0 +1,12 @@
+/** The reliability suite (`npm run test:reliability`): crash, torn broker writes, bad input, load. Sizes: test/support/reliability/profile.ts. */
+const transform = { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] };
+
+module.exports = {
+  testEnvironment: 'node',
+  transform,
+  moduleFileExtensions: ['ts', 'js', 'json'],
+  testMatch: ['<rootDir>/test/reliability/**/*.reliability.test.ts'],
+  globalSetup: '<rootDir>/test/support/global-setup.js',
+  // Each test sets its own (long) timeout; this one covers hooks.
+  testTimeout: 30 * 60_000,
+};

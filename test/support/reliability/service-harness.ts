@@ -1,0 +1,111 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from 'pg';
+import { loadDevIssuer } from '../../../src/auth/dev-issuer';
+import { loadSchemas, type WriteLog } from '../../../src/log';
+import { openKafkaWriteLog } from '../../../src/log/kafka';
+import { testEntitiesDir } from '../entities';
+import { createFreshDatabase, type FreshDatabase } from '../postgres';
+import { freePort, startServiceProcess, type ServiceProcess } from '../service-process';
+
+export const schemas = loadSchemas();
+export const EVENTS_TOPIC = 'acme.merchant_account.events';
+export const ACTION_TOPICS = ['acme.merchant_account.actions.global', 'acme.merchant_account.actions.dc1'];
+
+/**
+ * The service as a real process on fixed ports (so clients reconnect to the same addresses after a SIGKILL and
+ * restart), with its own data directory and a fresh Postgres database that the suite inspects directly.
+ */
+export class ServiceUnderTest {
+  process: ServiceProcess | undefined;
+  readonly pg: Client;
+
+  private constructor(
+    readonly env: Record<string, string>,
+    readonly dataDir: string,
+    private readonly db: FreshDatabase,
+  ) {
+    this.pg = new Client({ connectionString: db.url });
+  }
+
+  static async create(extraEnv: Record<string, string> = {}): Promise<ServiceUnderTest> {
+    const db = await createFreshDatabase('dbrel');
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'deltabroker-reliability-'));
+    const env = {
+      DELTABROKER_DATA_DIR: dataDir,
+      DATABASE_URL: db.url,
+      DELTABROKER_ENTITIES_DIR: testEntitiesDir(),
+      DELTABROKER_HTTP_PORT: String(await freePort()),
+      DELTABROKER_KAFKA_PORT: String(await freePort()),
+      DELTABROKER_REGISTRY_PORT: String(await freePort()),
+      ...extraEnv,
+    };
+    const sut = new ServiceUnderTest(env, dataDir, db);
+    await sut.pg.connect();
+    return sut;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.env.DELTABROKER_HTTP_PORT}`;
+  }
+  get brokers(): string[] {
+    return [`127.0.0.1:${this.env.DELTABROKER_KAFKA_PORT}`];
+  }
+  get kafkaPort(): number {
+    return Number(this.env.DELTABROKER_KAFKA_PORT);
+  }
+  get registryUrl(): string {
+    return `http://127.0.0.1:${this.env.DELTABROKER_REGISTRY_PORT}`;
+  }
+  get pid(): number {
+    const pid = this.process?.child.pid;
+    if (pid === undefined) throw new Error('the service is not running');
+    return pid;
+  }
+  get alive(): boolean {
+    const child = this.process?.child;
+    return child !== undefined && child.exitCode === null && child.signalCode === null;
+  }
+
+  /** Starts the service; resolves with how long it took to listen (state restore included). */
+  async start(): Promise<number> {
+    const started = Date.now();
+    this.process = await startServiceProcess(this.env, 120_000);
+    return Date.now() - started;
+  }
+
+  async kill(): Promise<void> {
+    await this.process?.kill();
+  }
+
+  async count(sql: string, params: unknown[] = []): Promise<number> {
+    return Number((await this.pg.query<{ n: string }>(sql, params)).rows[0]?.n ?? 0);
+  }
+
+  /** A development-issuer token, signed by the key the service keeps in its data directory. */
+  async token(roles: string[], options: { tenant?: string; sub?: string; ttlSeconds?: number } = {}): Promise<string> {
+    const issuer = await loadDevIssuer(this.dataDir, 'deltabroker-dev', 'deltabroker');
+    return issuer.mint({ sub: options.sub ?? 'reliability', tenant: options.tenant ?? 'acme', roles, ...(options.ttlSeconds && { ttlSeconds: options.ttlSeconds }) });
+  }
+
+  async openLog(): Promise<WriteLog> {
+    return openKafkaWriteLog({ brokers: this.brokers, registryUrl: this.registryUrl, clientId: 'reliability-reader' });
+  }
+
+  /** Resident set size of the service process, in bytes (Linux /proc). */
+  rssBytes(): number {
+    const status = readFileSync(`/proc/${this.pid}/status`, 'utf8');
+    const kb = /VmRSS:\s+(\d+) kB/.exec(status)?.[1];
+    if (!kb) throw new Error('no VmRSS in /proc status');
+    return Number(kb) * 1024;
+  }
+
+  async dispose(): Promise<void> {
+    if (this.alive) await this.process?.stop();
+    await this.pg.end().catch(() => undefined);
+    await this.db.drop();
+    rmSync(this.dataDir, { recursive: true, force: true });
+    rmSync(this.env.DELTABROKER_ENTITIES_DIR ?? '', { recursive: true, force: true });
+  }
+}
