@@ -4,3 +4,4 @@ export { topicNameStrategy, type SubjectStrategy } from './publisher';
 export { createTopics, ensureTopics } from './topics';
 export { frame, unframe, MAGIC_BYTE, HEADER_SIZE, type Unframed } from './wire';
 export { ValueCodec, type Decoded } from './value-codec';
+export { KafkaLogAdmin, openKafkaLogAdmin, type KafkaLogAdminOptions } from './log-admin';
