@@ -21,13 +21,15 @@ import { WriteService } from './broker/write-service';
 import { startEmbeddedKafka } from './embedded/kafka';
 import { startEmbeddedRegistry } from './embedded/registry';
 import { loadSchemas, type WriteLog } from './log';
-import { openKafkaWriteLog } from './log/kafka';
+import { openKafkaLogAdmin, openKafkaWriteLog } from './log/kafka';
+import { countProjected, countVerdict, instrumentHttp, ServiceMetrics, serviceLagSource, timeEncryption } from './observability';
+import { registerMetricsRoute } from './http/routes/metrics';
 import { FileEntityConfigSource, HttpEntityConfigSource, type EntityConfigSource } from './tenant';
 import { startDeltaProcessor } from '../streams/delta-processor';
 import { RecordStateStore } from '../streams/record-state-store';
 import { restoreRecordState } from '../streams/state-restorer';
 import { startActionEmitters } from '../projections/action-emitter';
-import { startTableProjector } from '../projections/postgres';
+import { startTableProjector, TABLE_PROJECTOR_GROUP } from '../projections/postgres';
 import { startSearchProjector } from '../projections/search/search-projector';
 import { QueryService } from './broker/query-service';
 import { createPostgresSearchIndex, type SearchIndex } from './search';
@@ -55,6 +57,7 @@ export interface Service {
   brokers: string[];
   registryUrl: string;
   entities: EntityConfigSource;
+  metrics: ServiceMetrics;
   stop(): Promise<void>;
 }
 
@@ -84,7 +87,7 @@ async function openSearchIndex(config: Config, sql: SqlClient): Promise<SearchIn
   return config.search.elasticsearchUrl ? openElasticsearchSearchIndex({ node: config.search.elasticsearchUrl }) : createPostgresSearchIndex(sql);
 }
 
-function openEntityConfigSource(config: Config, logger: Logger): EntityConfigSource {
+export function openEntityConfigSource(config: Config, logger: Logger): EntityConfigSource {
   return config.entities.tenantApiUrl
     ? new HttpEntityConfigSource({ baseUrl: config.entities.tenantApiUrl, logger })
     : new FileEntityConfigSource({ directory: config.entities.directory });
@@ -131,16 +134,23 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     const { log, brokers, registryUrl } = await openWriteLog(config, logger, closers);
     const schemas = loadSchemas();
     const entities = openEntityConfigSource(config, logger);
+    const logAdmin = await openKafkaLogAdmin({ brokers, logger, clientId: `deltabroker-${config.datacenter}-admin` });
+    closers.push(() => logAdmin.close());
+    const metrics = new ServiceMetrics({
+      lag: serviceLagSource({ admin: logAdmin, entities, sql, datacenter: config.datacenter }),
+      onLagFailure: (error) => logger.warn({ err: error }, 'consumer lag not collected'),
+    });
+    timeEncryption(crypto, metrics);
     const states = new RecordStateStore(sql);
     await restoreRecordState({ log, schemas, entities, states, logger });
-    const processor = await startDeltaProcessor({ log, schemas, entities, states, logger });
+    const processor = await startDeltaProcessor({ log, schemas, entities, states, logger, onVerdict: (outcome) => countVerdict(metrics, outcome) });
     closers.push(() => processor.stop());
     const emitters = await startActionEmitters({ log, schemas, entities, datacenter: config.datacenter, logger });
     closers.push(async () => void (await Promise.all(emitters.map((e) => e.stop()))));
     const waiter = new OutcomeWaiter();
     await waiter.start(log, schemas);
     closers.push(() => waiter.stop());
-    const tables = await startTableProjector({ log, schemas, entities, sql, logger });
+    const tables = await startTableProjector({ log, schemas, entities, sql, logger, onBatch: (report) => countProjected(metrics, TABLE_PROJECTOR_GROUP, report) });
     closers.push(() => tables.stop());
     const search = await openSearchIndex(config, sql);
     closers.push(() => search.close());
@@ -150,6 +160,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     const writes = new WriteService({ log, schemas, entities, states, waiter, datacenter: config.datacenter, timeoutMs: config.writes.timeoutMs });
 
     const http = buildHttpApp({ logger, verifier, bodyLimitBytes: config.http.bodyLimitBytes });
+    instrumentHttp(http, metrics);
     const checks: ReadinessCheck[] = [{ name: sql.kind, check: async () => void (await sql.query('select 1')) }];
     if (hsm) checks.push({ name: 'hsm', check: () => hsm.ping() });
     checks.push({ name: 'write-log', check: async () => void (await log.topicOffsets('deltas')) });
@@ -157,11 +168,12 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     registerDispatchRoute(http, crypto);
     registerKeyRoutes(http, keyring);
     registerWhoamiRoute(http);
+    registerMetricsRoute(http, metrics);
     registerStorageBrokerRoutes(http, writes, queries, states);
     closers.push(() => http.close());
     const address = await http.listen({ host: config.http.host, port: config.http.port });
     logger.info({ url: address }, 'deltabroker is listening');
-    return { http, url: address, sql, keyring, aliases, hsm, crypto, log, brokers, registryUrl, entities, stop };
+    return { http, url: address, sql, keyring, aliases, hsm, crypto, log, brokers, registryUrl, entities, metrics, stop };
   } catch (error) {
     await stop();
     throw error;
