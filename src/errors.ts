@@ -20,7 +20,6 @@ export const ERROR_CATALOGUE = {
   DB_HSM_UNAVAILABLE: { title: 'The hardware security module is not available', retriable: true },
   DB_DEPENDENCY_UNAVAILABLE: { title: 'A backing service is not available', retriable: true },
   DB_TIMEOUT: { title: 'The operation did not finish in time', retriable: true },
-  DB_NOT_IMPLEMENTED: { title: 'Not available in this version', retriable: false },
   DB_INTERNAL: { title: 'Internal error', retriable: true },
 } as const;
 
