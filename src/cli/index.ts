@@ -3,8 +3,10 @@ import { positiveInt } from './arguments';
 import { loadConfig, type Config } from '../config';
 import { isDeltabrokerError } from '../errors';
 import { createLogger } from '../logger';
+import { registerEntitiesCommands } from './entities';
 import { registerKeysCommands } from './keys';
 import { serve } from './serve';
+import { registerTopicsCommands } from './topics';
 import { mintToken } from './token';
 
 /** The `deltabroker` command. Every subcommand reads the same configuration as the service. */
@@ -28,6 +30,8 @@ export function buildCli(config: () => Config): Command {
     });
 
   registerKeysCommands(program, config);
+  registerTopicsCommands(program, config);
+  registerEntitiesCommands(program, config);
   return program;
 }
 
