@@ -1,0 +1,45 @@
+import type { Command } from 'commander';
+import { buildCli } from '../../../src/cli';
+import { loadConfig } from '../../../src/config';
+import { spawnCli } from './run-cli';
+
+function* commandsOf(command: Command, path: string[] = []): Generator<{ path: string[]; command: Command }> {
+  for (const sub of command.commands) {
+    const here = [...path, sub.name()];
+    yield { path: here, command: sub };
+    yield* commandsOf(sub, here);
+  }
+}
+
+const program = buildCli(() => loadConfig({}));
+const every = [...commandsOf(program)];
+
+/** Every command answers --help with its usage, description and options. */
+describe('deltabroker --help', () => {
+  test('the operator commands are all there', () => {
+    expect(every.map((c) => c.path.join(' '))).toEqual(
+      expect.arrayContaining(['serve', 'token', 'keys list', 'keys rotate', 'topics list', 'topics describe', 'entities list', 'entities show']),
+    );
+  });
+
+  test.each(every.map((c) => [c.path.join(' '), c.command] as const))('%s --help', (path, command) => {
+    // Commander wraps long lines to the terminal width; compare with whitespace folded.
+    const help = command.helpInformation().replace(/\s+/g, ' ');
+    expect(help).toMatch(new RegExp(`^Usage: deltabroker ${path} `));
+    expect(command.description().length).toBeGreaterThan(10);
+    expect(help).toContain(command.description());
+    for (const option of command.options) expect(help).toContain(option.flags);
+    expect(help).toContain('-h, --help');
+  });
+
+  test('as a process: --help exits 0 and prints the usage; nothing listening is a clear error and exit 1', async () => {
+    const help = await spawnCli(['topics', 'describe', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('Usage: deltabroker topics describe [options] <topic>');
+    expect(help.stdout).toContain('--group <group...>');
+
+    const refused = await spawnCli(['topics', 'list'], { DELTABROKER_KAFKA_PORT: '1', DELTABROKER_KAFKA_BROKERS: '' });
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toContain('DB_DEPENDENCY_UNAVAILABLE: no Kafka broker answers at 127.0.0.1:1: start the service (npm start)');
+  }, 60_000);
+});
