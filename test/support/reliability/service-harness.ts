@@ -5,7 +5,6 @@ import { Client } from 'pg';
 import { loadDevIssuer } from '../../../src/auth/dev-issuer';
 import { loadSchemas, type WriteLog } from '../../../src/log';
 import { openKafkaWriteLog } from '../../../src/log/kafka';
-import { testEntitiesDir } from '../entities';
 import { createFreshDatabase, type FreshDatabase } from '../postgres';
 import { freePort, startServiceProcess, type ServiceProcess } from '../service-process';
 
@@ -35,7 +34,8 @@ export class ServiceUnderTest {
     const env = {
       DELTABROKER_DATA_DIR: dataDir,
       DATABASE_URL: db.url,
-      DELTABROKER_ENTITIES_DIR: testEntitiesDir(),
+      // The shipped configuration only: the test fixtures include an entity whose topic the pipeline reserves.
+      DELTABROKER_ENTITIES_DIR: path.resolve(__dirname, '../../../config/entities'),
       DELTABROKER_HTTP_PORT: String(await freePort()),
       DELTABROKER_KAFKA_PORT: String(await freePort()),
       DELTABROKER_REGISTRY_PORT: String(await freePort()),
@@ -106,6 +106,5 @@ export class ServiceUnderTest {
     await this.pg.end().catch(() => undefined);
     await this.db.drop();
     rmSync(this.dataDir, { recursive: true, force: true });
-    rmSync(this.env.DELTABROKER_ENTITIES_DIR ?? '', { recursive: true, force: true });
   }
 }

@@ -1,0 +1,81 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { Prng } from './prng';
+
+/** Record batch v2 framing: baseOffset i64, batchLength i32 (bytes after it), …; the CRC covers bytes 21 onwards. */
+const LOG_OVERHEAD = 12;
+const CRC_COVERED_FROM = 21;
+
+export type TornShape = 'partial-header' | 'half-batch' | 'bad-crc' | 'stale-offset' | 'random-bytes';
+export const TORN_SHAPES: readonly TornShape[] = ['partial-header', 'half-batch', 'bad-crc', 'stale-offset', 'random-bytes'];
+
+export interface TornSegment {
+  file: string;
+  shape: TornShape;
+  /** Size of the segment before the torn bytes were appended: what recovery must cut it back to. */
+  validSize: number;
+  appended: number;
+}
+
+/** The active (highest base offset) segment of each partition of a topic in an embedded broker's data directory. */
+export function activeSegments(kafkaDir: string, topic: string): string[] {
+  const topicDir = path.join(kafkaDir, 'topics', topic);
+  return fs
+    .readdirSync(topicDir)
+    .sort((a, b) => Number(a) - Number(b))
+    .map((partition) => {
+      const dir = path.join(topicDir, partition);
+      const last = fs.readdirSync(dir).filter((f) => f.endsWith('.log')).sort().pop();
+      if (!last) throw new Error(`no segment in ${dir}`);
+      return path.join(dir, last);
+    });
+}
+
+/** Position and bytes of the last complete batch of a segment file, and the offset after it. */
+function lastBatch(bytes: Buffer): { batch: Buffer; nextOffset: bigint } | undefined {
+  let pos = 0;
+  let last: Buffer | undefined;
+  while (pos + LOG_OVERHEAD <= bytes.length) {
+    const size = bytes.readInt32BE(pos + 8) + LOG_OVERHEAD;
+    if (pos + size > bytes.length) break;
+    last = bytes.subarray(pos, pos + size);
+    pos += size;
+  }
+  if (!last) return undefined;
+  const lastOffsetDelta = last.readInt32BE(23);
+  return { batch: Buffer.from(last), nextOffset: last.readBigInt64BE(0) + BigInt(lastOffsetDelta) + 1n };
+}
+
+/**
+ * Appends what a crash in the middle of an append could leave behind: part of a batch header, a batch cut short,
+ * a whole batch whose CRC does not match (at the right next offset), a repeated batch at a stale offset, or noise.
+ */
+export function tearSegment(file: string, shape: TornShape, prng: Prng): TornSegment {
+  const bytes = fs.readFileSync(file);
+  const validSize = bytes.length;
+  const last = lastBatch(bytes);
+  let tail: Buffer;
+  if (shape === 'partial-header' || !last) {
+    tail = prng.bytes(prng.int(1, 60));
+    if (last) {
+      const offset = Buffer.alloc(8);
+      offset.writeBigInt64BE(last.nextOffset);
+      offset.copy(tail, 0, 0, Math.min(tail.length, 8));
+    }
+  } else if (shape === 'half-batch') {
+    const copy = Buffer.from(last.batch);
+    copy.writeBigInt64BE(last.nextOffset, 0);
+    tail = copy.subarray(0, prng.int(LOG_OVERHEAD, copy.length - 1));
+  } else if (shape === 'bad-crc') {
+    tail = Buffer.from(last.batch);
+    tail.writeBigInt64BE(last.nextOffset, 0);
+    const at = prng.int(CRC_COVERED_FROM + 4, tail.length - 1);
+    tail[at] = (tail[at] ?? 0) ^ 0xff;
+  } else if (shape === 'stale-offset') {
+    tail = Buffer.from(last.batch);
+  } else {
+    tail = prng.bytes(prng.int(64, 4096));
+  }
+  fs.appendFileSync(file, tail);
+  return { file, shape, validSize, appended: tail.length };
+}
