@@ -26,12 +26,10 @@ export interface LagSnapshot {
 export type LagSource = () => Promise<LagSnapshot>;
 
 export interface ServiceMetricsOptions {
-  /** Consulted on each scrape (at most once per `lagCacheMs`); without it the lag gauges stay empty. */
+  /** Consulted on each scrape (scrapes at the same time share one look-up); without it the lag gauges stay empty. */
   readonly lag?: LagSource;
   /** A scrape waits this long for lag, then reports none and counts a failure (default 2000). */
   readonly lagTimeoutMs?: number;
-  /** Scrapes within this many ms share one lag look-up (default 1000). */
-  readonly lagCacheMs?: number;
   /** Told why lag could not be collected. */
   readonly onLagFailure?: (error: unknown) => void;
   /** Process and Node.js runtime metrics (default true). */
@@ -53,7 +51,7 @@ export class ServiceMetrics {
   readonly lagCollectionFailures: Counter;
   /** Successful crypto operations by operation and explicit method. */
   readonly cryptoDuration: Histogram<'operation' | 'method'>;
-  private lagInFlight: { at: number; snapshot: Promise<LagSnapshot | undefined> } | undefined;
+  private lagInFlight: Promise<void> | undefined;
 
   constructor(private readonly options: ServiceMetricsOptions = {}) {
     const registers = [this.registry];
@@ -72,26 +70,17 @@ export class ServiceMetrics {
       labelNames: ['verdict', 'stage', 'code'],
       registers,
     });
-    const metrics = this;
     this.consumerLag = new Gauge({
       name: METRIC_NAMES.consumerLag,
       help: 'Records between a consumer group committed offset and the high watermark, per topic partition',
       labelNames: ['group', 'topic', 'partition'],
       registers,
-      async collect() {
-        this.reset();
-        for (const l of (await metrics.lag())?.consumer ?? []) this.set({ group: l.group, topic: l.topic, partition: String(l.partition) }, l.lag);
-      },
     });
     this.projectionLag = new Gauge({
       name: METRIC_NAMES.projectionLag,
       help: 'Records between a projector stored checkpoint and the high watermark, per topic partition',
       labelNames: ['projector', 'topic', 'partition'],
       registers,
-      async collect() {
-        this.reset();
-        for (const l of (await metrics.lag())?.projection ?? []) this.set({ projector: l.group, topic: l.topic, partition: String(l.partition) }, l.lag);
-      },
     });
     this.projectionRecordsApplied = new Counter({ name: METRIC_NAMES.projectionRecordsApplied, help: 'Records a projector applied (redeliveries excluded)', labelNames: ['projector'], registers });
     this.lagCollectionFailures = new Counter({ name: METRIC_NAMES.lagCollectionFailures, help: 'Scrapes that could not look up consumer or projection lag', registers });
@@ -104,8 +93,9 @@ export class ServiceMetrics {
     });
   }
 
-  /** The Prometheus text exposition of every metric. */
-  exposition(): Promise<string> {
+  /** The Prometheus text exposition of every metric, with lag looked up afresh. */
+  async exposition(): Promise<string> {
+    await this.refreshLag();
     return this.registry.metrics();
   }
 
@@ -113,19 +103,29 @@ export class ServiceMetrics {
     return this.registry.contentType;
   }
 
-  /** One lag look-up shared by the two lag gauges of a scrape (and scrapes close together). */
-  private lag(): Promise<LagSnapshot | undefined> {
+  /** Sets the lag gauges from one look-up; on failure they are left empty rather than stale. */
+  private refreshLag(): Promise<void> {
     const source = this.options.lag;
-    if (!source) return Promise.resolve(undefined);
-    const now = Date.now();
-    if (this.lagInFlight && now - this.lagInFlight.at < (this.options.lagCacheMs ?? 1000)) return this.lagInFlight.snapshot;
-    const snapshot = withTimeout(source(), this.options.lagTimeoutMs ?? 2000).catch((error: unknown) => {
-      this.lagCollectionFailures.inc();
-      this.options.onLagFailure?.(error);
-      return undefined;
-    });
-    this.lagInFlight = { at: now, snapshot };
-    return snapshot;
+    if (!source) return Promise.resolve();
+    this.lagInFlight ??= withTimeout(source(), this.options.lagTimeoutMs ?? 2000)
+      .then(
+        (snapshot) => {
+          this.consumerLag.reset();
+          this.projectionLag.reset();
+          for (const l of snapshot.consumer) this.consumerLag.set({ group: l.group, topic: l.topic, partition: String(l.partition) }, l.lag);
+          for (const l of snapshot.projection) this.projectionLag.set({ projector: l.group, topic: l.topic, partition: String(l.partition) }, l.lag);
+        },
+        (error: unknown) => {
+          this.consumerLag.reset();
+          this.projectionLag.reset();
+          this.lagCollectionFailures.inc();
+          this.options.onLagFailure?.(error);
+        },
+      )
+      .finally(() => {
+        this.lagInFlight = undefined;
+      });
+    return this.lagInFlight;
   }
 }
 

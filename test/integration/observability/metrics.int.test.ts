@@ -100,7 +100,6 @@ describe('GET /metrics', () => {
     } finally {
       await sql.end();
     }
-    await new Promise((resolve) => setTimeout(resolve, 1100)); // past the lag cache
     expect(valueOf(await scrape(), METRIC_NAMES.projectionLag, { projector: PROJECTOR, topic: EVENTS, partition: String(partition) })).toBe(high);
   });
 
