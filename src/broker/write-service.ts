@@ -73,7 +73,7 @@ export class WriteService {
       entity: command.entity,
       operation: command.operation,
       key,
-      payload: JSON.stringify(command.payload),
+      payload: serializePayload(command.payload),
       actor: { user: principal.user, roles: [...principal.roles] },
       origin: { datacenter: this.o.datacenter },
       occurredAt: Date.now(),
@@ -98,6 +98,25 @@ export class WriteService {
       });
     }
     return toResult(outcome, command.entity);
+  }
+}
+
+/**
+ * The payload as the envelope carries it. JSON.stringify alone would write a number that JSON.parse made
+ * infinite (1e400, a 400-digit integer) as null, silently changing the value, and throws a RangeError on deeply
+ * nested values: both are refused instead.
+ */
+function serializePayload(payload: Record<string, unknown>): string {
+  try {
+    return JSON.stringify(payload, (key, value: unknown) => {
+      if (typeof value === 'number' && !Number.isFinite(value)) {
+        throw new DeltabrokerError('DB_VALIDATION', `${key || 'payload'} is not a finite number`, { field: key ? `payload.${key}` : 'payload', rule: 'finite-number', stage: 'http' });
+      }
+      return value;
+    });
+  } catch (error) {
+    if (error instanceof RangeError) throw new DeltabrokerError('DB_VALIDATION', 'the payload is nested too deeply', { field: 'payload', rule: 'max-depth', stage: 'http' });
+    throw error;
   }
 }
 
