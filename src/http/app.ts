@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { DeltabrokerError } from '../errors';
@@ -39,6 +40,17 @@ export function buildHttpApp(options: HttpAppOptions): FastifyInstance {
 
   // JSON only: any other media type is answered 415 rather than handed to a route as a string.
   app.removeContentTypeParser(['text/plain']);
+  // Decoding the body as UTF-8 would turn invalid bytes into U+FFFD, silently changing what gets encrypted or
+  // written; such a body is refused instead. Parsing is fastify's own (prototype-poisoning checks included).
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser(['application/json']);
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    if (!isUtf8(body as Buffer)) {
+      done(new DeltabrokerError('DB_BAD_REQUEST', 'the body is not valid UTF-8', { field: 'body', rule: 'utf8', stage: 'http' }), undefined);
+      return;
+    }
+    parseJson(request, (body as Buffer).toString('utf8'), done);
+  });
 
   app.addHook('onSend', async (request, reply) => {
     reply.header('Request-ID', request.id);
