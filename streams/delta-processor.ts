@@ -1,10 +1,11 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { DeltabrokerError } from '../src/errors';
 import type { Logger } from '../src/logger';
-import type { DeltaEnvelope, DeltaOutcome, EntityEvent, LogRecord, RecordBatch, RecordSchemas, Rejection, Subscription, WriteLog } from '../src/log';
+import type { DeltaEnvelope, DeltaOutcome, EntityEvent, RecordBatch, RecordSchemas, Rejection, Subscription, WriteLog } from '../src/log';
 import type { DeltaContext } from './context';
 import { decide, type PipelineDependencies } from './pipeline';
-import type { DeltaOutcomeRow, RecordStateStore } from './record-state-store';
+import { BatchStateView } from './batch-state-view';
+import type { DeltaOutcomeRow, RecordState, RecordStateStore, StoredVerdict } from './record-state-store';
 import { PIPELINE_GROUPS, PIPELINE_TOPICS, recordMessageKey } from './topics';
 
 export interface DeltaProcessorOptions extends PipelineDependencies {
@@ -31,43 +32,62 @@ export async function startDeltaProcessor(options: DeltaProcessorOptions): Promi
     { topic: PIPELINE_TOPICS.rejections, partitions: 3 },
     { topic: PIPELINE_TOPICS.outcomes, partitions: 3 },
   ]);
+  const createdTopics = new Set<string>();
   const subscription = await log.subscribe<DeltaEnvelope>({
     groupId: PIPELINE_GROUPS.pipeline,
     topics: [PIPELINE_TOPICS.deltas],
     partitionsConsumedConcurrently: options.concurrency ?? 3,
     readerSchema: options.schemas.DeltaEnvelope,
-    handleBatch: (batch) => processBatch(options, batch),
+    handleBatch: (batch) => processBatch(options, createdTopics, batch),
   });
   await subscription.joined;
   return subscription;
 }
 
-async function processBatch(options: DeltaProcessorOptions, batch: RecordBatch<DeltaEnvelope>): Promise<void> {
-  for (const record of batch.records) await processRecord(options, record);
-}
+/** What the pipeline made of one delta of a batch. */
+type Decision =
+  | { kind: 'accepted'; delta: DeltaEnvelope; event: EntityEvent; topic: string; state: RecordState; stripped: string[] | undefined; outcome?: AcceptedRow }
+  | { kind: 'refused'; delta: DeltaEnvelope; rejection: Rejection; problem: Record<string, unknown>; refusal: DeltabrokerError }
+  /** Decided before (a redelivery, or the same delta sent twice): its outcome is published again. */
+  | { kind: 'known'; delta: DeltaEnvelope; outcome: DeltaOutcomeRow }
+  | { kind: 'repeat'; delta: DeltaEnvelope; of: Extract<Decision, { kind: 'accepted' | 'refused' }> };
 
-async function processRecord(options: DeltaProcessorOptions, record: LogRecord<DeltaEnvelope>): Promise<void> {
-  const { states, logger } = options;
-  const delta = record.value;
-  const known = await states.outcome(delta.id, delta.tenant);
-  if (known) {
-    logger.debug({ deltaId: delta.id }, 'delta seen again: answering its stored outcome');
-    await publishOutcome(options, outcomeOf(delta, known));
-    return;
+type AcceptedRow = Extract<DeltaOutcomeRow, { status: 'accepted' }>;
+
+/**
+ * Decides a batch's deltas in order against a view of the state store that sees the batch's own verdicts,
+ * then writes them with a fixed number of round trips per batch rather than per delta: the events and
+ * rejections in one publish, the states and outcomes in one transaction, the verdicts in one publish.
+ * A failure anywhere throws, so the batch is retried and its offsets are not committed.
+ */
+async function processBatch(options: DeltaProcessorOptions, createdTopics: Set<string>, batch: RecordBatch<DeltaEnvelope>): Promise<void> {
+  const view = await BatchStateView.load(options.states, batch.records.map((r) => r.value));
+  const decided = new Map<string, Extract<Decision, { kind: 'accepted' | 'refused' }>>();
+  const decisions: Decision[] = [];
+  for (const record of batch.records) {
+    const delta = record.value;
+    const earlier = decided.get(delta.id);
+    const known = view.storedOutcome(delta.id, delta.tenant);
+    if (earlier?.delta.tenant === delta.tenant || known) {
+      options.logger.debug({ deltaId: delta.id }, 'delta seen again: answering its stored outcome');
+      decisions.push(earlier?.delta.tenant === delta.tenant ? { kind: 'repeat', delta, of: earlier } : { kind: 'known', delta, outcome: known as DeltaOutcomeRow });
+      continue;
+    }
+    const ctx: DeltaContext = { delta, source: { topic: record.topic, partition: record.partition, offset: record.offset } };
+    const verdict = await decide({ entities: options.entities, states: view }, ctx);
+    const decision = verdict.accepted ? accept(view, verdict.ctx) : refuse(verdict.ctx, verdict.refusal);
+    decided.set(delta.id, decision);
+    decisions.push(decision);
   }
-  const ctx: DeltaContext = { delta, source: { topic: record.topic, partition: record.partition, offset: record.offset } };
-  const verdict = await decide(options, ctx);
-  if (verdict.accepted) await persist(options, verdict.ctx);
-  else await refuse(options, verdict.ctx, verdict.refusal);
+  await persist(options, createdTopics, decisions);
 }
 
-async function persist(options: DeltaProcessorOptions, ctx: DeltaContext): Promise<void> {
+function accept(view: BatchStateView, ctx: DeltaContext): Extract<Decision, { kind: 'accepted' }> {
   const { delta } = ctx;
-  const topic = ctx.persistenceTopic as string;
-  const version = ctx.nextVersion as number;
   // Events carry the record's whole state after them: stored fields, overwritten by the accepted ones.
   const current = ctx.current?.deleted === false ? ctx.current.doc : null;
   const doc = delta.operation === 'delete' ? null : { ...current, ...ctx.fields };
+  const version = ctx.nextVersion as number;
   const event: EntityEvent = {
     eventId: eventIdOf(delta.id),
     deltaId: delta.id,
@@ -83,21 +103,12 @@ async function persist(options: DeltaProcessorOptions, ctx: DeltaContext): Promi
     occurredAt: delta.occurredAt,
     recordedAt: Date.now(),
   };
-  await options.log.createTopics([{ topic, partitions: 3 }]);
-  const [position] = await options.log.publish([
-    { topic, key: recordMessageKey(delta.tenant, delta.entity, delta.key), value: event, schema: options.schemas.EntityEvent, headers: traceHeaders(delta) },
-  ]);
-  if (!position) throw new Error('the log acknowledged no position for a persisted event');
-  const row = { status: 'accepted' as const, deltaId: delta.id, eventId: event.eventId, version, topic, partition: position.partition, offset: position.offset };
-  await options.states.recordAccepted({ tenant: delta.tenant, entity: delta.entity, key: delta.key }, { version, deleted: doc === null, doc }, row);
-  options.logger.info(
-    { requestId: delta.requestId, deltaId: delta.id, eventId: event.eventId, topic, partition: position.partition, offset: position.offset, version, stripped: ctx.stripped },
-    'delta accepted',
-  );
-  await publishOutcome(options, outcomeOf(delta, row));
+  const state: RecordState = { version, deleted: doc === null, doc };
+  view.put({ tenant: delta.tenant, entity: delta.entity, key: delta.key }, state);
+  return { kind: 'accepted', delta, event, topic: ctx.persistenceTopic as string, state, stripped: ctx.stripped };
 }
 
-async function refuse(options: DeltaProcessorOptions, ctx: DeltaContext, refusal: DeltabrokerError): Promise<void> {
+function refuse(ctx: DeltaContext, refusal: DeltabrokerError): Extract<Decision, { kind: 'refused' }> {
   const { delta } = ctx;
   const { stage, ...details } = refusal.details;
   const rejection: Rejection = {
@@ -114,18 +125,51 @@ async function refuse(options: DeltaProcessorOptions, ctx: DeltaContext, refusal
     raw: null,
     rejectedAt: Date.now(),
   };
-  await options.log.publish([
-    { topic: PIPELINE_TOPICS.rejections, key: recordMessageKey(delta.tenant, delta.entity, delta.key), value: rejection, schema: options.schemas.Rejection, headers: traceHeaders(delta) },
-  ]);
-  const problem = { code: refusal.code, stage: stage ?? 'pipeline', message: refusal.message, details };
-  await options.states.recordRefused(delta.id, delta.tenant, problem);
-  options.logger.info({ requestId: delta.requestId, deltaId: delta.id, code: refusal.code, stage, field: details.field }, 'delta refused');
-  await publishOutcome(options, outcomeOf(delta, { status: 'refused', deltaId: delta.id, problem }));
+  return { kind: 'refused', delta, rejection, refusal, problem: { code: refusal.code, stage: stage ?? 'pipeline', message: refusal.message, details } };
 }
 
-async function publishOutcome(options: DeltaProcessorOptions, outcome: DeltaOutcome): Promise<void> {
-  await options.log.publish([{ topic: PIPELINE_TOPICS.outcomes, key: outcome.deltaId, value: outcome, schema: options.schemas.DeltaOutcome }]);
-  options.onVerdict?.(outcome);
+/** Events and rejections on the log, then states and outcomes in the store, then every verdict on the outcomes topic. */
+async function persist(options: DeltaProcessorOptions, createdTopics: Set<string>, decisions: readonly Decision[]): Promise<void> {
+  const { log, schemas, logger } = options;
+  const accepted = decisions.filter((d): d is Extract<Decision, { kind: 'accepted' }> => d.kind === 'accepted');
+  const refused = decisions.filter((d): d is Extract<Decision, { kind: 'refused' }> => d.kind === 'refused');
+  const newTopics = [...new Set(accepted.map((d) => d.topic))].filter((t) => !createdTopics.has(t));
+  if (newTopics.length > 0) {
+    await log.createTopics(newTopics.map((topic) => ({ topic, partitions: 3 })));
+    for (const topic of newTopics) createdTopics.add(topic);
+  }
+  const positions = await log.publish([
+    ...accepted.map((d) => ({ topic: d.topic, key: recordMessageKey(d.delta.tenant, d.delta.entity, d.delta.key), value: d.event, schema: schemas.EntityEvent, headers: traceHeaders(d.delta) })),
+    ...refused.map((d) => ({ topic: PIPELINE_TOPICS.rejections, key: recordMessageKey(d.delta.tenant, d.delta.entity, d.delta.key), value: d.rejection, schema: schemas.Rejection, headers: traceHeaders(d.delta) })),
+  ]);
+  accepted.forEach((d, i) => {
+    const position = positions[i];
+    if (!position) throw new Error('the log acknowledged no position for a persisted event');
+    d.outcome = { status: 'accepted', deltaId: d.delta.id, eventId: d.event.eventId, version: d.event.version, topic: d.topic, partition: position.partition, offset: position.offset };
+  });
+  const verdicts: StoredVerdict[] = [];
+  for (const d of decisions) {
+    if (d.kind === 'accepted') verdicts.push({ status: 'accepted', id: { tenant: d.delta.tenant, entity: d.delta.entity, key: d.delta.key }, state: d.state, outcome: d.outcome as AcceptedRow });
+    else if (d.kind === 'refused') verdicts.push({ status: 'refused', tenant: d.delta.tenant, outcome: { status: 'refused', deltaId: d.delta.id, problem: d.problem } });
+  }
+  await options.states.recordVerdicts(verdicts);
+  for (const d of accepted) {
+    const { requestId, id: deltaId } = d.delta;
+    const { topic, partition, offset, version } = d.outcome as AcceptedRow;
+    logger.info({ requestId, deltaId, eventId: d.event.eventId, topic, partition, offset, version, stripped: d.stripped }, 'delta accepted');
+  }
+  for (const d of refused) {
+    logger.info({ requestId: d.delta.requestId, deltaId: d.delta.id, code: d.refusal.code, stage: d.problem.stage, field: d.refusal.details.field }, 'delta refused');
+  }
+  const outcomes = decisions.map((d) => outcomeOf(d.delta, rowOf(d.kind === 'repeat' ? d.of : d)));
+  await log.publish(outcomes.map((outcome) => ({ topic: PIPELINE_TOPICS.outcomes, key: outcome.deltaId, value: outcome, schema: schemas.DeltaOutcome })));
+  for (const outcome of outcomes) options.onVerdict?.(outcome);
+}
+
+function rowOf(d: Exclude<Decision, { kind: 'repeat' }>): DeltaOutcomeRow {
+  if (d.kind === 'known') return d.outcome;
+  if (d.kind === 'refused') return { status: 'refused', deltaId: d.delta.id, problem: d.problem };
+  return d.outcome as AcceptedRow;
 }
 
 function outcomeOf(delta: DeltaEnvelope, row: DeltaOutcomeRow): DeltaOutcome {

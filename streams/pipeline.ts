@@ -2,7 +2,7 @@ import { catchError, lastValueFrom, map, of, type Observable } from 'rxjs';
 import { DeltabrokerError, isDeltabrokerError } from '../src/errors';
 import type { EntityConfigSource } from '../src/tenant';
 import type { DeltaContext } from './context';
-import type { RecordStateStore } from './record-state-store';
+import type { RecordStateReader } from './record-state-store';
 import { checkPermission } from './stages/check-permission';
 import { checkSensitiveEncrypted } from './stages/check-sensitive-encrypted';
 import { ensureRecordKey } from './stages/ensure-record-key';
@@ -15,7 +15,7 @@ export type Verdict = { accepted: true; ctx: DeltaContext } | { accepted: false;
 
 export interface PipelineDependencies {
   entities: EntityConfigSource;
-  states: RecordStateStore;
+  states: RecordStateReader;
 }
 
 /**

@@ -14,10 +14,37 @@ export interface RecordId {
   key: string;
 }
 
+/** What stage 3 reads: the store itself, or a batch's view of it (batch-state-view.ts). */
+export interface RecordStateReader {
+  get(id: RecordId): Promise<RecordState>;
+}
+
 /** The outcome of one delta, kept so a redelivered delta is answered again instead of applied twice. */
 export type DeltaOutcomeRow =
   | { status: 'accepted'; deltaId: string; eventId: string; version: number; topic: string; partition: number; offset: string }
   | { status: 'refused'; deltaId: string; problem: Record<string, unknown> };
+
+/** One verdict to store: an accepted delta with its record's new state, or a refused one. */
+export type StoredVerdict =
+  | { status: 'accepted'; id: RecordId; state: RecordState; outcome: Extract<DeltaOutcomeRow, { status: 'accepted' }> }
+  | { status: 'refused'; tenant: string; outcome: Extract<DeltaOutcomeRow, { status: 'refused' }> };
+
+interface OutcomeColumns {
+  delta_id: string;
+  tenant: string;
+  status: 'accepted' | 'refused';
+  event_id: string | null;
+  version: string | number | null;
+  topic: string | null;
+  partition: number | null;
+  log_offset: string | null;
+  problem: Record<string, unknown> | null;
+}
+
+const OUTCOME_COLUMNS = 'delta_id, tenant, status, event_id, version, topic, partition, log_offset, problem';
+
+/** Identifies a record in maps. */
+export const recordIdKey = (id: RecordId): string => JSON.stringify([id.tenant, id.entity, id.key]);
 
 /**
  * The pipeline's state store (Postgres or PGlite): per record its version, per delta its outcome. It is
@@ -38,49 +65,89 @@ export class RecordStateStore {
 
   /** The stored outcome of a delta; with `tenant`, only when the delta is that tenant's. */
   async outcome(deltaId: string, tenant?: string): Promise<DeltaOutcomeRow | undefined> {
-    const result = await this.sql.query<{
-      status: 'accepted' | 'refused';
-      event_id: string | null;
-      version: string | number | null;
-      topic: string | null;
-      partition: number | null;
-      log_offset: string | null;
-      problem: Record<string, unknown> | null;
-    }>('select status, event_id, version, topic, partition, log_offset, problem from delta_outcomes where delta_id = $1 and ($2::text is null or tenant = $2)', [
+    const result = await this.sql.query<OutcomeColumns>(`select ${OUTCOME_COLUMNS} from delta_outcomes where delta_id = $1 and ($2::text is null or tenant = $2)`, [
       deltaId,
       tenant ?? null,
     ]);
     const row = result.rows[0];
-    if (!row) return undefined;
-    if (row.status === 'refused') return { status: 'refused', deltaId, problem: row.problem ?? {} };
-    return {
-      status: 'accepted',
-      deltaId,
-      eventId: row.event_id ?? '',
-      version: Number(row.version),
-      topic: row.topic ?? '',
-      partition: Number(row.partition),
-      offset: row.log_offset ?? '',
-    };
+    return row ? outcomeRowOf(row) : undefined;
+  }
+
+  /** The stored outcomes of several deltas in one query, by delta id, each with the tenant it belongs to. */
+  async outcomes(deltaIds: readonly string[]): Promise<Map<string, { tenant: string; outcome: DeltaOutcomeRow }>> {
+    const found = new Map<string, { tenant: string; outcome: DeltaOutcomeRow }>();
+    if (deltaIds.length === 0) return found;
+    const result = await this.sql.query<OutcomeColumns>(`select ${OUTCOME_COLUMNS} from delta_outcomes where delta_id in (select jsonb_array_elements_text($1::jsonb))`, [
+      JSON.stringify([...new Set(deltaIds)]),
+    ]);
+    for (const row of result.rows) found.set(row.delta_id, { tenant: row.tenant, outcome: outcomeRowOf(row) });
+    return found;
+  }
+
+  /** The states of several records in one query, by recordIdKey; records never written are absent. */
+  async getMany(ids: readonly RecordId[]): Promise<Map<string, RecordState>> {
+    const found = new Map<string, RecordState>();
+    if (ids.length === 0) return found;
+    const result = await this.sql.query<{ tenant: string; entity: string; record_key: string; version: string | number; deleted: boolean; doc: Record<string, unknown> | null }>(
+      `select s.tenant, s.entity, s.record_key, s.version, s.deleted, s.doc
+         from record_state s join jsonb_to_recordset($1::jsonb) as r(tenant text, entity text, record_key text)
+           on s.tenant = r.tenant and s.entity = r.entity and s.record_key = r.record_key`,
+      [JSON.stringify(ids.map((id) => ({ tenant: id.tenant, entity: id.entity, record_key: id.key })))],
+    );
+    for (const row of result.rows) {
+      found.set(recordIdKey({ tenant: row.tenant, entity: row.entity, key: row.record_key }), { version: Number(row.version), deleted: row.deleted, doc: row.doc });
+    }
+    return found;
   }
 
   /** Records an accepted delta: the record's new state and the delta's outcome, in one transaction. */
   async recordAccepted(id: RecordId, state: RecordState, outcome: Extract<DeltaOutcomeRow, { status: 'accepted' }>): Promise<void> {
-    await this.sql.transaction(async (tx) => {
-      await upsertState(tx, id, state);
-      await tx.query(
-        `insert into delta_outcomes (delta_id, tenant, status, event_id, version, topic, partition, log_offset)
-         values ($1, $2, 'accepted', $3, $4, $5, $6, $7) on conflict (delta_id) do nothing`,
-        [outcome.deltaId, id.tenant, outcome.eventId, outcome.version, outcome.topic, outcome.partition, outcome.offset],
-      );
-    });
+    await this.recordVerdicts([{ status: 'accepted', id, state, outcome }]);
   }
 
   async recordRefused(deltaId: string, tenant: string, problem: Record<string, unknown>): Promise<void> {
-    await this.sql.query(
-      `insert into delta_outcomes (delta_id, tenant, status, problem) values ($1, $2, 'refused', $3) on conflict (delta_id) do nothing`,
-      [deltaId, tenant, JSON.stringify(problem)],
+    await this.recordVerdicts([{ status: 'refused', tenant, outcome: { status: 'refused', deltaId, problem } }]);
+  }
+
+  /**
+   * Records a batch of verdicts in one transaction with two statements: the records' newest states (a batch
+   * may change one record several times; a stored state only moves forward) and the deltas' outcomes.
+   */
+  async recordVerdicts(verdicts: readonly StoredVerdict[]): Promise<void> {
+    if (verdicts.length === 0) return;
+    const newest = new Map<string, { tenant: string; entity: string; record_key: string; version: number; deleted: boolean; doc: Record<string, unknown> | null }>();
+    for (const v of verdicts) {
+      if (v.status !== 'accepted') continue;
+      const key = recordIdKey(v.id);
+      if ((newest.get(key)?.version ?? 0) < v.state.version) {
+        newest.set(key, { tenant: v.id.tenant, entity: v.id.entity, record_key: v.id.key, version: v.state.version, deleted: v.state.deleted, doc: v.state.doc });
+      }
+    }
+    const outcomes = verdicts.map((v) =>
+      v.status === 'accepted'
+        ? { delta_id: v.outcome.deltaId, tenant: v.id.tenant, status: 'accepted', event_id: v.outcome.eventId, version: v.outcome.version, topic: v.outcome.topic, partition: v.outcome.partition, log_offset: v.outcome.offset, problem: null }
+        : { delta_id: v.outcome.deltaId, tenant: v.tenant, status: 'refused', event_id: null, version: null, topic: null, partition: null, log_offset: null, problem: v.outcome.problem },
     );
+    await this.sql.transaction(async (tx) => {
+      if (newest.size > 0) {
+        await tx.query(
+          `insert into record_state (tenant, entity, record_key, version, deleted, doc)
+           select tenant, entity, record_key, version, deleted, doc
+             from jsonb_to_recordset($1::jsonb) as r(tenant text, entity text, record_key text, version bigint, deleted boolean, doc jsonb)
+           on conflict (tenant, entity, record_key) do update
+             set version = excluded.version, deleted = excluded.deleted, doc = excluded.doc, updated_at = now()
+           where record_state.version < excluded.version`,
+          [JSON.stringify([...newest.values()])],
+        );
+      }
+      await tx.query(
+        `insert into delta_outcomes (${OUTCOME_COLUMNS})
+         select ${OUTCOME_COLUMNS}
+           from jsonb_to_recordset($1::jsonb) as r(delta_id text, tenant text, status text, event_id text, version bigint, topic text, partition integer, log_offset text, problem jsonb)
+         on conflict (delta_id) do nothing`,
+        [JSON.stringify(outcomes)],
+      );
+    });
   }
 
   /** Applies a persisted event read back from its topic (startup catch-up, rebuild). Idempotent. */
@@ -123,4 +190,17 @@ async function upsertState(tx: SqlExecutor, id: RecordId, state: RecordState): P
      where record_state.version < excluded.version`,
     [id.tenant, id.entity, id.key, state.version, state.deleted, state.doc === null ? null : JSON.stringify(state.doc)],
   );
+}
+
+function outcomeRowOf(row: OutcomeColumns): DeltaOutcomeRow {
+  if (row.status === 'refused') return { status: 'refused', deltaId: row.delta_id, problem: row.problem ?? {} };
+  return {
+    status: 'accepted',
+    deltaId: row.delta_id,
+    eventId: row.event_id ?? '',
+    version: Number(row.version),
+    topic: row.topic ?? '',
+    partition: Number(row.partition),
+    offset: row.log_offset ?? '',
+  };
 }

@@ -1,5 +1,5 @@
 import { DeltabrokerError } from '../../src/errors';
-import type { RecordStateStore } from '../record-state-store';
+import type { RecordStateReader } from '../record-state-store';
 import { required, STAGES } from '../context';
 import { stage } from './stage-operator';
 
@@ -7,7 +7,7 @@ import { stage } from './stage-operator';
  * Stage 3: the tenant has the entity with this key — a create needs a new (or deleted) key, an update or delete
  * an existing one — and, when the delta names an expectedVersion, the record is at that version.
  */
-export const ensureRecordKey = (states: RecordStateStore) =>
+export const ensureRecordKey = (states: RecordStateReader) =>
   stage(STAGES.recordKey, async (ctx) => {
     const config = required(ctx, 'config');
     const { delta } = ctx;

@@ -1,0 +1,47 @@
+import type { DeltaEnvelope } from '../src/log';
+import { recordIdKey, type DeltaOutcomeRow, type RecordId, type RecordState, type RecordStateReader, type RecordStateStore } from './record-state-store';
+
+/** A record never written: what RecordStateStore.get answers for it. */
+const ABSENT: RecordState = { version: 0, deleted: true, doc: null };
+
+/**
+ * The state store as one batch of deltas sees it: the batch's records and stored outcomes read in two queries
+ * up front, plus the states the batch's own accepted deltas produce, so a later delta of the batch on the same
+ * record sees the earlier one before anything is written.
+ */
+export class BatchStateView implements RecordStateReader {
+  private readonly pending = new Map<string, RecordState>();
+
+  private constructor(
+    private readonly store: RecordStateStore,
+    private readonly loaded: ReadonlySet<string>,
+    private readonly stored: Map<string, RecordState>,
+    private readonly outcomes: Map<string, { tenant: string; outcome: DeltaOutcomeRow }>,
+  ) {}
+
+  static async load(store: RecordStateStore, deltas: readonly DeltaEnvelope[]): Promise<BatchStateView> {
+    const ids = deltas.map((d) => ({ tenant: d.tenant, entity: d.entity, key: d.key }));
+    const [stored, outcomes] = await Promise.all([store.getMany(ids), store.outcomes(deltas.map((d) => d.id))]);
+    return new BatchStateView(store, new Set(ids.map(recordIdKey)), stored, outcomes);
+  }
+
+  async get(id: RecordId): Promise<RecordState> {
+    const key = recordIdKey(id);
+    const known = this.pending.get(key) ?? this.stored.get(key);
+    if (known) return known;
+    if (this.loaded.has(key)) return { ...ABSENT };
+    // Not one of the batch's records as loaded (a stage asked for another): the store answers.
+    return this.store.get(id);
+  }
+
+  /** The outcome stored for a delta before this batch, when it is `tenant`'s. */
+  storedOutcome(deltaId: string, tenant: string): DeltaOutcomeRow | undefined {
+    const found = this.outcomes.get(deltaId);
+    return found?.tenant === tenant ? found.outcome : undefined;
+  }
+
+  /** A state this batch produced; later deltas of the batch see it. */
+  put(id: RecordId, state: RecordState): void {
+    this.pending.set(recordIdKey(id), state);
+  }
+}
