@@ -6,18 +6,36 @@ import { loadDevIssuer } from '../src/auth/dev-issuer';
 import { loadConfig } from '../src/config';
 import { silentLogger } from '../src/logger';
 import { startService } from '../src/main';
-import { runHttpLoad } from './http-load';
+import { runHttpLoad, type LoadResult } from './http-load';
+import { createBenchDatabase } from './support/database';
+import type { Figure } from './support/figures';
 
 /**
  * Encryption dispatch throughput: 1 KiB payloads through HTTP for aes and hsm, against a no-op authenticated
  * route in the same run (the HTTP ceiling), and the AES core against raw node:crypto AES-256-GCM.
  * Usage: npx tsx bench/encrypt.ts [seconds per case, default 5] [concurrency, default 16]
  */
-async function main(): Promise<void> {
-  const seconds = Number(process.argv[2] ?? 5);
-  const concurrency = Number(process.argv[3] ?? 16);
+export interface EncryptOptions {
+  /** Seconds per case. */
+  readonly seconds: number;
+  /** Concurrent keep-alive HTTP clients. */
+  readonly concurrency: number;
+}
+
+interface EncryptResult {
+  store: string;
+  noop: LoadResult;
+  aes: LoadResult;
+  hsm: LoadResult | undefined;
+  core: { raw: number; service: number };
+}
+
+async function measure(o: EncryptOptions): Promise<EncryptResult> {
+  const { seconds, concurrency } = o;
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'deltabroker-bench-'));
-  const config = loadConfig({ ...process.env, DELTABROKER_DATA_DIR: dataDir, DELTABROKER_HTTP_PORT: '0' });
+  // The keyring on a Postgres server: DATABASE_URL when set, else a fresh database on the local one.
+  const database = process.env.DATABASE_URL ? undefined : await createBenchDatabase('bench_encrypt');
+  const config = loadConfig({ ...process.env, ...(database && { DATABASE_URL: database.url }), DELTABROKER_DATA_DIR: dataDir, DELTABROKER_HTTP_PORT: '0', DELTABROKER_KAFKA_PORT: '0', DELTABROKER_REGISTRY_PORT: '0' });
   const service = await startService(config, silentLogger());
   try {
     const issuer = await loadDevIssuer(config.dataDir, config.auth.issuer, config.auth.audience);
@@ -31,23 +49,53 @@ async function main(): Promise<void> {
     const noop = await load('GET', '/whoami');
     const aes = await load('POST', '/dispatch', body('aes'));
     const hsm = service.hsm ? await load('POST', '/dispatch', body('hsm')) : undefined;
-
     const core = await coreVsNodeCrypto(service.crypto, payload, seconds);
-
-    const row = (name: string, r: typeof noop) =>
-      `${name.padEnd(34)} ${r.perSecond.toFixed(0).padStart(8)} req/s  p50 ${r.p50Ms.toFixed(2).padStart(6)} ms  p99 ${r.p99Ms.toFixed(2).padStart(6)} ms  errors ${r.errors}  ratio to no-op ${(r.perSecond / noop.perSecond).toFixed(2)}`;
-    console.log(`encryption dispatch, 1 KiB payloads, ${concurrency} keep-alive clients, ${seconds}s per case, store ${service.sql.kind}`);
-    console.log(row('GET /whoami (no-op, authenticated)', noop));
-    console.log(row('POST /dispatch aes', aes));
-    if (hsm) console.log(row('POST /dispatch hsm (SoftHSM2)', hsm));
-    else console.log('POST /dispatch hsm: skipped, no HSM (install softhsm2)');
-    console.log(
-      `AES core (EncryptionService.encrypt)  ${core.service.toFixed(0)} ops/s vs raw node:crypto AES-256-GCM ${core.raw.toFixed(0)} ops/s: ratio ${(core.service / core.raw).toFixed(2)}`,
-    );
+    return { store: service.sql.kind, noop, aes, hsm, core };
   } finally {
     await service.stop();
+    await database?.drop();
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/** The figures for the one table of bench/run.ts. */
+export async function run(o: EncryptOptions): Promise<Figure[]> {
+  const r = await measure(o);
+  const noop = { name: 'GET /whoami (no-op, authenticated)', value: r.noop.perSecond, unit: 'req/s' };
+  const http = (name: string, load: LoadResult): Figure => ({
+    name,
+    value: load.perSecond,
+    unit: 'req/s',
+    baseline: noop,
+    notes: `1 KiB, ${o.concurrency} clients; p50 ${load.p50Ms.toFixed(2)} ms p99 ${load.p99Ms.toFixed(2)} ms, ${load.errors} errors (no-op p50 ${r.noop.p50Ms.toFixed(2)} ms)`,
+  });
+  return [
+    http('encrypt aes via HTTP POST /dispatch', r.aes),
+    ...(r.hsm ? [http('encrypt hsm (SoftHSM2) via HTTP POST /dispatch', r.hsm)] : []),
+    {
+      name: 'AES core (EncryptionService.encrypt, 1 KiB)',
+      value: r.core.service,
+      unit: 'ops/s',
+      baseline: { name: 'raw node:crypto AES-256-GCM', value: r.core.raw, unit: 'ops/s' },
+      notes: 'one at a time, same process',
+    },
+  ];
+}
+
+async function main(): Promise<void> {
+  const seconds = Number(process.argv[2] ?? 5);
+  const concurrency = Number(process.argv[3] ?? 16);
+  const { store, noop, aes, hsm, core } = await measure({ seconds, concurrency });
+  const row = (name: string, r: typeof noop) =>
+    `${name.padEnd(34)} ${r.perSecond.toFixed(0).padStart(8)} req/s  p50 ${r.p50Ms.toFixed(2).padStart(6)} ms  p99 ${r.p99Ms.toFixed(2).padStart(6)} ms  errors ${r.errors}  ratio to no-op ${(r.perSecond / noop.perSecond).toFixed(2)}`;
+  console.log(`encryption dispatch, 1 KiB payloads, ${concurrency} keep-alive clients, ${seconds}s per case, store ${store}`);
+  console.log(row('GET /whoami (no-op, authenticated)', noop));
+  console.log(row('POST /dispatch aes', aes));
+  if (hsm) console.log(row('POST /dispatch hsm (SoftHSM2)', hsm));
+  else console.log('POST /dispatch hsm: skipped, no HSM (install softhsm2)');
+  console.log(
+    `AES core (EncryptionService.encrypt)  ${core.service.toFixed(0)} ops/s vs raw node:crypto AES-256-GCM ${core.raw.toFixed(0)} ops/s: ratio ${(core.service / core.raw).toFixed(2)}`,
+  );
 }
 
 async function coreVsNodeCrypto(crypto: import('../src/crypto/encryption-service').EncryptionService, payload: string, seconds: number) {
@@ -76,7 +124,9 @@ async function coreVsNodeCrypto(crypto: import('../src/crypto/encryption-service
   return { raw: rawRate, service: done / (seconds * 0.5) };
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exitCode = 1;
-});
+if (require.main === module) {
+  main().catch((error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  });
+}
