@@ -1,0 +1,100 @@
+/**
+ * What a replay or a verify works with (the service's ports), what it is asked to do, and how the entity,
+ * its topic and its targets are looked up from that.
+ */
+import { DeltabrokerError } from '../../src/errors';
+import type { RecordSchemas, TopicOffsets, WriteLog } from '../../src/log';
+import type { Logger } from '../../src/logger';
+import type { SearchIndex } from '../../src/search';
+import type { SqlClient } from '../../src/store/sql-client';
+import type { EntityConfig, EntityConfigSource } from '../../src/tenant';
+import type { ReplayTarget } from './replay-target';
+import { searchTarget } from './search-target';
+import type { ShadowPurpose } from './shadow-names';
+import { tableTarget } from './table-target';
+
+export interface ReplayContext {
+  readonly log: WriteLog;
+  readonly schemas: RecordSchemas;
+  readonly entities: EntityConfigSource;
+  readonly sql: SqlClient;
+  readonly logger: Logger;
+  /** Schema of the projection tables, as given to the table projector (default: the search_path). */
+  readonly tableSchema?: string;
+  /** The search engine in use (default `postgres`: the Postgres search adapter on `sql`). */
+  readonly searchEngine?: 'postgres' | 'elasticsearch';
+  /** Schema of the Postgres search adapter (default `search`). */
+  readonly searchSchema?: string;
+  /** The service's search index, to refresh its cached definition after a swap. */
+  readonly liveSearchIndex?: SearchIndex;
+  /** Checkpoint names of the live projectors, when not the default consumer groups. */
+  readonly liveProjectors?: { readonly postgres?: string; readonly search?: string };
+}
+
+export type ReplayFrom = { readonly kind: 'beginning' } | { readonly kind: 'offset'; readonly offset: bigint } | { readonly kind: 'time'; readonly timestamp: number };
+export type TargetChoice = 'postgres' | 'search' | 'all';
+
+export interface ReplayRequest {
+  readonly tenant: string;
+  readonly entity: string;
+  /** Default `all`. */
+  readonly target?: TargetChoice;
+  /** Default from the beginning. */
+  readonly from?: ReplayFrom;
+}
+
+export async function entityConfigOf(ctx: ReplayContext, tenant: string, entity: string): Promise<EntityConfig> {
+  const config = await ctx.entities.get(tenant, entity);
+  if (config === undefined) throw new DeltabrokerError('DB_NOT_FOUND', `tenant ${tenant} has no entity ${entity}`, { field: 'entity', rule: 'exists', stage: 'replay' });
+  return config;
+}
+
+export async function topicOffsetsOf(ctx: ReplayContext, topic: string): Promise<TopicOffsets[]> {
+  try {
+    return await ctx.log.topicOffsets(topic);
+  } catch (error) {
+    throw new DeltabrokerError('DB_NOT_FOUND', `persistence topic ${topic} cannot be read: ${(error as Error).message}`, { field: 'entity', rule: 'topic-exists', stage: 'replay' }, { cause: error });
+  }
+}
+
+/** True when other configured entities write to the same persistence topic. */
+export async function topicIsShared(ctx: ReplayContext, config: EntityConfig): Promise<boolean> {
+  const all = await ctx.entities.list();
+  return all.some((c) => c.persistence.topic === config.persistence.topic && !(c.tenant === config.tenant && c.entity === config.entity));
+}
+
+export interface ChosenTargets {
+  readonly targets: ReplayTarget[];
+  /** Targets left out, and why. */
+  readonly skipped: string[];
+}
+
+export function targetsFor(ctx: ReplayContext, config: EntityConfig, choice: TargetChoice, purpose: ShadowPurpose): ChosenTargets {
+  const targets: ReplayTarget[] = [];
+  const skipped: string[] = [];
+  if (choice !== 'search') {
+    targets.push(
+      tableTarget({ sql: ctx.sql, config, logger: ctx.logger, purpose, ...(ctx.tableSchema && { schema: ctx.tableSchema }), ...(ctx.liveProjectors?.postgres && { liveProjector: ctx.liveProjectors.postgres }) }),
+    );
+  }
+  if (choice !== 'postgres') {
+    if (ctx.searchEngine === 'elasticsearch') {
+      const reason = 'rebuilding an Elasticsearch index (a new index behind the alias) is not available yet';
+      if (choice === 'search') throw new DeltabrokerError('DB_CONFLICT', reason, { field: 'target', rule: 'search-engine', stage: 'replay' });
+      skipped.push(`search: ${reason}`);
+    } else {
+      targets.push(
+        searchTarget({
+          sql: ctx.sql,
+          config,
+          logger: ctx.logger,
+          purpose,
+          ...(ctx.searchSchema && { schema: ctx.searchSchema }),
+          ...(ctx.liveProjectors?.search && { liveProjector: ctx.liveProjectors.search }),
+          ...(ctx.liveSearchIndex && { liveIndex: ctx.liveSearchIndex }),
+        }),
+      );
+    }
+  }
+  return { targets, skipped };
+}

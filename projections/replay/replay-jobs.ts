@@ -1,0 +1,99 @@
+/**
+ * Replays and verifies started over HTTP run as jobs in the service process (the embedded database cannot
+ * be opened by a second process while the service runs): each job has an id, its progress and, at the end,
+ * its result or error. One job per entity at a time; finished jobs are kept for an hour (at most 100).
+ */
+import { randomUUID } from 'node:crypto';
+import { DeltabrokerError, isDeltabrokerError } from '../../src/errors';
+import { ReplayProgress, type ProgressSnapshot } from './progress';
+import { loggedProgress } from './progress-render';
+import { rebuildProjections, type RebuildResult } from './rebuild';
+import type { ReplayContext, ReplayRequest } from './replay-context';
+import { verifyProjection, type VerifyReport } from './verify';
+
+export type JobKind = 'replay' | 'verify';
+
+export interface ReplayJobView {
+  readonly id: string;
+  readonly kind: JobKind;
+  readonly tenant: string;
+  readonly entity: string;
+  readonly status: 'running' | 'succeeded' | 'failed' | 'interrupted';
+  readonly progress: ProgressSnapshot;
+  readonly startedAt: string;
+  readonly finishedAt?: string;
+  readonly result?: RebuildResult | VerifyReport;
+  readonly error?: { code: string; message: string };
+}
+
+interface Job {
+  view: Omit<ReplayJobView, 'progress'>;
+  progress: ReplayProgress;
+  controller: AbortController;
+  done: Promise<void>;
+}
+
+const KEEP_FINISHED_MS = 3_600_000;
+const MAX_JOBS = 100;
+
+export class ReplayJobs {
+  private readonly jobs = new Map<string, Job>();
+
+  constructor(private readonly ctx: ReplayContext) {}
+
+  /** Starts a job; DB_CONFLICT when a job of the same entity is running. */
+  start(kind: JobKind, request: ReplayRequest): ReplayJobView {
+    this.prune();
+    const running = [...this.jobs.values()].find((j) => j.view.status === 'running' && j.view.tenant === request.tenant && j.view.entity === request.entity);
+    if (running) {
+      throw new DeltabrokerError('DB_CONFLICT', `job ${running.view.id} is already replaying ${request.tenant}/${request.entity}`, { field: 'entity', rule: 'one-job-per-entity', stage: 'replay' });
+    }
+    const id = randomUUID();
+    const progress = new ReplayProgress();
+    const controller = new AbortController();
+    const logger = this.ctx.logger.child({ component: 'replay-job', jobId: id, kind, tenant: request.tenant, entity: request.entity });
+    progress.onChange(loggedProgress(logger));
+    const job: Job = {
+      view: { id, kind, tenant: request.tenant, entity: request.entity, status: 'running', startedAt: new Date().toISOString() },
+      progress,
+      controller,
+      done: Promise.resolve(),
+    };
+    const ctx = { ...this.ctx, logger };
+    const work = kind === 'replay' ? rebuildProjections(ctx, request, { progress, signal: controller.signal }) : verifyProjection(ctx, request, { progress, signal: controller.signal });
+    job.done = work.then(
+      (result) => void (job.view = { ...job.view, status: 'succeeded', result, finishedAt: new Date().toISOString() }),
+      (error: unknown) => {
+        const code = isDeltabrokerError(error) ? error.code : 'DB_INTERNAL';
+        const message = isDeltabrokerError(error) ? error.message : controller.signal.aborted ? 'interrupted; start the replay again to resume it' : 'the replay failed; see the service log';
+        if (!isDeltabrokerError(error)) logger.error({ err: error }, 'replay job failed');
+        job.view = { ...job.view, status: controller.signal.aborted ? 'interrupted' : 'failed', error: { code, message }, finishedAt: new Date().toISOString() };
+      },
+    );
+    this.jobs.set(id, job);
+    return this.viewOf(job);
+  }
+
+  get(id: string): ReplayJobView | undefined {
+    const job = this.jobs.get(id);
+    return job === undefined ? undefined : this.viewOf(job);
+  }
+
+  /** Interrupts every running job (their shadows stay, so a later replay resumes) and waits for them to stop. */
+  async stop(): Promise<void> {
+    for (const job of this.jobs.values()) job.controller.abort();
+    await Promise.all([...this.jobs.values()].map((j) => j.done));
+  }
+
+  private viewOf(job: Job): ReplayJobView {
+    return { ...job.view, progress: job.progress.snapshot() };
+  }
+
+  private prune(): void {
+    const now = Date.now();
+    for (const [id, job] of this.jobs) {
+      const finished = job.view.finishedAt === undefined ? undefined : Date.parse(job.view.finishedAt);
+      if (finished !== undefined && (now - finished > KEEP_FINISHED_MS || this.jobs.size > MAX_JOBS)) this.jobs.delete(id);
+    }
+  }
+}

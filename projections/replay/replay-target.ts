@@ -1,0 +1,63 @@
+/**
+ * What a replay rebuilds: one projection of one entity (its Postgres table, or its search index), built as a
+ * shadow beside the live one and swapped in. The rebuild (rebuild.ts) drives every target from one read of
+ * the persistence topic; each target keeps its own shadow checkpoints, so it knows where to resume.
+ */
+import type { EntityEvent, RecordBatch } from '../../src/log';
+import type { SqlClient, SqlExecutor } from '../../src/store/sql-client';
+import type { EntityConfig, EntityConfigSource } from '../../src/tenant';
+import type { Positions } from './checkpoints';
+
+export type TargetKind = 'postgres' | 'search';
+
+export interface ShadowState {
+  /** True when an earlier, interrupted replay left a usable shadow: its checkpoints say where to go on. */
+  readonly resumed: boolean;
+  /** The shadow's checkpoints (where each partition goes on). */
+  readonly checkpoints: Positions;
+}
+
+export interface ReplayTarget {
+  readonly kind: TargetKind;
+  /** Live table or index name, and the shadow's. */
+  readonly live: string;
+  readonly shadow: string;
+  /** Checkpoints' names: the live projector's (handed over at the swap) and the shadow's. */
+  readonly liveProjector: string;
+  readonly shadowProjector: string;
+  /** Whether the shadow (table or index) is there now; read-only, for dry runs. */
+  shadowExists(): Promise<boolean>;
+  /**
+   * Finds a resumable shadow, or creates a fresh one with checkpoints at `start` (seeded with a copy of the
+   * live rows when `seedFromLive`: a replay that does not start at the beginning re-applies a tail over them).
+   */
+  prepare(start: Positions, seedFromLive: boolean): Promise<ShadowState>;
+  /** Applies one batch to the shadow, in one transaction of `sql` with the shadow's checkpoint. */
+  applier(sql: SqlClient): (batch: RecordBatch<EntityEvent>) => Promise<void>;
+  /**
+   * Inside the swap transaction, before the final catch-up: locks what keeps the live projector from writing
+   * (its checkpoints; for the search index also the live table, whose writes precede its checkpoint) and
+   * answers the live checkpoints.
+   */
+  lockLive(tx: SqlExecutor, partitions: readonly number[]): Promise<Positions>;
+  /** Inside the swap transaction: the shadow takes the live one's name; the live one is dropped. */
+  swap(tx: SqlExecutor): Promise<void>;
+  /** After the swap committed (e.g. refresh a cached index definition). */
+  afterSwap(): Promise<void>;
+  /** Drops the shadow and its checkpoints. */
+  discard(): Promise<void>;
+}
+
+/** An entity source that knows only `config` (under the entity's own name): other entities sharing the topic are passed over. */
+export function onlyEntity(config: EntityConfig): EntityConfigSource {
+  return {
+    get: async (tenant, entity) => (tenant === config.tenant && entity === config.entity ? config : undefined),
+    list: async () => [config],
+  };
+}
+
+/** The configuration with its table (and index) renamed to the shadow's. */
+export const withPersistence = (config: EntityConfig, change: Partial<EntityConfig['persistence']>): EntityConfig => ({
+  ...config,
+  persistence: { ...config.persistence, ...change },
+});
