@@ -5,6 +5,7 @@ import { isDeltabrokerError } from '../errors';
 import { createLogger } from '../logger';
 import { registerEntitiesCommands } from './entities';
 import { registerKeysCommands } from './keys';
+import { registerReplayCommands } from './replay';
 import { serve } from './serve';
 import { registerTopicsCommands } from './topics';
 import { mintToken } from './token';
@@ -32,6 +33,7 @@ export function buildCli(config: () => Config): Command {
   registerKeysCommands(program, config);
   registerTopicsCommands(program, config);
   registerEntitiesCommands(program, config);
+  registerReplayCommands(program, config);
   return program;
 }
 
