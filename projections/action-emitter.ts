@@ -1,7 +1,7 @@
 import type { Logger } from '../src/logger';
 import type { ActionEvent, EntityEvent, OutgoingRecord, RecordSchemas, Subscription, WriteLog } from '../src/log';
 import type { EntityConfig, EntityConfigSource } from '../src/tenant';
-import { PIPELINE_GROUPS, recordMessageKey } from '../streams/topics';
+import { PIPELINE_GROUPS, persistenceTopicSpec, persistenceTopicsOf, recordMessageKey } from '../streams/topics';
 
 export interface ActionEmitterOptions {
   log: WriteLog;
@@ -22,10 +22,10 @@ export interface ActionEmitterOptions {
  */
 export async function startActionEmitters(o: ActionEmitterOptions): Promise<Subscription[]> {
   const configs = (await o.entities.list()).filter((c) => c.notifications.methods.length > 0);
-  const topics = [...new Set(configs.map((c) => c.persistence.topic))];
+  const topics = persistenceTopicsOf(configs);
   if (topics.length === 0) return [];
   await o.log.createTopics([
-    ...topics.map((topic) => ({ topic, partitions: 3, config: { 'retention.ms': '-1' } })),
+    ...topics.map(persistenceTopicSpec),
     ...configs.flatMap((c) => actionTopicsOf(c, o.datacenter).map((topic) => ({ topic, partitions: 3 }))),
   ]);
   const emitter = (groupId: string, target: (config: EntityConfig, event: EntityEvent) => string | undefined) =>

@@ -6,7 +6,7 @@ import type { DeltaContext } from './context';
 import { decide, type PipelineDependencies } from './pipeline';
 import { BatchStateView } from './batch-state-view';
 import type { DeltaOutcomeRow, RecordState, RecordStateStore, StoredVerdict } from './record-state-store';
-import { PIPELINE_GROUPS, PIPELINE_TOPICS, recordMessageKey } from './topics';
+import { PIPELINE_GROUPS, PIPELINE_TOPICS, persistenceTopicSpec, recordMessageKey } from './topics';
 
 export interface DeltaProcessorOptions extends PipelineDependencies {
   log: WriteLog;
@@ -135,7 +135,7 @@ async function persist(options: DeltaProcessorOptions, createdTopics: Set<string
   const refused = decisions.filter((d): d is Extract<Decision, { kind: 'refused' }> => d.kind === 'refused');
   const newTopics = [...new Set(accepted.map((d) => d.topic))].filter((t) => !createdTopics.has(t));
   if (newTopics.length > 0) {
-    await log.createTopics(newTopics.map((topic) => ({ topic, partitions: 3 })));
+    await log.createTopics(newTopics.map(persistenceTopicSpec));
     for (const topic of newTopics) createdTopics.add(topic);
   }
   const positions = await log.publish([

@@ -2,6 +2,7 @@ import type { Logger } from '../src/logger';
 import type { EntityEvent, RecordSchemas, WriteLog } from '../src/log';
 import type { EntityConfigSource } from '../src/tenant';
 import type { RecordStateStore } from './record-state-store';
+import { persistenceTopicSpec, persistenceTopicsOf } from './topics';
 
 /**
  * Brings the pipeline's state store up to date with the persistence topics before deltas are processed: events
@@ -10,8 +11,8 @@ import type { RecordStateStore } from './record-state-store';
  */
 export async function restoreRecordState(o: { log: WriteLog; schemas: RecordSchemas; entities: EntityConfigSource; states: RecordStateStore; logger: Logger }): Promise<number> {
   let applied = 0;
-  const topics = [...new Set((await o.entities.list()).map((c) => c.persistence.topic))];
-  await o.log.createTopics(topics.map((topic) => ({ topic, partitions: 3, config: { 'retention.ms': '-1' } })));
+  const topics = persistenceTopicsOf(await o.entities.list());
+  await o.log.createTopics(topics.map(persistenceTopicSpec));
   for (const topic of topics) {
     const partitions = await o.log.topicOffsets(topic);
     const offsets = [];

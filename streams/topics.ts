@@ -17,3 +17,14 @@ export const PIPELINE_GROUPS = {
 
 /** The message key of every record about one entity record: same key, same partition, kept in order. */
 export const recordMessageKey = (tenant: string, entity: string, key: string): string => `${tenant}/${entity}/${key}`;
+
+/**
+ * How every persistence topic is created, by whichever component meets it first: the log is the source of
+ * truth, so its events are kept forever (a default retention would silently drop history replay needs).
+ */
+export const persistenceTopicSpec = (topic: string) => ({ topic, partitions: 3, config: { 'retention.ms': '-1' } });
+
+/** The distinct persistence topics of some entity configurations. */
+export const persistenceTopicsOf = (configs: readonly { persistence: { topic: string } }[]): string[] => [
+  ...new Set(configs.map((c) => c.persistence.topic)),
+];

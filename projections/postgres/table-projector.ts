@@ -9,6 +9,7 @@ import type { EntityEvent, RecordSchemas, Subscription, WriteLog } from '../../s
 import type { Logger } from '../../src/logger';
 import type { SqlClient } from '../../src/store/sql-client';
 import type { EntityConfigSource } from '../../src/tenant';
+import { persistenceTopicSpec, persistenceTopicsOf } from '../../streams/topics';
 import { AppliedPositions, type LogPosition } from './applied-positions';
 import { readCheckpoint } from './checkpoint-store';
 import { TableProjection, type BatchReport } from './table-projection';
@@ -54,12 +55,12 @@ export async function startTableProjector(o: TableProjectorOptions): Promise<Tab
   const projection = new TableProjection({ sql: o.sql, entities: o.entities, logger, projector, ...(o.schema === undefined ? {} : { schema: o.schema }) });
   const configs = await o.entities.list();
   for (const config of configs) await projection.tableFor(config);
-  const topics = [...new Set(configs.map((c) => c.persistence.topic))];
+  const topics = persistenceTopicsOf(configs);
   const positions = new AppliedPositions((topic, partition) => readCheckpoint(o.sql, { projector, topic, partition }));
 
   let subscription: Subscription | undefined;
   if (topics.length > 0) {
-    await o.log.createTopics(topics.map((topic) => ({ topic, partitions: 3, config: { 'retention.ms': '-1' } })));
+    await o.log.createTopics(topics.map(persistenceTopicSpec));
     subscription = await o.log.subscribe<EntityEvent>({
       groupId: projector,
       topics,

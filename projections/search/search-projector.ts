@@ -3,6 +3,7 @@ import type { Logger } from '../../src/logger';
 import type { IndexDefinition, SearchDocument, SearchIndex } from '../../src/search';
 import type { SqlClient } from '../../src/store/sql-client';
 import type { EntityConfig, EntityConfigSource } from '../../src/tenant';
+import { persistenceTopicSpec, persistenceTopicsOf } from '../../streams/topics';
 import { AppliedPositions, type LogPosition } from '../postgres/applied-positions';
 import { advanceCheckpoint, claimCheckpoint, readCheckpoint } from '../postgres/checkpoint-store';
 
@@ -41,12 +42,12 @@ export async function startSearchProjector(o: SearchProjectorOptions): Promise<S
   const logger = o.logger.child({ component: 'search-projector' });
   const configs = await o.entities.list();
   for (const config of configs) await o.search.ensureIndex(indexDefinitionOf(config));
-  const topics = [...new Set(configs.map((c) => c.persistence.topic))];
+  const topics = persistenceTopicsOf(configs);
   const positions = new AppliedPositions((topic, partition) => readCheckpoint(o.sql, { projector, topic, partition }));
 
   let subscription: Subscription | undefined;
   if (topics.length > 0) {
-    await o.log.createTopics(topics.map((topic) => ({ topic, partitions: 3, config: { 'retention.ms': '-1' } })));
+    await o.log.createTopics(topics.map(persistenceTopicSpec));
     subscription = await o.log.subscribe<EntityEvent>({
       groupId: projector,
       topics,
