@@ -13,6 +13,8 @@ import { silentLogger } from '../src/logger';
 import { migrate } from '../src/store/migrator';
 import { openPgSqlClient } from '../src/store/pg-sql-client';
 import { InMemoryEntityConfigSource, type EntityConfig } from '../src/tenant';
+import { copyIn, copyText } from './support/copy';
+import type { Figure } from './support/figures';
 
 /**
  * Postgres table projection throughput: EntityEvents (creates, then partial updates that merge) projected
@@ -22,8 +24,12 @@ import { InMemoryEntityConfigSource, type EntityConfig } from '../src/tenant';
  * Usage: npx tsx bench/project.ts [events=20000] [keys=10000]. DATABASE_URL, else a fresh database on the
  * local test server (postgres://postgres@127.0.0.1:5432), dropped afterwards.
  */
-const EVENTS = Number(process.argv[2] ?? 20_000);
-const KEYS = Math.min(Number(process.argv[3] ?? 10_000), EVENTS);
+export interface ProjectOptions {
+  readonly events: number;
+  /** Distinct records: the first `keys` events create them, the rest update them. */
+  readonly keys: number;
+}
+
 const PUBLISH_CHUNK = 1000;
 const CORE_BATCH = 1000;
 
@@ -49,13 +55,13 @@ function benchEntity(entity: string): Record<string, unknown> {
 }
 
 /** The events, and the row image after each one (what a projector that wrote every event would write). */
-function makeEvents(config: EntityConfig): { events: EntityEvent[]; images: unknown[][] } {
+function makeEvents(config: EntityConfig, eventCount: number, keyCount: number): { events: EntityEvent[]; images: unknown[][] } {
   const events: EntityEvent[] = [];
   const images: unknown[][] = [];
   const docs = new Map<string, Record<string, unknown>>();
-  for (let i = 0; i < EVENTS; i += 1) {
-    const key = `acct-${i % KEYS}`;
-    const version = Math.floor(i / KEYS) + 1;
+  for (let i = 0; i < eventCount; i += 1) {
+    const key = `acct-${i % keyCount}`;
+    const version = Math.floor(i / keyCount) + 1;
     const payload: Record<string, unknown> =
       version === 1
         ? { accountId: key, name: `Account ${i}`, mcc: 5000 + (i % 1000), score: i / 7, active: i % 2 === 0, openedAt: '2026-01-02T03:04:05Z', address: { city: 'Lyon', zip: String(69000 + (i % 10)) } }
@@ -83,33 +89,6 @@ function makeEvents(config: EntityConfig): { events: EntityEvent[]; images: unkn
   return { events, images };
 }
 
-/** COPY … FROM STDIN in text format on a plain pg client (pg's Submittable interface; no extra package). */
-function copyIn(client: Client, statement: string, data: Buffer): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let settled = false;
-    let failure: unknown;
-    const copy = {
-      submit: (connection: { query(text: string): void }) => connection.query(statement),
-      handleCopyInResponse: (connection: { sendCopyFromChunk(b: Buffer): void; endCopyFrom(): void }) => {
-        for (let at = 0; at < data.length; at += 64 * 1024) connection.sendCopyFromChunk(data.subarray(at, at + 64 * 1024));
-        connection.endCopyFrom();
-      },
-      handleCommandComplete: () => undefined,
-      handleError: (error: unknown) => (failure = error),
-      handleReadyForQuery: () => {
-        if (settled) return;
-        settled = true;
-        if (failure === undefined) resolve();
-        else reject(failure);
-      },
-    };
-    client.query(copy as never);
-  });
-}
-
-const copyText = (value: unknown): string =>
-  value === null || value === undefined ? '\\N' : String(value).replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
-
 async function openDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
   if (process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, drop: async () => undefined };
   const admin = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -129,7 +108,18 @@ async function openDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
   return { url: url.toString(), drop: () => run(`drop database if exists ${name} with (force)`) };
 }
 
-async function main(): Promise<void> {
+interface ProjectResult {
+  lines: string[];
+  projectorSeconds: number;
+  coreSeconds: number;
+  copySeconds: number;
+  atFinalVersion: number;
+}
+
+async function measure(o: ProjectOptions): Promise<ProjectResult> {
+  const eventCount = o.events;
+  const keyCount = Math.min(o.keys, eventCount);
+  const lines: string[] = [];
   const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-project-'));
   const database = await openDatabase();
   const kafka = await startEmbeddedKafka({ dataDir: path.join(dir, 'kafka'), port: 0 });
@@ -145,8 +135,8 @@ async function main(): Promise<void> {
     const entities = new InMemoryEntityConfigSource();
     const viaLog = entities.put(benchEntity(`via_log_${suffix}`));
     const core = new InMemoryEntityConfigSource().put(benchEntity(`core_${suffix}`));
-    const { events, images } = makeEvents(viaLog);
-    console.log(`${EVENTS.toLocaleString('en-US')} events (${KEYS.toLocaleString('en-US')} creates, then merging updates), Postgres ${database.url.replace(/\/\/[^@]*@/, '//')}`);
+    const { events, images } = makeEvents(viaLog, eventCount, keyCount);
+    lines.push(`${eventCount.toLocaleString('en-US')} events (${keyCount.toLocaleString('en-US')} creates, then merging updates), Postgres ${database.url.replace(/\/\/[^@]*@/, '//')}`);
 
     // (1) Through the log: publish everything first, then time the projector from start to fully applied.
     await log.createTopics([{ topic: viaLog.persistence.topic, partitions: 3 }]);
@@ -202,11 +192,12 @@ async function main(): Promise<void> {
     const rows = await sql.query<{ key: string; version: string }>(`select "accountId" as key, "_version"::text as version from "${viaLog.persistence.table}"`);
     const atFinalVersion = rows.rows.filter((r) => finalVersions.get(r.key) === Number(r.version)).length;
     const copied = await sql.query<{ n: string }>(`select count(*)::text as n from ${plain}`);
-    console.log(`publish to the embedded broker (not part of the ratio): ${publishSeconds.toFixed(2)} s, ${rate(EVENTS, publishSeconds)}`);
-    console.log(`table projector via the log: ${projectorSeconds.toFixed(2)} s (group join ${joinSeconds.toFixed(2)} s), ${rate(EVENTS, projectorSeconds)} events; rows at their final version: ${atFinalVersion}/${KEYS}`);
-    console.log(`projection core, batches of ${CORE_BATCH}: ${coreSeconds.toFixed(2)} s, ${rate(EVENTS, coreSeconds)} events`);
-    console.log(`raw COPY of the ${Number(copied.rows[0]?.n).toLocaleString('en-US')} row images: ${copySeconds.toFixed(2)} s, ${rate(EVENTS, copySeconds)} rows`);
-    console.log(`ratio projector / COPY: ${(copySeconds / projectorSeconds).toFixed(3)}; projection core / COPY: ${(copySeconds / coreSeconds).toFixed(3)}`);
+    lines.push(`publish to the embedded broker (not part of the ratio): ${publishSeconds.toFixed(2)} s, ${rate(eventCount, publishSeconds)}`);
+    lines.push(`table projector via the log: ${projectorSeconds.toFixed(2)} s (group join ${joinSeconds.toFixed(2)} s), ${rate(eventCount, projectorSeconds)} events; rows at their final version: ${atFinalVersion}/${keyCount}`);
+    lines.push(`projection core, batches of ${CORE_BATCH}: ${coreSeconds.toFixed(2)} s, ${rate(eventCount, coreSeconds)} events`);
+    lines.push(`raw COPY of the ${Number(copied.rows[0]?.n).toLocaleString('en-US')} row images: ${copySeconds.toFixed(2)} s, ${rate(eventCount, copySeconds)} rows`);
+    lines.push(`ratio projector / COPY: ${(copySeconds / projectorSeconds).toFixed(3)}; projection core / COPY: ${(copySeconds / coreSeconds).toFixed(3)}`);
+    return { lines, projectorSeconds, coreSeconds, copySeconds, atFinalVersion };
   } finally {
     await copyClient.end();
     await sql.close();
@@ -218,7 +209,23 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+/** The figures for the one table of bench/run.ts. */
+export async function run(o: ProjectOptions): Promise<Figure[]> {
+  const r = await measure(o);
+  const keys = Math.min(o.keys, o.events);
+  const copy = { name: 'raw COPY of the same row images', value: o.events / r.copySeconds, unit: 'rows/s' };
+  const notes = `${o.events} events on ${keys} records (creates, then merging updates)`;
+  return [
+    { name: 'table projector via the embedded broker', value: o.events / r.projectorSeconds, unit: 'events/s', baseline: copy, notes: `${notes}; rows at final version ${r.atFinalVersion}/${keys}` },
+    { name: 'projection core alone (batches of 1,000)', value: o.events / r.coreSeconds, unit: 'events/s', baseline: copy, notes },
+  ];
+}
+
+if (require.main === module) {
+  measure({ events: Number(process.argv[2] ?? 20_000), keys: Number(process.argv[3] ?? 10_000) })
+    .then((r) => console.log(r.lines.join('\n')))
+    .catch((error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    });
+}
