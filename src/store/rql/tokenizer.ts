@@ -42,12 +42,20 @@ export function tokenize(query: string): Token[] {
 
 /** Percent-decodes a raw text (UTF-8). A `+` stays a `+`. A malformed escape is a syntax error at its position. */
 export function percentDecode(raw: string, pos: number, query: string): string {
-  if (!raw.includes('%')) return raw;
-  try {
-    return decodeURIComponent(raw);
-  } catch {
-    const bad = raw.search(/%(?![0-9A-Fa-f]{2})/);
-    const at = bad >= 0 ? pos + bad : pos;
-    throw rqlSyntaxError(query, at, 'malformed percent-encoding (use %XX with two hex digits, UTF-8)', 'percent-encoding');
+  let text = raw;
+  if (raw.includes('%')) {
+    try {
+      text = decodeURIComponent(raw);
+    } catch {
+      const bad = raw.search(/%(?![0-9A-Fa-f]{2})/);
+      const at = bad >= 0 ? pos + bad : pos;
+      throw rqlSyntaxError(query, at, 'malformed percent-encoding (use %XX with two hex digits, UTF-8)', 'percent-encoding');
+    }
   }
+  // PostgreSQL text cannot hold U+0000: refused here rather than failing inside the database.
+  if (text.includes('\u0000')) {
+    const at = raw.includes('\u0000') ? raw.indexOf('\u0000') : raw.search(/%00/);
+    throw rqlSyntaxError(query, pos + Math.max(at, 0), 'U+0000 (NUL) is not allowed in a value', 'nul-character');
+  }
+  return text;
 }
