@@ -72,7 +72,8 @@ function checkValue(field: IndexField, value: unknown, path: string): void {
   if (!ok) throw invalid(path, 'type', `field ${field.name} must be ${field.type === 'timestamp' ? 'an ISO 8601 timestamp' : `of type ${field.type}`}`);
 }
 
-function containsNul(value: unknown): boolean {
+/** Whether a JSON value holds U+0000 in a string or a key (PostgreSQL text cannot). */
+export function containsNul(value: unknown): boolean {
   if (typeof value === 'string') return value.includes('\u0000');
   if (Array.isArray(value)) return value.some(containsNul);
   if (value !== null && typeof value === 'object') return Object.entries(value).some(([k, v]) => k.includes('\u0000') || containsNul(v));

@@ -1,4 +1,5 @@
 /** Parses a whole search body (`query`, `from`, `size`, `sort`, `_source`, `aggs`, …) into a `SearchRequest`. */
+import { containsNul } from '../index-definition';
 import { DEFAULT_SEARCH_SIZE, DEFAULT_TRACK_TOTAL_HITS, MAX_RESULT_WINDOW, MAX_SEARCH_SIZE } from '../search-port';
 import { parseSourceFilter } from '../source-filter';
 import type { SearchRequest, SortKey, TermsAggregation } from './ast';
@@ -24,6 +25,8 @@ export function parseSearchBody(body: unknown, fields: FieldResolver): SearchReq
   if (body === undefined || body === null) body = {};
   if (!isPlainObject(body)) throw malformed('payload', 'a search payload must be a JSON object');
   refuseIndexKeys(body);
+  // PostgreSQL text cannot hold U+0000: a query naming it would fail inside the database (a 500) instead.
+  if (containsNul(body)) throw invalid('payload', 'nul-character', 'U+0000 (NUL) is not allowed in a search request');
   for (const key of Object.keys(body)) if (!TOP_LEVEL.has(key)) throw unsupported(`payload.${key}`, `search option "${key}"`);
   if (body.aggs !== undefined && body.aggregations !== undefined) throw invalid('payload.aggs', 'one-of', 'use either aggs or aggregations');
 
