@@ -1,0 +1,72 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { planReplay, ReplayJobs, type ReplayContext, type ReplayFrom, type ReplayRequest } from '../../../projections/replay';
+import type { Principal } from '../../auth/principal';
+import { DeltabrokerError } from '../../errors';
+import { parseBody } from '../body';
+
+const From = z.union([
+  z.literal('beginning'),
+  z.strictObject({ offset: z.union([z.string().regex(/^[0-9]{1,19}$/), z.number().int().nonnegative()]) }),
+  z.strictObject({ time: z.string().refine((s) => /^[0-9]{4}-[0-9]{2}-[0-9]{2}/.test(s) && !Number.isNaN(Date.parse(s)), 'must be an ISO 8601 time') }),
+]);
+
+const ReplayBody = z.strictObject({
+  entity: z.string().min(1),
+  target: z.enum(['postgres', 'search', 'all']).default('all'),
+  from: From.default('beginning'),
+  dryRun: z.boolean().default(false),
+});
+
+const VerifyBody = z.strictObject({ entity: z.string().min(1) });
+
+function requireAdmin(principal: Principal | undefined): Principal {
+  if (!principal?.roles.includes('admin')) {
+    throw new DeltabrokerError('DB_FORBIDDEN', 'replay and verify need the admin role', { field: 'Authorization', rule: 'role', stage: 'auth' });
+  }
+  return principal;
+}
+
+function startOf(from: z.infer<typeof From>): ReplayFrom {
+  if (from === 'beginning') return { kind: 'beginning' };
+  if ('offset' in from) return { kind: 'offset', offset: BigInt(from.offset) };
+  return { kind: 'time', timestamp: Date.parse(from.time) };
+}
+
+/**
+ * Replay and verify of the caller's tenant's entities while the service runs (the CLI cannot open an embedded
+ * database a service holds): POST /admin/replay starts a rebuild job (or answers its plan with `dryRun`),
+ * POST /admin/verify starts a verify job, GET /admin/replay/:id reports a job's progress and result. Running
+ * jobs are interrupted when the server closes; their shadows stay, and the next replay resumes them.
+ */
+export function registerReplayRoutes(app: FastifyInstance, deps: ReplayContext): ReplayJobs {
+  const jobs = new ReplayJobs(deps);
+  app.addHook('onClose', async () => jobs.stop());
+
+  app.post('/admin/replay', async (request, reply) => {
+    const principal = requireAdmin(request.principal);
+    const body = parseBody(ReplayBody, request.body, 'replay');
+    const replay: ReplayRequest = { tenant: principal.tenant, entity: body.entity, target: body.target, from: startOf(body.from) };
+    if (body.dryRun) return { dryRun: true, ...(await planReplay(deps, replay)) };
+    await planReplay(deps, replay); // refuses an unknown entity or topic now rather than in the job
+    const job = jobs.start('replay', replay);
+    return reply.code(202).header('location', `/admin/replay/${job.id}`).send(job);
+  });
+
+  app.post('/admin/verify', async (request, reply) => {
+    const principal = requireAdmin(request.principal);
+    const body = parseBody(VerifyBody, request.body, 'replay');
+    const job = jobs.start('verify', { tenant: principal.tenant, entity: body.entity });
+    return reply.code(202).header('location', `/admin/replay/${job.id}`).send(job);
+  });
+
+  app.get<{ Params: { id: string } }>('/admin/replay/:id', async (request) => {
+    const principal = requireAdmin(request.principal);
+    const job = jobs.get(request.params.id);
+    if (job === undefined || job.tenant !== principal.tenant) {
+      throw new DeltabrokerError('DB_NOT_FOUND', `no replay job ${request.params.id}`, { field: 'id', rule: 'exists', stage: 'replay' });
+    }
+    return job;
+  });
+  return jobs;
+}
