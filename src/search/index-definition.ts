@@ -72,11 +72,22 @@ function checkValue(field: IndexField, value: unknown, path: string): void {
   if (!ok) throw invalid(path, 'type', `field ${field.name} must be ${field.type === 'timestamp' ? 'an ISO 8601 timestamp' : `of type ${field.type}`}`);
 }
 
-/** Whether a JSON value holds U+0000 in a string or a key (PostgreSQL text cannot). */
+/** Whether a JSON value holds U+0000 in a string or a key (PostgreSQL text cannot). Iterative: bodies may nest deeply. */
 export function containsNul(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes('\u0000');
-  if (Array.isArray(value)) return value.some(containsNul);
-  if (value !== null && typeof value === 'object') return Object.entries(value).some(([k, v]) => k.includes('\u0000') || containsNul(v));
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const v = pending.pop();
+    if (typeof v === 'string') {
+      if (v.includes('\u0000')) return true;
+    } else if (Array.isArray(v)) {
+      for (const item of v) pending.push(item);
+    } else if (v !== null && typeof v === 'object') {
+      for (const [k, item] of Object.entries(v)) {
+        if (k.includes('\u0000')) return true;
+        pending.push(item);
+      }
+    }
+  }
   return false;
 }
 
