@@ -72,7 +72,7 @@ describe(`bad input: ${profile.corpusSize} malformed requests (seed ${profile.se
       expect(after.status).toBe(201);
 
       const violations = outcomes.map((o) => ({ o, why: violation(o) })).filter((v) => v.why !== undefined);
-      const report = violations.slice(0, 15).map(({ o, why }) => `#${o.index} ${o.case.category} (${o.case.note}) ${o.case.method} ${o.case.path}: ${why}`);
+      const report = violations.slice(0, 15).map(({ o, why }) => `#${o.index} ${o.case.category} (${o.case.note}) ${o.case.method} ${o.case.path}: ${why} ${JSON.stringify(o.body ?? {}).slice(0, 160)}`);
       expect(report).toEqual([]);
 
       // Nothing refused was written: the only change is the one good write after the corpus.

@@ -61,6 +61,7 @@ function hostileDsl(ctx: CorpusContext, prng: Prng): HttpCase {
     () => ({ index: 'globex_merchant_account_search', query: { match_all: {} } }),
     () => ({ query: { [prng.pick(['percolate', 'geo_shape', 'has_child', 'nested', 'unknown_clause', 'sql'])]: { x: 1 } } }),
     () => ({ query: { term: { [prng.pick(['colour', 'iban', '_doc', 'tenant', 'name.keyword.x'])]: 'x' } } }),
+    () => ({ query: { [prng.pick(['term', 'match', 'prefix', 'wildcard'])]: { [prng.pick(['name', 'country', 'merchantId'])]: prng.pick(['\u0000', 'a\u0000b', '\ud800']) } } }),
     () => ({ aggs: { a: { [prng.pick(['scripted_metric', 'unknown_agg', 'terms'])]: { field: prng.pick(['iban', 'colour', 'name']), size: -1 } } } }),
     () => ({ query: { match_all: {} }, runtime_mappings: { x: { type: 'keyword', script: 'emit(1)' } } }),
     () => ({ query: { range: { mcc: { gte: prng.pick(['abc', {}, [], 'now-1d']) } } } }),

@@ -84,6 +84,7 @@ export function violation(o: HttpOutcome): string | undefined {
   if (o.failure) return `no answer: ${o.failure}`;
   if (o.status >= 500) return `status ${o.status}`;
   if (o.status < 400) return o.case.mayBeAnswered ? undefined : `accepted with ${o.status}`;
+  if (o.case.transportRefusal) return o.status === 431 ? undefined : `expected 431 from the HTTP parser, got ${o.status}`;
   if (!o.contentType.includes('application/problem+json')) return `refusal ${o.status} is ${o.contentType || 'untyped'}, not problem+json`;
   const b = o.body ?? {};
   if (typeof b.code !== 'string' || typeof b.stage !== 'string') return `refusal without code/stage: ${JSON.stringify(b).slice(0, 200)}`;

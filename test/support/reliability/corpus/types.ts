@@ -9,6 +9,8 @@ export interface HttpCase {
   body?: Buffer;
   /** A well-formed query with hostile content may be answered (200) instead of refused; everything else must be refused. */
   mayBeAnswered?: boolean;
+  /** Refused by Node's HTTP parser before the application sees it (431): its body is fastify's, not problem+json. */
+  transportRefusal?: boolean;
 }
 
 /** Where the corpus sends its requests, and the credentials the well-formed parts of a case use. */
