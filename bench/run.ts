@@ -1,0 +1,133 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { formatTable, type Figure } from './support/figures';
+
+/**
+ * `npm run bench`: every benchmark, each in a child process of its own (a clean heap, its own peak RSS, no
+ * ports or consumer groups left over from the one before), then one table of every figure beside the
+ * baseline measured in the same run and their ratio.
+ *
+ *   npm run bench                 full run (about 5-8 minutes on 2 cores)
+ *   npm run bench -- --quick      short run (under 2 minutes); or BENCH_QUICK=1
+ *   npm run bench -- --only e2e,read
+ *
+ * Postgres: a fresh database per benchmark on BENCH_PG_ADMIN_URL, else TEST_DATABASE_URL, else
+ * postgres://postgres@127.0.0.1:5432/postgres, dropped afterwards.
+ */
+interface Benchmark {
+  readonly name: string;
+  readonly title: string;
+  run(quick: boolean): Promise<Figure[]>;
+}
+
+const BENCHMARKS: readonly Benchmark[] = [
+  {
+    name: 'e2e',
+    title: 'end to end (deltas → persisted + projected + action topics)',
+    run: async (quick) => (await import('./end-to-end')).run(quick ? { deltas: 3000, httpDeltas: 600 } : { deltas: 20_000, httpDeltas: 3000 }),
+  },
+  {
+    name: 'encrypt',
+    title: 'encryption dispatch through HTTP, AES core',
+    run: async (quick) => (await import('./encrypt')).run({ seconds: quick ? 2 : 5, concurrency: 16 }),
+  },
+  {
+    name: 'hsm',
+    title: 'PKCS#11 adapter on SoftHSM2',
+    run: async (quick) => (await import('./hsm-core')).run({ seconds: quick ? 1 : 3, concurrency: 8 }),
+  },
+  {
+    name: 'read',
+    title: 'RQL reads through HTTP',
+    run: async (quick) => (await import('./read')).run({ seconds: quick ? 2 : 5, concurrency: 16, rows: quick ? 10_000 : 50_000 }),
+  },
+  {
+    name: 'project',
+    title: 'Postgres table projection',
+    run: async (quick) => (await import('./project')).run(quick ? { events: 5000, keys: 2500 } : { events: 20_000, keys: 10_000 }),
+  },
+  {
+    name: 'broker',
+    title: 'embedded Kafka-protocol broker',
+    run: async (quick) => (await import('./broker')).run({ messages: quick ? 10_000 : 30_000, batch: 100, inFlight: 4, fsync: 'always' }),
+  },
+  {
+    name: 'replay',
+    title: 'replay rebuild',
+    run: async (quick) => {
+      // bench/replay.ts is written separately; it is part of the run once it exists.
+      const file = path.join(__dirname, 'replay.ts');
+      if (!existsSync(file)) return [];
+      const replay = (await import(file)) as { run?: (o: { quick: boolean }) => Promise<Figure[]> };
+      return replay.run ? replay.run({ quick }) : [];
+    },
+  },
+];
+
+const FIGURES_MARK = '@@bench-figures ';
+
+/** Child mode: runs one benchmark and prints its figures as one marked JSON line. */
+async function child(name: string, quick: boolean): Promise<void> {
+  const benchmark = BENCHMARKS.find((b) => b.name === name);
+  if (!benchmark) throw new Error(`unknown benchmark ${name}`);
+  const figures = await benchmark.run(quick);
+  process.stdout.write(`${FIGURES_MARK}${JSON.stringify(figures)}\n`);
+  // Clients of the services under test may keep timers alive; the figures are out.
+  process.exit(0);
+}
+
+function runChild(benchmark: Benchmark, quick: boolean): Promise<{ figures: Figure[]; seconds: number; error?: string }> {
+  const started = performance.now();
+  return new Promise((resolve) => {
+    const args = [...process.execArgv, __filename, '--child', benchmark.name, ...(quick ? ['--quick'] : [])];
+    const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, KAFKAJS_NO_PARTITIONER_WARNING: '1' } });
+    let out = '';
+    let err = '';
+    proc.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+    proc.stderr.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
+    proc.on('close', (code) => {
+      const seconds = (performance.now() - started) / 1000;
+      const line = out.split('\n').find((l) => l.startsWith(FIGURES_MARK));
+      if (code === 0 && line) resolve({ figures: JSON.parse(line.slice(FIGURES_MARK.length)) as Figure[], seconds });
+      else resolve({ figures: [], seconds, error: `exit ${code}: ${(err || out).trim().split('\n').slice(-5).join(' | ')}` });
+    });
+  });
+}
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  const quick = argv.includes('--quick') || process.env.BENCH_QUICK === '1';
+  const childAt = argv.indexOf('--child');
+  if (childAt >= 0) return child(argv[childAt + 1] ?? '', quick);
+
+  const onlyAt = argv.indexOf('--only');
+  const only = onlyAt >= 0 ? new Set((argv[onlyAt + 1] ?? '').split(',')) : undefined;
+  const selected = BENCHMARKS.filter((b) => !only || only.has(b.name));
+  const cpus = os.cpus();
+  console.log(
+    `deltabroker benchmarks (${quick ? 'quick' : 'full'} run): node ${process.version}, ${cpus.length} × ${cpus[0]?.model ?? 'cpu'}, ` +
+      `${Math.round(os.totalmem() / 2 ** 30)} GiB, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`,
+  );
+  const figures: Figure[] = [];
+  const failures: string[] = [];
+  for (const benchmark of selected) {
+    process.stdout.write(`  ${benchmark.title} … `);
+    const result = await runChild(benchmark, quick);
+    console.log(result.error ? `failed (${result.seconds.toFixed(0)} s)` : `${result.figures.length} figures (${result.seconds.toFixed(0)} s)`);
+    if (result.error) failures.push(`${benchmark.name}: ${result.error}`);
+    figures.push(...result.figures);
+  }
+  console.log(`\n${formatTable(figures)}`);
+  console.log(`\nratio = figure / baseline (both rates, higher is better; for RSS, growth over the idle service). Load average at the end: ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  if (failures.length > 0) {
+    console.log(`\nfailed:\n${failures.map((f) => `  ${f}`).join('\n')}`);
+    process.exitCode = 1;
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
