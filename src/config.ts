@@ -61,6 +61,12 @@ const ConfigSchema = z.object({
       consistencyTimeoutMs: z.coerce.number().int().positive().default(5_000),
     })
     .prefault({}),
+  metrics: z
+    .object({
+      /** Serve GET /metrics without a token (for scrapers on a trusted network). */
+      public: flag.default(false),
+    })
+    .prefault({}),
   writes: z
     .object({
       /** How long a write waits for the pipeline's verdict before answering 504 (the delta still applies). */
@@ -124,6 +130,7 @@ const ENV_KEYS: Record<string, string[]> = {
   DELTABROKER_ENTITIES_DIR: ['entities', 'directory'],
   DELTABROKER_TENANT_API_URL: ['entities', 'tenantApiUrl'],
   DELTABROKER_WRITE_TIMEOUT_MS: ['writes', 'timeoutMs'],
+  DELTABROKER_METRICS_PUBLIC: ['metrics', 'public'],
   DELTABROKER_ELASTICSEARCH_URL: ['search', 'elasticsearchUrl'],
   DELTABROKER_READ_CONSISTENCY_TIMEOUT_MS: ['reads', 'consistencyTimeoutMs'],
   DELTABROKER_JWKS_URL: ['auth', 'jwksUrl'],

@@ -168,7 +168,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     registerDispatchRoute(http, crypto);
     registerKeyRoutes(http, keyring);
     registerWhoamiRoute(http);
-    registerMetricsRoute(http, metrics);
+    registerMetricsRoute(http, metrics, { public: config.metrics.public });
     registerStorageBrokerRoutes(http, writes, queries, states);
     closers.push(() => http.close());
     const address = await http.listen({ host: config.http.host, port: config.http.port });

@@ -69,7 +69,7 @@ export async function startTableProjector(o: TableProjectorOptions): Promise<Tab
       handleBatch: async (batch) => {
         const report = await projection.apply(batch);
         positions.advance(report.topic, report.partition, BigInt(report.checkpointAfter));
-        logger.debug({ topic: report.topic, partition: report.partition, applied: report.appliedOffsets.length, checkpoint: report.checkpointAfter }, 'batch projected');
+        logger.info({ topic: report.topic, partition: report.partition, applied: report.appliedOffsets.length, checkpoint: report.checkpointAfter }, 'batch projected');
         o.onBatch?.(report);
       },
     });
