@@ -1,0 +1,180 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from 'pg';
+import { rebuildProjections, ReplayProgress, verifyProjection, type ReplayContext } from '../projections/replay';
+import { startEmbeddedKafka } from '../src/embedded/kafka';
+import { startEmbeddedRegistry } from '../src/embedded/registry';
+import { loadSchemas, type EntityEvent } from '../src/log';
+import { openKafkaWriteLog } from '../src/log/kafka';
+import { silentLogger } from '../src/logger';
+import { createPostgresSearchIndex } from '../src/search';
+import { migrate } from '../src/store/migrator';
+import { openPgSqlClient } from '../src/store/pg-sql-client';
+import { InMemoryEntityConfigSource, type EntityConfig } from '../src/tenant';
+import { copyIn, copyRows } from './support/copy';
+import { createBenchDatabase } from './support/database';
+import { secondsSince, type Figure } from './support/figures';
+
+/**
+ * Replay throughput: an entity's persistence topic on the embedded broker (creates, then whole-state
+ * updates) rebuilt into a shadow Postgres table and swapped in (`rebuildProjections`, target postgres), then
+ * the table and the Postgres search index together, then `verifyProjection`; against a raw COPY of the same
+ * row images (one per event, every column) into a plain table, in the same database, in the same run.
+ * Usage: npx tsx bench/replay.ts [events=50000] [keys=10000]
+ */
+export interface ReplayBenchOptions {
+  readonly events: number;
+  readonly keys: number;
+}
+
+const PUBLISH_CHUNK = 1000;
+
+function benchEntity(entity: string): Record<string, unknown> {
+  return {
+    tenant: 'bench',
+    entity,
+    key: ['accountId'],
+    fields: {
+      accountId: { type: 'string', required: true },
+      name: { type: 'string' },
+      mcc: { type: 'integer' },
+      score: { type: 'number' },
+      active: { type: 'boolean' },
+      openedAt: { type: 'timestamp' },
+      address: { type: 'object' },
+    },
+    roles: {},
+  };
+}
+
+/** Events carry the record's whole state; the row image is what a projector writing every event would write. */
+function makeEvents(config: EntityConfig, o: ReplayBenchOptions): { events: EntityEvent[]; images: unknown[][]; finalVersions: Map<string, number> } {
+  const events: EntityEvent[] = [];
+  const images: unknown[][] = [];
+  const finalVersions = new Map<string, number>();
+  for (let i = 0; i < o.events; i += 1) {
+    const key = `acct-${i % o.keys}`;
+    const version = Math.floor(i / o.keys) + 1;
+    const doc = { accountId: key, name: `Account ${i}`, mcc: 5000 + (i % 1000), score: i / 7, active: i % 2 === 0, openedAt: '2026-01-02T03:04:05Z', address: { city: 'Lyon', zip: String(69000 + (i % 10)) } };
+    const event: EntityEvent = {
+      eventId: randomUUID(),
+      deltaId: randomUUID(),
+      requestId: null,
+      tenant: config.tenant,
+      entity: config.entity,
+      operation: version === 1 ? 'create' : 'update',
+      key,
+      version,
+      payload: JSON.stringify(doc),
+      actor: { user: 'bench', roles: [] },
+      origin: { datacenter: 'dc1' },
+      occurredAt: Date.now(),
+      recordedAt: Date.now(),
+    };
+    events.push(event);
+    finalVersions.set(key, version);
+    images.push([key, doc.name, doc.mcc, doc.score, doc.active, doc.openedAt, JSON.stringify(doc.address), JSON.stringify(doc), version, event.eventId, `bench/0/${i}`, new Date(event.recordedAt).toISOString()]);
+  }
+  return { events, images, finalVersions };
+}
+
+interface ReplayMeasurement {
+  lines: string[];
+  figures: Figure[];
+}
+
+async function measure(o: ReplayBenchOptions): Promise<ReplayMeasurement> {
+  const keys = Math.min(o.keys, o.events);
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-replay-'));
+  const database = await createBenchDatabase('bench_replay');
+  const kafka = await startEmbeddedKafka({ dataDir: path.join(dir, 'kafka'), port: 0 });
+  const registry = await startEmbeddedRegistry({ dataDir: path.join(dir, 'registry'), port: 0 });
+  const schemas = loadSchemas();
+  const log = await openKafkaWriteLog({ brokers: kafka.brokers, registryUrl: registry.url, logger: silentLogger(), fetchMaxWaitMs: 100 });
+  const sql = await openPgSqlClient(database.url);
+  const copyClient = new Client({ connectionString: database.url });
+  await copyClient.connect();
+  try {
+    await migrate(sql, silentLogger());
+    const entities = new InMemoryEntityConfigSource();
+    const config = entities.put(benchEntity(`replay_${process.pid}`));
+    const { events, images, finalVersions } = makeEvents(config, { events: o.events, keys });
+    await log.createTopics([{ topic: config.persistence.topic, partitions: 3 }]);
+    for (let i = 0; i < events.length; i += PUBLISH_CHUNK) {
+      await log.publish(events.slice(i, i + PUBLISH_CHUNK).map((value) => ({ topic: config.persistence.topic, key: `bench/${config.entity}/${value.key}`, value, schema: schemas.EntityEvent })));
+    }
+    const ctx: ReplayContext = { log, schemas, entities, sql, logger: silentLogger(), liveSearchIndex: createPostgresSearchIndex(sql) };
+    const request = { tenant: config.tenant, entity: config.entity };
+
+    const tableStarted = process.hrtime.bigint();
+    const probe = new ReplayProgress();
+    if (process.env.BENCH_PHASES) probe.onChange((p) => console.error(`${p.elapsedSeconds}s ${p.phase} ${p.done}/${p.total}`));
+    const table = await rebuildProjections(ctx, { ...request, target: 'postgres' }, { progress: probe });
+    const tableSeconds = secondsSince(tableStarted);
+    const rows = await sql.query<{ key: string; version: string }>(`select "accountId" as key, "_version"::text as version from "${config.persistence.table}"`);
+    const atFinal = rows.rows.filter((r) => finalVersions.get(r.key) === Number(r.version)).length;
+
+    const allStarted = process.hrtime.bigint();
+    await rebuildProjections(ctx, { ...request, target: 'all' });
+    const allSeconds = secondsSince(allStarted);
+
+    const verifyStarted = process.hrtime.bigint();
+    const verdict = await verifyProjection(ctx, request);
+    const verifySeconds = secondsSince(verifyStarted);
+
+    const plain = `bench_copy_${process.pid}`;
+    await sql.query(
+      `create table ${plain} ("accountId" text, name text, mcc bigint, score double precision, active boolean, "openedAt" timestamptz, address jsonb,
+        _doc jsonb, _version bigint, _event_id text, _position text, _updated_at timestamptz)`,
+    );
+    const data = copyRows(images);
+    const copyStarted = process.hrtime.bigint();
+    await copyIn(copyClient, `copy ${plain} from stdin`, data);
+    const copySeconds = secondsSince(copyStarted);
+
+    const copy = { name: 'raw COPY of the same row images', value: o.events / copySeconds, unit: 'rows/s' };
+    const notes = `${o.events} events on ${keys} records; ${table.passes} pass(es)`;
+    const figures: Figure[] = [
+      { name: 'replay rebuild of the Postgres table (shadow + swap)', value: o.events / tableSeconds, unit: 'events/s', baseline: copy, notes: `${notes}; rows at final version ${atFinal}/${keys}` },
+      { name: 'replay rebuild of table and search index', value: o.events / allSeconds, unit: 'events/s', baseline: copy, notes },
+      { name: 'verify (replay into a temporary table + compare)', value: o.events / verifySeconds, unit: 'events/s', baseline: copy, notes: `equal: ${verdict.equal}` },
+    ];
+    const rate = (n: number, s: number): string => `${Math.round(n / s).toLocaleString('en-US')}/s`;
+    const lines = [
+      `${o.events.toLocaleString('en-US')} events (${keys.toLocaleString('en-US')} records, whole-state updates), 3 partitions, Postgres ${database.url.replace(/\/\/[^@]*@/, '//')}`,
+      `replay --target postgres: ${tableSeconds.toFixed(2)} s, ${rate(o.events, tableSeconds)} events; rows at their final version ${atFinal}/${keys}`,
+      `replay --target all (table + search index): ${allSeconds.toFixed(2)} s, ${rate(o.events, allSeconds)} events`,
+      `verify: ${verifySeconds.toFixed(2)} s, ${rate(o.events, verifySeconds)} events, equal: ${verdict.equal}`,
+      `raw COPY of the ${o.events.toLocaleString('en-US')} row images: ${copySeconds.toFixed(2)} s, ${rate(o.events, copySeconds)} rows`,
+      `ratio replay (table) / COPY: ${(copySeconds / tableSeconds).toFixed(3)}; replay (all) / COPY: ${(copySeconds / allSeconds).toFixed(3)}; verify / COPY: ${(copySeconds / verifySeconds).toFixed(3)}`,
+    ];
+    return { lines, figures };
+  } finally {
+    await copyClient.end();
+    await sql.close();
+    await log.close();
+    await registry.stop();
+    await kafka.stop();
+    await database.drop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The figures for the one table of bench/run.ts. */
+export async function run(o: { quick: boolean }): Promise<Figure[]> {
+  return (await measure(o.quick ? { events: 10_000, keys: 5000 } : { events: 50_000, keys: 10_000 })).figures;
+}
+
+if (require.main === module) {
+  measure({ events: Number(process.argv[2] ?? 50_000), keys: Number(process.argv[3] ?? 10_000) })
+    .then((r) => {
+      console.log(r.lines.join('\n'));
+      process.exit(0);
+    })
+    .catch((error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    });
+}
