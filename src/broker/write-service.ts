@@ -7,6 +7,7 @@ import type { RecordStateStore } from '../../streams/record-state-store';
 import { recordKeyOf } from '../../streams/stages/validate-delta';
 import { PIPELINE_TOPICS, recordMessageKey } from '../../streams/topics';
 import type { OutcomeWaiter } from './outcome-waiter';
+import { PublishBatcher } from './publish-batcher';
 
 export type WriteOperation = 'create' | 'update' | 'delete';
 
@@ -41,7 +42,11 @@ export interface WriteServiceOptions {
  * what a Kafka producer would publish, and the answer is the pipeline's verdict.
  */
 export class WriteService {
-  constructor(private readonly o: WriteServiceOptions) {}
+  private readonly deltas: PublishBatcher;
+
+  constructor(private readonly o: WriteServiceOptions) {
+    this.deltas = new PublishBatcher(o.log);
+  }
 
   async write(principal: Principal, command: WriteCommand): Promise<WriteResult> {
     const config = await this.o.entities.get(principal.tenant, command.entity);
@@ -82,9 +87,13 @@ export class WriteService {
     const verdict = command.async ? undefined : this.o.waiter.expect(deltaId, this.o.timeoutMs);
     let position: PublishedRecord;
     try {
-      [position] = (await this.o.log.publish([
-        { topic: PIPELINE_TOPICS.deltas, key: recordMessageKey(delta.tenant, delta.entity, key), value: delta, schema: this.o.schemas.DeltaEnvelope, headers: { 'request-id': command.requestId, 'delta-id': deltaId } },
-      ])) as [PublishedRecord];
+      position = await this.deltas.publish({
+        topic: PIPELINE_TOPICS.deltas,
+        key: recordMessageKey(delta.tenant, delta.entity, key),
+        value: delta,
+        schema: this.o.schemas.DeltaEnvelope,
+        headers: { 'request-id': command.requestId, 'delta-id': deltaId },
+      });
     } catch (cause) {
       this.o.waiter.cancel(deltaId);
       throw new DeltabrokerError('DB_DEPENDENCY_UNAVAILABLE', 'the write log did not acknowledge the delta; it was not written', { stage: 'publish' }, { cause });
