@@ -1,5 +1,6 @@
 import { generateDeltaStream, withoutNulls } from '../support/reliability/delta-stream';
 import { diffProjection, foldEvents, inLogOrder, stableJson } from '../support/reliability/log-fold';
+import { startupTimeline } from '../support/reliability/logged-process';
 import { reliabilityProfile } from '../support/reliability/profile';
 import { Prng } from '../support/reliability/prng';
 import { sleep, streamDeltas } from '../support/reliability/resilient-producer';
@@ -16,6 +17,14 @@ interface KillRecord {
   acknowledgedAtKill: number;
   listenMs: number;
   firstProgressMs: number;
+  /** The three longest gaps of the start-up log, as [ms, the step that ended the gap]. */
+  slowestSteps: [number, string][];
+}
+
+function slowestSteps(lines: string[]): [number, string][] {
+  const timeline = startupTimeline(lines);
+  const gaps = timeline.slice(1).map((t, i): [number, string] => [t.ms - (timeline[i]?.ms ?? 0), t.msg]);
+  return gaps.sort((a, b) => b[0] - a[0]).slice(0, 3);
 }
 
 /**
@@ -38,7 +47,7 @@ describe(`crash: ${profile.kills} SIGKILLs while ${N} deltas stream in (seed ${p
     const killPoints = Array.from({ length: profile.kills }, () => prng.int(Math.floor(N * 0.05), Math.floor(N * 0.9))).sort((a, b) => a - b);
     const decidedCount = () => sut.count(`select count(*) as n from delta_outcomes where delta_id like $1`, [`rel-${profile.seed}-%`]);
 
-    await sut.start();
+    const firstStartMs = await sut.start();
     let decided = 0;
     let polling = true;
     const poller = (async () => {
@@ -61,7 +70,7 @@ describe(`crash: ${profile.kills} SIGKILLs while ${N} deltas stream in (seed ${p
         const restarted = Date.now();
         const listenMs = await sut.start();
         await eventually(decidedCount, (n) => n > decidedAtKill, 120_000);
-        kills.push({ decidedAtKill, acknowledgedAtKill, listenMs, firstProgressMs: Date.now() - restarted });
+        kills.push({ decidedAtKill, acknowledgedAtKill, listenMs, firstProgressMs: Date.now() - restarted, slowestSteps: slowestSteps(sut.process?.lines ?? []) });
       }
     })();
 
@@ -151,6 +160,7 @@ describe(`crash: ${profile.kills} SIGKILLs while ${N} deltas stream in (seed ${p
             deltas: N,
             keys: profile.crashKeys,
             killPoints,
+            firstStartMs,
             kills,
             failedSends: produced.failedSends,
             drainAfterLastAckMs: drainMs,

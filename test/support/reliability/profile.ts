@@ -10,7 +10,9 @@ export interface ReliabilityProfile {
   crashKeys: number;
   kills: number;
   corpusSize: number;
+  /** Measured part of the load run; it follows a warm-up at the same rate. */
   loadSeconds: number;
+  loadWarmUpSeconds: number;
   /** How long the peak write rate is measured before the load run. */
   peakSeconds: number;
 }
@@ -32,7 +34,8 @@ export function reliabilityProfile(): ReliabilityProfile {
     crashKeys: intFromEnv('RELIABILITY_CRASH_KEYS', 1_000, 10),
     kills: intFromEnv('RELIABILITY_KILLS', 3, 1),
     corpusSize: intFromEnv('RELIABILITY_CORPUS_SIZE', 5_000, 100),
-    loadSeconds: intFromEnv('RELIABILITY_LOAD_SECONDS', name === 'ci' ? 60 : 600, 10),
+    loadSeconds: intFromEnv('RELIABILITY_LOAD_SECONDS', name === 'ci' ? 60 : 600, 20),
+    loadWarmUpSeconds: intFromEnv('RELIABILITY_LOAD_WARMUP_SECONDS', 60, 0),
     peakSeconds: intFromEnv('RELIABILITY_PEAK_SECONDS', name === 'ci' ? 10 : 20, 3),
   };
 }

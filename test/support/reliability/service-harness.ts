@@ -6,7 +6,8 @@ import { loadDevIssuer } from '../../../src/auth/dev-issuer';
 import { loadSchemas, type WriteLog } from '../../../src/log';
 import { openKafkaWriteLog } from '../../../src/log/kafka';
 import { createFreshDatabase, type FreshDatabase } from '../postgres';
-import { freePort, startServiceProcess, type ServiceProcess } from '../service-process';
+import { freePort } from '../service-process';
+import { type LoggedServiceProcess, startLoggedServiceProcess } from './logged-process';
 
 export const schemas = loadSchemas();
 export const EVENTS_TOPIC = 'acme.merchant_account.events';
@@ -17,7 +18,7 @@ export const ACTION_TOPICS = ['acme.merchant_account.actions.global', 'acme.merc
  * restart), with its own data directory and a fresh Postgres database that the suite inspects directly.
  */
 export class ServiceUnderTest {
-  process: ServiceProcess | undefined;
+  process: LoggedServiceProcess | undefined;
   readonly pg: Client;
 
   private constructor(
@@ -71,7 +72,7 @@ export class ServiceUnderTest {
   /** Starts the service; resolves with how long it took to listen (state restore included). */
   async start(): Promise<number> {
     const started = Date.now();
-    this.process = await startServiceProcess(this.env, 120_000);
+    this.process = await startLoggedServiceProcess(this.env, 180_000);
     return Date.now() - started;
   }
 

@@ -22,6 +22,7 @@ export function activeSegments(kafkaDir: string, topic: string): string[] {
   const topicDir = path.join(kafkaDir, 'topics', topic);
   return fs
     .readdirSync(topicDir)
+    .filter((entry) => /^\d+$/.test(entry))
     .sort((a, b) => Number(a) - Number(b))
     .map((partition) => {
       const dir = path.join(topicDir, partition);
