@@ -23,7 +23,7 @@ import { formatTable, quantile, secondsSince, type Figure } from './support/figu
  * from publish to projection comes from a trigger on the projection table that stamps each row's insert time
  * (clock_timestamp, the same clock as the producer's). Baseline: a raw COPY of the same projected rows into a
  * table of the same columns without keys, in the same database, in the same run.
- * Usage: npx tsx bench/end-to-end.ts [deltas=20000] [http deltas=3000]
+ * Usage: npx tsx bench/end-to-end.ts [deltas=20000] [http deltas=2000]
  */
 export interface EndToEndOptions {
   /** Deltas produced with kafkajs. */
@@ -134,7 +134,8 @@ class Harness {
 }
 
 /** Deltas straight onto the deltas topic, the way a third-party producer writes them. */
-async function produceDeltas(service: Service, phase: Phase, sendBatch: number, inFlight: number): Promise<void> {
+/** Deltas onto the deltas topic as fast as the sends go, or paced at `perSecond` (each send due at its time). */
+async function produceDeltas(service: Service, phase: Phase, sendBatch: number, inFlight: number, perSecond?: number): Promise<void> {
   const kafka = new Kafka({ clientId: 'bench-producer', brokers: service.brokers, logLevel: logLevel.NOTHING });
   const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
   await producer.connect();
@@ -142,10 +143,15 @@ async function produceDeltas(service: Service, phase: Phase, sendBatch: number, 
   const { id } = await registry.register({ type: SchemaType.AVRO, schema: JSON.stringify(loadSchemas().DeltaEnvelope.definition) }, { subject: 'deltas-value' });
   try {
     let next = 0;
+    const started = performance.now();
     const sender = async (): Promise<void> => {
       while (next < phase.count) {
         const from = next;
         next = Math.min(phase.count, next + sendBatch);
+        if (perSecond !== undefined) {
+          const due = started + (from / perSecond) * 1000;
+          if (due > performance.now()) await new Promise((r) => setTimeout(r, due - performance.now()));
+        }
         const sentAt = wallMs();
         const messages = await Promise.all(
           Array.from({ length: next - from }, async (_, j) => {
@@ -258,6 +264,10 @@ export async function run(options: EndToEndOptions): Promise<Figure[]> {
 
     const viaKafka = phase('kafka-', deltas);
     const kafka = await timed(viaKafka, () => produceDeltas(service, viaKafka, options.sendBatch ?? 100, options.sendsInFlight ?? 4));
+    // Latency without a backlog: half the rate just measured, for about ten seconds.
+    const pacedRate = Math.max(10, Math.round(deltas / kafka.seconds / 2));
+    const viaKafkaPaced = phase('paced-', Math.min(Math.ceil(deltas / 2), pacedRate * 10));
+    const paced = await timed(viaKafkaPaced, () => produceDeltas(service, viaKafkaPaced, 10, 4, pacedRate));
     const viaHttp = phase('http-', httpDeltas);
     let answers: { latencies: number[]; errors: number } = { latencies: [], errors: 0 };
     const overHttp = await timed(viaHttp, async () => {
@@ -275,6 +285,13 @@ export async function run(options: EndToEndOptions): Promise<Figure[]> {
         unit: 'deltas/s',
         baseline: copy(kafka),
         notes: `${lat(kafka)}; ${done(kafka, deltas)}`,
+      },
+      {
+        name: `e2e: kafkajs producer paced at half that rate (${viaKafkaPaced.count})`,
+        value: viaKafkaPaced.count / paced.seconds,
+        unit: 'deltas/s',
+        baseline: copy(paced),
+        notes: `${lat(paced)}; offered ${pacedRate}/s; ${done(paced, viaKafkaPaced.count)}`,
       },
       {
         name: `e2e: HTTP POST / (${options.httpConcurrency ?? 32} clients) → projected+actions (${httpDeltas})`,
@@ -301,7 +318,7 @@ export async function run(options: EndToEndOptions): Promise<Figure[]> {
 }
 
 if (require.main === module) {
-  run({ deltas: Number(process.argv[2] ?? 20_000), httpDeltas: Number(process.argv[3] ?? 3000) })
+  run({ deltas: Number(process.argv[2] ?? 20_000), httpDeltas: Number(process.argv[3] ?? 2000) })
     .then((figures) => console.log(formatTable(figures)))
     .catch((error: unknown) => {
       console.error(error);

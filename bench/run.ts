@@ -26,7 +26,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   {
     name: 'e2e',
     title: 'end to end (deltas → persisted + projected + action topics)',
-    run: async (quick) => (await import('./end-to-end')).run(quick ? { deltas: 3000, httpDeltas: 600 } : { deltas: 20_000, httpDeltas: 3000 }),
+    run: async (quick) => (await import('./end-to-end')).run(quick ? { deltas: 3000, httpDeltas: 600 } : { deltas: 20_000, httpDeltas: 2000 }),
   },
   {
     name: 'encrypt',
