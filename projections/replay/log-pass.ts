@@ -7,6 +7,9 @@ import type { EntityEvent, RecordBatch, RecordSchemas, ReplayResult, ReplayStart
 import type { Positions } from './checkpoints';
 import type { ReplayProgress } from './progress';
 
+/** The largest Kafka offset (int64). */
+const BEYOND_ANY_END = '9223372036854775807';
+
 export type BatchApplier = (batch: RecordBatch<EntityEvent>) => Promise<void>;
 
 export interface LogPassOptions {
@@ -21,9 +24,51 @@ export interface LogPassOptions {
   readonly limits?: Positions;
   readonly progress?: ReplayProgress;
   readonly signal?: AbortSignal;
+  /**
+   * Read the partitions at the same time, one replay each (with an offsets start only). Each partition's
+   * batches still come in order and go to the appliers in their own transactions; off inside a transaction.
+   */
+  readonly parallel?: boolean;
 }
 
+/**
+ * Reads the topic from `from` into the appliers; answers the records read and, per partition read, the end
+ * offset it was read up to.
+ */
 export async function readIntoShadows(o: LogPassOptions): Promise<ReplayResult> {
+  if (!o.parallel || o.from.kind !== 'offsets') return readOnce(o);
+  const starts = new Map(o.from.offsets.map((p) => [p.partition, BigInt(p.offset)]));
+  const partitions = await o.log.topicOffsets(o.topic);
+  const busy = partitions.filter((p) => (starts.get(p.partition) ?? BigInt(p.low)) < BigInt(p.high));
+  if (busy.length <= 1) return readOnce(o);
+  // Each replay reads one partition: every other one starts beyond any end offset (the log clamps it to the end
+  // it sees when it starts; an end taken here could be behind that, and two readers of one partition would make
+  // the later batches look applied). The first failure stops the rest.
+  const stop = new AbortController();
+  const signal = o.signal ? AbortSignal.any([o.signal, stop.signal]) : stop.signal;
+  const settled = await Promise.allSettled(
+    busy.map((mine) => {
+      const offsets = partitions.map((p) => ({ partition: p.partition, offset: p.partition === mine.partition ? (starts.get(p.partition) ?? BigInt(p.low)).toString() : BEYOND_ANY_END }));
+      return readOnce({ ...o, from: { kind: 'offsets', offsets }, signal }).then(
+        (result) => ({ ...result, endOffsets: result.endOffsets.filter((e) => e.partition === mine.partition) }),
+        (error: unknown) => {
+          stop.abort();
+          throw error;
+        },
+      );
+    }),
+  );
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed) throw o.signal?.aborted ? (o.signal.reason as unknown) : failed.reason;
+  const results = settled.map((s) => (s as PromiseFulfilledResult<ReplayResult>).value);
+  return {
+    records: results.reduce((n, r) => n + r.records, 0),
+    rejected: results.reduce((n, r) => n + r.rejected, 0),
+    endOffsets: results.flatMap((r) => r.endOffsets),
+  };
+}
+
+async function readOnce(o: LogPassOptions): Promise<ReplayResult> {
   const seen = new Set<number>();
   return o.log.replay<EntityEvent>({
     topic: o.topic,

@@ -85,6 +85,8 @@ export interface RebuildResult {
   readonly events: number;
   readonly passes: number;
   readonly durationMs: number;
+  /** How long the swap transaction held the live projectors (and the live search table). */
+  readonly swapMs: number;
 }
 
 const describeFrom = (from: ReplayFrom): string =>
@@ -159,7 +161,7 @@ export async function rebuildProjections(ctx: ReplayContext, request: ReplayRequ
     progress.addTotal(eventsBetween(firstFrom, ends(offsets)));
     progress.enter('replaying');
     const replayStart: ReplayStart = from.kind === 'time' ? { kind: 'timestamp', timestamp: from.timestamp } : asOffsets(firstFrom);
-    const first = await readIntoShadows({ log: ctx.log, schemas: ctx.schemas, topic, from: replayStart, appliers, assumedStart: firstFrom, progress, ...(run.signal && { signal: run.signal }) });
+    const first = await readIntoShadows({ log: ctx.log, schemas: ctx.schemas, topic, from: replayStart, appliers, assumedStart: firstFrom, progress, parallel: true, ...(run.signal && { signal: run.signal }) });
     await ctx.sql.transaction((tx) => raiseShadowCheckpoints(tx, targets, topic, first.endOffsets));
     let events = first.records;
     let passes = 1;
@@ -171,7 +173,7 @@ export async function rebuildProjections(ctx: ReplayContext, request: ReplayRequ
       if (left <= (run.catchUpThreshold ?? 500)) break;
       progress.enter('catching-up');
       progress.addTotal(left);
-      const pass = await readIntoShadows({ log: ctx.log, schemas: ctx.schemas, topic, from: asOffsets(firstFrom), appliers, progress, ...(run.signal && { signal: run.signal }) });
+      const pass = await readIntoShadows({ log: ctx.log, schemas: ctx.schemas, topic, from: asOffsets(firstFrom), appliers, progress, parallel: true, ...(run.signal && { signal: run.signal }) });
       await ctx.sql.transaction((tx) => raiseShadowCheckpoints(tx, targets, topic, pass.endOffsets));
       events += pass.records;
       passes += 1;
@@ -180,6 +182,7 @@ export async function rebuildProjections(ctx: ReplayContext, request: ReplayRequ
 
     progress.enter('swapping');
     const partitions = (await topicOffsetsOf(ctx, topic)).map((p) => p.partition);
+    const swapStarted = Date.now();
     const outcomes = await ctx.sql.transaction(async (tx) => {
       const liveBefore: Positions[] = [];
       for (const t of targets) liveBefore.push(await t.lockLive(tx, partitions));
@@ -207,10 +210,11 @@ export async function rebuildProjections(ctx: ReplayContext, request: ReplayRequ
       }
       return out;
     });
+    const swapMs = Date.now() - swapStarted;
     for (const t of targets) await t.afterSwap();
     progress.enter('done');
-    const result: RebuildResult = { tenant: config.tenant, entity: config.entity, topic, targets: outcomes, skipped, events, passes, durationMs: Date.now() - started };
-    logger.info({ topic, events, passes, durationMs: result.durationMs }, 'replay swapped in');
+    const result: RebuildResult = { tenant: config.tenant, entity: config.entity, topic, targets: outcomes, skipped, events, passes, durationMs: Date.now() - started, swapMs };
+    logger.info({ topic, events, passes, durationMs: result.durationMs, swapMs }, 'replay swapped in');
     return result;
   } catch (error) {
     progress.enter(run.signal?.aborted ? 'interrupted' : 'failed');

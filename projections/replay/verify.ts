@@ -55,7 +55,7 @@ export async function verifyProjection(ctx: ReplayContext, request: { tenant: st
     await target.prepare(low, false);
     progress.addTotal(eventsBetween(low, limits));
     progress.enter('replaying');
-    let events = (await readIntoShadows({ log: ctx.log, schemas: ctx.schemas, topic, from: asOffsets(low), appliers: [target.applier(ctx.sql)], limits, progress, ...(o.signal && { signal: o.signal }) })).records;
+    let events = (await readIntoShadows({ log: ctx.log, schemas: ctx.schemas, topic, from: asOffsets(low), appliers: [target.applier(ctx.sql)], limits, progress, parallel: true, ...(o.signal && { signal: o.signal }) })).records;
 
     progress.enter('catching-up');
     const comparison = await ctx.sql.transaction(async (tx) => {

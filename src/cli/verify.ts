@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import type { ReplayContext, VerifyReport } from '../../projections/replay';
-import { periodicProgress, progressLine, ReplayProgress, terminalProgress, verifyProjection } from '../../projections/replay';
+import { periodicProgress, progressLine, ReplayProgress, terminalProgress, verifyProjection, type ReplayContext, type VerifyReport } from '../../projections/replay';
 import type { Config } from '../config';
+import { positiveInt } from './arguments';
 
 /** Runs `work` with the service's ports opened from configuration (src/cli/replay.ts), then closes them. */
 export type WithReplayContext = <T>(config: Config, work: (ctx: ReplayContext, signal: AbortSignal) => Promise<T>) => Promise<T>;
@@ -42,7 +42,7 @@ export function registerVerifyCommand(program: Command, config: () => Config, wi
     .requiredOption('--entity <name>', 'the entity')
     .option('--tenant <tenant>', 'the tenant', 'acme')
     .option('--json', 'print the report as JSON')
-    .option('--max-differences <n>', 'differing rows to list', (v) => Number(v), 20)
+    .option('--max-differences <n>', 'differing rows to list', positiveInt, 20)
     .action(async (o: { entity: string; tenant: string; json?: boolean; maxDifferences: number }) =>
       withContext(config(), async (ctx, signal) => {
         const reporter = progressReporter();

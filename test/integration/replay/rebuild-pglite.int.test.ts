@@ -48,7 +48,7 @@ describe('replay and rebuild on PGlite', () => {
     await h.applied(lastPerPartition(await h.publish(config, [{ operation: 'create', key: 'zz', version: 1, payload: { accountId: 'zz' } }])));
 
     expect(result.targets.map((t) => t.kind)).toEqual(['postgres', 'search']);
-    if (process.env.TEST_LOG) console.log(JSON.stringify({ passes: result.passes, events: result.events, during: during.length, handover: result.targets.map((t) => t.handover) }));
+    if (process.env.TEST_LOG) console.log(JSON.stringify({ passes: result.passes, swapMs: result.swapMs, events: result.events, during: during.length, handover: result.targets.map((t) => t.handover) }));
     const expected = expectedRows([...history, ...during, { operation: 'create', key: 'zz', version: 1 }]);
     expect(await rowsOf(config)).toEqual([...expected].map(([k, v]) => [k, v.version] as [string, number]).sort(([a], [b]) => (a < b ? -1 : 1)));
     const hits = await h.search.search(config.persistence.index, { query: { match_all: {} }, track_total_hits: true, size: 0 });

@@ -83,7 +83,7 @@ describe('replay and rebuild on PostgreSQL', () => {
     // After the handover the live projector applied exactly the offsets from its new checkpoint on, each once.
     expect(during.length).toBeGreaterThan(0);
     const handover = new Map((result.targets[0]?.handover ?? []).map((p) => [p.partition, BigInt(p.after)]));
-    if (process.env.TEST_LOG) console.log(JSON.stringify({ passes: result.passes, events: result.events, during: during.length, handover: result.targets.map((t) => t.handover) }));
+    if (process.env.TEST_LOG) console.log(JSON.stringify({ passes: result.passes, swapMs: result.swapMs, events: result.events, during: during.length, handover: result.targets.map((t) => t.handover) }));
     const afterSwap = h.reports.filter((r) => r.topic === config.persistence.topic && BigInt(r.checkpointBefore) >= (handover.get(r.partition) ?? 0n));
     for (const [partition, from] of handover) {
       const applied = afterSwap.filter((r) => r.partition === partition).flatMap((r) => r.appliedOffsets.map(BigInt));

@@ -1,5 +1,5 @@
 /** The engine-free parts of replay: shadow names, progress arithmetic and its two renderings. (No I/O: unit level.) */
-import { periodicProgress, progressLine, ReplayProgress, shadowName, type ProgressSnapshot } from '../../../projections/replay';
+import { periodicProgress, progressLine, ReplayProgress, shadowName, terminalProgress, type ProgressSnapshot } from '../../../projections/replay';
 import { formatDuration } from '../../../projections/replay/progress-render';
 
 describe('shadow names', () => {
@@ -40,5 +40,16 @@ describe('replay progress', () => {
     const at = (phase: ProgressSnapshot['phase'], done: number): ProgressSnapshot => ({ phase, done, total: 10, rate: 0, etaSeconds: null, elapsedSeconds: 0 });
     [at('preparing', 0), at('replaying', 1), at('replaying', 2), at('replaying', 3), at('swapping', 10), at('done', 10)].forEach(listener);
     expect(emitted).toEqual(['preparing:0', 'replaying:1', 'swapping:10', 'done:10']);
+  });
+
+  test('on a terminal the bar is redrawn in place, at each phase change at once, and ends with a newline', () => {
+    const written: string[] = [];
+    const stream = { isTTY: true, write: (chunk: string) => written.push(chunk) > 0 } as unknown as NodeJS.WriteStream;
+    const bar = terminalProgress(stream, 60_000);
+    const at = (phase: ProgressSnapshot['phase'], done: number): ProgressSnapshot => ({ phase, done, total: 10, rate: 5, etaSeconds: 1, elapsedSeconds: 1 });
+    [at('replaying', 1), at('replaying', 2), at('done', 10)].forEach(bar.listener);
+    bar.finish();
+    expect(written.map((w) => w.slice(0, 12))).toEqual(['\rreplaying  ', '\rdone       ', '\rdone       ', '\n']);
+    expect(written.slice(0, 3).every((w) => w.endsWith('\x1b[K'))).toBe(true);
   });
 });
