@@ -31,7 +31,7 @@ export async function createJwtVerifier(options: JwtVerifierOptions): Promise<To
       let lastError: unknown;
       for (const key of keys) {
         try {
-          const verifyOptions = { issuer: options.issuer, audience: options.audience, clockTolerance: CLOCK_TOLERANCE_SECONDS };
+          const verifyOptions = { issuer: options.issuer, audience: options.audience, clockTolerance: CLOCK_TOLERANCE_SECONDS, requiredClaims: ['exp', 'sub'] };
           const result = typeof key === 'function' ? await jwtVerify(token, key, verifyOptions) : await jwtVerify(token, key, verifyOptions);
           payload = result.payload;
           break;
@@ -64,7 +64,7 @@ function describeJoseError(error: unknown): string {
     case 'ERR_JWT_EXPIRED':
       return 'the token has expired';
     case 'ERR_JWT_CLAIM_VALIDATION_FAILED':
-      return 'the token was issued for another issuer or audience';
+      return 'the token lacks a required claim (exp, sub) or was issued for another issuer or audience';
     case 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED':
     case 'ERR_JWKS_NO_MATCHING_KEY':
       return 'the token signature is not valid';

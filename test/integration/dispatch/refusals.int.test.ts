@@ -1,4 +1,6 @@
-import { SignJWT } from 'jose';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { importJWK, SignJWT, type JWK } from 'jose';
 import { post, startTestService, type TestService } from '../../support/service';
 
 /** Bad input, authentication and authorisation: each refusal is problem+json naming field, rule and stage. */
@@ -63,7 +65,7 @@ describe('POST /dispatch refusals', () => {
     expect(((await res.json()) as { code: string }).code).toBe('DB_UNSUPPORTED_MEDIA_TYPE');
   });
 
-  test('no token, a garbage token, a forged token and an expired token → 401', async () => {
+  test('no token, a garbage token, a forged token, one without expiry and an expired token → 401', async () => {
     const body = { dispatch: { operation: 'encrypt', method: 'aes' }, payload: 'x' };
     const forged = await new SignJWT({ tenant: 'acme', roles: ['admin'] })
       .setProtectedHeader({ alg: 'HS256' })
@@ -72,10 +74,17 @@ describe('POST /dispatch refusals', () => {
       .setAudience(t.config.auth.audience)
       .setExpirationTime('1h')
       .sign(new TextEncoder().encode('not-the-key-not-the-key-not-the-key'));
+    const devKey = JSON.parse(readFileSync(path.join(t.config.dataDir, 'dev-issuer.jwk.json'), 'utf8')) as JWK;
+    const neverExpires = await new SignJWT({ tenant: 'acme', roles: ['admin'] })
+      .setProtectedHeader({ alg: 'ES256' })
+      .setSubject('mallory')
+      .setIssuer(t.config.auth.issuer)
+      .setAudience(t.config.auth.audience)
+      .sign(await importJWK(devKey, 'ES256'));
     const noToken = await post(`${t.url}/dispatch`, body);
     expect(noToken.status).toBe(401);
     expect(noToken.headers.get('www-authenticate')).toContain('Bearer');
-    for (const token of ['garbage', forged]) {
+    for (const token of ['garbage', forged, neverExpires]) {
       const res = await dispatch(body, { authorization: `Bearer ${token}` });
       expect(res.status).toBe(401);
       expect(res.body.code).toBe('DB_UNAUTHENTICATED');
