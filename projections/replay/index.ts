@@ -1,5 +1,6 @@
 /** Replay and rebuild of projections: shadows filled from the persistence topic, swapped in, and verify. */
-export { rebuildProjections, planReplay, type RebuildResult, type ReplayPlan, type RunOptions, type TargetOutcome, type PartitionPlan, type TargetPlan } from './rebuild';
+export { rebuildProjections, type RebuildResult, type RunOptions, type TargetOutcome } from './rebuild';
+export { planReplay, type ReplayPlan, type PartitionPlan, type TargetPlan } from './plan';
 export { verifyProjection, type VerifyReport, type VerifyOptions } from './verify';
 export type { ReplayContext, ReplayRequest, ReplayFrom, TargetChoice } from './replay-context';
 export { ReplayProgress, type ProgressSnapshot, type ReplayPhase } from './progress';

@@ -25,6 +25,11 @@ export interface ReplayTarget {
   /** Checkpoints' names: the live projector's (handed over at the swap) and the shadow's. */
   readonly liveProjector: string;
   readonly shadowProjector: string;
+  /**
+   * The live projector writes before it stores its checkpoint (the search projector): at the swap its shadow
+   * must reach the end of the log, not only the live checkpoints.
+   */
+  readonly liveWritesBeforeCheckpoint: boolean;
   /** Whether the shadow (table or index) is there now; read-only, for dry runs. */
   shadowExists(): Promise<boolean>;
   /**

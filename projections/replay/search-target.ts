@@ -63,6 +63,7 @@ export function searchTarget(o: SearchTargetOptions): ReplayTarget {
     shadow,
     liveProjector,
     shadowProjector: shadowProjectorName,
+    liveWritesBeforeCheckpoint: true,
     shadowExists: () => exists(o.sql, shadow),
 
     async prepare(start: Positions, seedFromLive: boolean): Promise<ShadowState> {

@@ -58,6 +58,7 @@ export function tableTarget(o: TableTargetOptions): TableTarget {
     shadow,
     liveProjector,
     shadowProjector: shadowProjectorName,
+    liveWritesBeforeCheckpoint: false,
     liveTable,
     shadowTable,
     shadowExists: () => exists(o.sql, shadowTable.qualifiedName),
