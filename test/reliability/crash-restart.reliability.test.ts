@@ -1,6 +1,7 @@
 import { generateDeltaStream, withoutNulls } from '../support/reliability/delta-stream';
 import { diffProjection, foldEvents, inLogOrder, stableJson } from '../support/reliability/log-fold';
 import { startupTimeline } from '../support/reliability/logged-process';
+import { verifyThroughService } from '../support/reliability/service-verify';
 import { reliabilityProfile } from '../support/reliability/profile';
 import { Prng } from '../support/reliability/prng';
 import { sleep, streamDeltas } from '../support/reliability/resilient-producer';
@@ -17,13 +18,13 @@ interface KillRecord {
   acknowledgedAtKill: number;
   listenMs: number;
   firstProgressMs: number;
-  /** The three longest gaps of the start-up log, as [ms, the step that ended the gap]. */
-  slowestSteps: [number, string][];
+  /** The three longest gaps of the start-up log, as [ms, the line before the gap, the line after it]. */
+  slowestSteps: [number, string, string][];
 }
 
-function slowestSteps(lines: string[]): [number, string][] {
+function slowestSteps(lines: string[]): [number, string, string][] {
   const timeline = startupTimeline(lines);
-  const gaps = timeline.slice(1).map((t, i): [number, string] => [t.ms - (timeline[i]?.ms ?? 0), t.msg]);
+  const gaps = timeline.slice(1).map((t, i): [number, string, string] => [t.ms - (timeline[i]?.ms ?? 0), timeline[i]?.msg ?? '', t.msg]);
   return gaps.sort((a, b) => b[0] - a[0]).slice(0, 3);
 }
 
@@ -132,6 +133,8 @@ describe(`crash: ${profile.kills} SIGKILLs while ${N} deltas stream in (seed ${p
       );
       const diff = diffProjection(folded, rows.rows.map((r) => ({ key: r.key, version: Number(r.version), doc: r.doc })));
       expect(diff).toEqual([]);
+      const verified = await verifyThroughService(sut.url, await sut.token(['admin']), 'merchant_account');
+      if (verified.available) expect(verified.report).toMatchObject({ equal: true });
 
       // Stage 3's state agrees with the log too (deleted records keep their last version).
       const lastVersion = new Map([...byKey.entries()].map(([key, { versions }]) => [key, versions.at(-1)]));
@@ -167,6 +170,7 @@ describe(`crash: ${profile.kills} SIGKILLs while ${N} deltas stream in (seed ${p
             events: events.length,
             tableRows: rows.rows.length,
             actionDuplicates: duplicates,
+            serviceVerify: verified.available ? verified.equal : 'POST /admin/verify is not in this build',
             totalSeconds: Math.round((Date.now() - started) / 1000),
           },
         }),

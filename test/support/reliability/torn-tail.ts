@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Prng } from './prng';
@@ -14,7 +15,12 @@ export interface TornSegment {
   shape: TornShape;
   /** Size of the segment before the torn bytes were appended: what recovery must cut it back to. */
   validSize: number;
+  /** SHA-256 of those valid bytes: recovery must leave them as they were. */
+  validSha256: string;
+  /** The offset the next batch must start at (undefined for an empty segment). */
+  nextOffset: bigint | undefined;
   appended: number;
+  tail: Buffer;
 }
 
 /** The active (highest base offset) segment of each partition of a topic in an embedded broker's data directory. */
@@ -78,5 +84,31 @@ export function tearSegment(file: string, shape: TornShape, prng: Prng): TornSeg
     tail = prng.bytes(prng.int(64, 4096));
   }
   fs.appendFileSync(file, tail);
-  return { file, shape, validSize, appended: tail.length };
+  return { file, shape, validSize, validSha256: sha256(bytes), nextOffset: last?.nextOffset, appended: tail.length, tail };
+}
+
+const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
+
+/**
+ * Why a torn segment was not recovered (undefined when it was): its valid bytes must be intact and the torn
+ * bytes gone. The restarted service may already have appended new batches, so what follows the valid bytes must
+ * be whole batches that go on from the next offset, not what the tear left.
+ */
+export function recoveryProblem(t: TornSegment): string | undefined {
+  const bytes = fs.readFileSync(t.file);
+  if (bytes.length < t.validSize) return `cut below the valid size (${bytes.length} < ${t.validSize})`;
+  if (sha256(bytes.subarray(0, t.validSize)) !== t.validSha256) return 'the valid bytes changed';
+  if (bytes.subarray(t.validSize, t.validSize + t.tail.length).equals(t.tail)) return 'the torn bytes are still there';
+  let pos = t.validSize;
+  let expected = t.nextOffset;
+  while (pos < bytes.length) {
+    if (pos + LOG_OVERHEAD > bytes.length) return `a partial header at ${pos}`;
+    const size = bytes.readInt32BE(pos + 8) + LOG_OVERHEAD;
+    if (pos + size > bytes.length) return `a batch cut short at ${pos}`;
+    const base = bytes.readBigInt64BE(pos);
+    if (expected !== undefined && base !== expected) return `a batch at offset ${base} where ${expected} was next (torn bytes kept?)`;
+    expected = base + BigInt(bytes.readInt32BE(pos + 23)) + 1n;
+    pos += size;
+  }
+  return undefined;
 }

@@ -1,6 +1,8 @@
 import { Prng } from './prng';
 
 export interface WriteResult {
+  /** Seconds since the load's time origin when the write started. */
+  at: number;
   ok: boolean;
   status: number;
   ms: number;
@@ -17,6 +19,7 @@ export class WriteLoad {
     private readonly token: string,
     private readonly prng: Prng,
     private readonly prefix: string,
+    private readonly origin = Date.now(),
   ) {}
 
   async one(): Promise<WriteResult> {
@@ -24,6 +27,7 @@ export class WriteLoad {
     const key = update ? this.prng.pick(this.created) : `${this.prefix}-${this.next++}`;
     const payload = { merchantId: key, name: `load ${key} ${this.prng.string(6)}`, country: this.prng.pick(['DE', 'FR', 'NL']), mcc: this.prng.int(1000, 9999) };
     const started = Date.now();
+    const at = (started - this.origin) / 1000;
     try {
       const response = await fetch(`${this.url}/`, {
         method: 'POST',
@@ -34,9 +38,9 @@ export class WriteLoad {
       const text = await response.text();
       const ok = response.status === 200 || response.status === 201;
       if (ok && !update) this.created.push(key);
-      return { ok, status: response.status, ms: Date.now() - started, ...(!ok && { error: text.slice(0, 300) }) };
+      return { at, ok, status: response.status, ms: Date.now() - started, ...(!ok && { error: text.slice(0, 300) }) };
     } catch (error) {
-      return { ok: false, status: 0, ms: Date.now() - started, error: String(error) };
+      return { at, ok: false, status: 0, ms: Date.now() - started, error: String(error) };
     }
   }
 
