@@ -64,10 +64,11 @@ export class ReplayJobs {
     job.done = work.then(
       (result) => void (job.view = { ...job.view, status: 'succeeded', result, finishedAt: new Date().toISOString() }),
       (error: unknown) => {
-        const code = isDeltabrokerError(error) ? error.code : 'DB_INTERNAL';
-        const message = isDeltabrokerError(error) ? error.message : controller.signal.aborted ? 'interrupted; start the replay again to resume it' : 'the replay failed; see the service log';
-        if (!isDeltabrokerError(error)) logger.error({ err: error }, 'replay job failed');
-        job.view = { ...job.view, status: controller.signal.aborted ? 'interrupted' : 'failed', error: { code, message }, finishedAt: new Date().toISOString() };
+        const interrupted = controller.signal.aborted;
+        const code = interrupted ? 'DB_CONFLICT' : isDeltabrokerError(error) ? error.code : 'DB_INTERNAL';
+        const message = interrupted ? 'interrupted; start the replay again to resume it' : isDeltabrokerError(error) ? error.message : 'the replay failed; see the service log';
+        if (!interrupted && !isDeltabrokerError(error)) logger.error({ err: error }, 'replay job failed');
+        job.view = { ...job.view, status: interrupted ? 'interrupted' : 'failed', error: { code, message }, finishedAt: new Date().toISOString() };
       },
     );
     this.jobs.set(id, job);

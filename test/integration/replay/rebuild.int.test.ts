@@ -3,7 +3,7 @@
  * projectors running: the swap, the handover (nothing lost, nothing applied twice), resuming an interrupted
  * replay, a changed configuration, dry runs, and verify.
  */
-import { planReplay, rebuildProjections, ReplayProgress, verifyProjection } from '../../../projections/replay';
+import { planReplay, rebuildProjections, ReplayJobs, ReplayProgress, verifyProjection, type ReplayJobView } from '../../../projections/replay';
 import { openPgSqlClient } from '../../../src/store/pg-sql-client';
 import type { EntityConfig } from '../../../src/tenant';
 import { createFreshDatabase } from '../../support/postgres';
@@ -242,5 +242,36 @@ describe('replay and rebuild on PostgreSQL', () => {
     await h.applied(await h.publish(v2, [{ operation: 'update', key: 'a', version: 2, payload: { accountId: 'a', name: 'A2', tier: 'gold' } }]));
     expect((await h.sql.query<{ name: string }>(`select name from "${v2.persistence.table}" where "accountId" = 'a'`)).rows).toEqual([{ name: 'A2' }]);
     expect(await verifyProjection(h.context(), { tenant: 'acme', entity })).toMatchObject({ equal: true });
+  });
+
+  test('admin jobs: one per entity at a time, progress while running, interrupted by stop() and resumed by the next job', async () => {
+    const config = h.put(accountConfig(uniqueName('jobs')));
+    await h.startLive({ search: false });
+    await h.applied(lastPerPartition(await h.publish(config, historyOf(3000, 2))));
+    const jobs = new ReplayJobs(h.context());
+    const request = { tenant: 'acme', entity: config.entity, target: 'postgres' as const };
+    const first = jobs.start('replay', request);
+    expect(first).toMatchObject({ status: 'running', kind: 'replay', tenant: 'acme', entity: config.entity });
+    expect(() => jobs.start('verify', request)).toThrow(expect.objectContaining({ code: 'DB_CONFLICT' }));
+    const until = async (id: string, done: (v: ReplayJobView) => boolean): Promise<ReplayJobView> => {
+      for (;;) {
+        const view = jobs.get(id) as ReplayJobView;
+        if (done(view)) return view;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    };
+    await until(first.id, (v) => v.progress.done > 0 || v.status !== 'running');
+    await jobs.stop();
+    const stopped = jobs.get(first.id) as ReplayJobView;
+    if (process.env.TEST_LOG) console.log(JSON.stringify({ stopped: stopped.status, progress: stopped.progress, error: stopped.error }));
+    expect(['interrupted', 'succeeded']).toContain(stopped.status); // it may have finished just before stop()
+    if (stopped.status === 'interrupted') expect(stopped.error).toEqual({ code: 'DB_CONFLICT', message: 'interrupted; start the replay again to resume it' });
+    const second = jobs.start('replay', request);
+    const finished = await until(second.id, (v) => v.status !== 'running');
+    expect(finished).toMatchObject({ status: 'succeeded', progress: { phase: 'done' } });
+    if (stopped.status === 'interrupted') expect(finished.result).toMatchObject({ targets: [{ resumed: true }] });
+    const verify = jobs.start('verify', request);
+    expect(await until(verify.id, (v) => v.status !== 'running')).toMatchObject({ status: 'succeeded', result: { equal: true } });
+    expect(jobs.get('no-such-job')).toBeUndefined();
   });
 });
