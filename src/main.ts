@@ -16,6 +16,7 @@ import { registerHealthRoutes, type ReadinessCheck } from './http/routes/health'
 import { registerKeyRoutes } from './http/routes/keys';
 import { registerWhoamiRoute } from './http/routes/whoami';
 import { registerStorageBrokerRoutes } from './http/routes/storage-broker';
+import { registerReplayRoutes } from './http/routes/replay';
 import { OutcomeWaiter } from './broker/outcome-waiter';
 import { WriteService } from './broker/write-service';
 import { startEmbeddedKafka } from './embedded/kafka';
@@ -90,7 +91,7 @@ async function openSearchIndex(config: Config, sql: SqlClient): Promise<SearchIn
 export function openEntityConfigSource(config: Config, logger: Logger): EntityConfigSource {
   return config.entities.tenantApiUrl
     ? new HttpEntityConfigSource({ baseUrl: config.entities.tenantApiUrl, logger })
-    : new FileEntityConfigSource({ directory: config.entities.directory });
+    : new FileEntityConfigSource({ directory: config.entities.directory, recheckMs: 1000 });
 }
 
 export async function openStore(config: Config, logger: Logger): Promise<SqlClient> {
@@ -170,6 +171,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     registerWhoamiRoute(http);
     registerMetricsRoute(http, metrics, { public: config.metrics.public });
     registerStorageBrokerRoutes(http, writes, queries, states);
+    registerReplayRoutes(http, { sql, log, schemas, entities, logger, liveSearchIndex: search, searchEngine: config.search.elasticsearchUrl ? 'elasticsearch' : 'postgres' });
     closers.push(() => http.close());
     const address = await http.listen({ host: config.http.host, port: config.http.port });
     logger.info({ url: address }, 'deltabroker is listening');

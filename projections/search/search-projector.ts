@@ -35,7 +35,8 @@ export const indexDefinitionOf = (config: EntityConfig): IndexDefinition => ({
  * Feeds the search index from the persistence topics. Events carry the record's whole state, so each becomes an
  * upsert (or a delete) of one document with the event's version; the index ignores a version below the one it
  * holds, so a batch delivered again changes nothing. Per partition, only the newest event of a key in a batch
- * is written. The checkpoint is stored after the index acknowledged the batch, for readers that wait on it.
+ * is written, and records below the stored checkpoint are skipped. The checkpoint is stored after the index
+ * acknowledged the batch, for readers that wait on it and for a replay's handover.
  */
 export async function startSearchProjector(o: SearchProjectorOptions): Promise<SearchProjector> {
   const projector = o.groupId ?? SEARCH_PROJECTOR_GROUP;
@@ -54,8 +55,13 @@ export async function startSearchProjector(o: SearchProjectorOptions): Promise<S
       readerSchema: o.schemas.EntityEvent,
       partitionsConsumedConcurrently: 3,
       handleBatch: async (batch) => {
+        // Records below the checkpoint are already in the index: a replay's handover may have moved it ahead.
+        const ref = { projector, topic: batch.topic, partition: batch.partition };
+        const from = (await readCheckpoint(o.sql, ref)) ?? 0n;
         const newest = new Map<string, EntityEvent>();
-        for (const { value } of batch.records) newest.set(`${value.tenant}/${value.entity}/${value.key}`, value);
+        for (const { value, offset } of batch.records) {
+          if (BigInt(offset) >= from) newest.set(`${value.tenant}/${value.entity}/${value.key}`, value);
+        }
         const upserts = new Map<string, SearchDocument[]>();
         const deletes = new Map<string, string[]>();
         for (const event of newest.values()) {
@@ -70,7 +76,6 @@ export async function startSearchProjector(o: SearchProjectorOptions): Promise<S
         const last = batch.records[batch.records.length - 1];
         if (!last) return;
         const next = BigInt(last.offset) + 1n;
-        const ref = { projector, topic: batch.topic, partition: batch.partition };
         await o.sql.transaction(async (tx) => {
           if ((await claimCheckpoint(tx, ref)) < next) await advanceCheckpoint(tx, ref, next);
         });

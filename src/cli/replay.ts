@@ -8,8 +8,7 @@ import { DeltabrokerError, isDeltabrokerError } from '../errors';
 import { loadSchemas } from '../log';
 import { openKafkaWriteLog } from '../log/kafka';
 import { createLogger } from '../logger';
-import { openStore } from '../main';
-import { FileEntityConfigSource, HttpEntityConfigSource } from '../tenant';
+import { openEntityConfigSource, openStore } from '../main';
 import { progressReporter, registerVerifyCommand, type WithReplayContext } from './verify';
 
 const useTheService = 'while the service runs, use its admin route (POST /admin/replay, POST /admin/verify)';
@@ -55,9 +54,7 @@ export const withReplayContext: WithReplayContext = async (config, work) => {
     }
     const log = await openKafkaWriteLog({ brokers, registryUrl, logger, clientId: `deltabroker-replay-${config.datacenter}` });
     closers.push(() => log.close());
-    const entities = config.entities.tenantApiUrl
-      ? new HttpEntityConfigSource({ baseUrl: config.entities.tenantApiUrl, logger })
-      : new FileEntityConfigSource({ directory: config.entities.directory });
+    const entities = openEntityConfigSource(config, logger);
     const ctx: ReplayContext = { log, schemas: loadSchemas(), entities, sql: store, logger, searchEngine: config.search.elasticsearchUrl ? 'elasticsearch' : 'postgres' };
     return await work(ctx, controller.signal);
   } finally {

@@ -19,11 +19,17 @@ export const CONFIG_FILE_EXTENSION = '.yaml';
 export interface FileEntityConfigSourceOptions {
   /** The folder holding one sub-folder per tenant, e.g. `config/entities`. */
   directory: string;
+  /**
+   * How long a cached configuration is served before its file is checked again (default 0: on every get).
+   * The service uses a second, so the write path does not stat a file per delta.
+   */
+  recheckMs?: number;
 }
 
 interface CacheEntry {
   stamp: string;
   config: EntityConfig;
+  checkedAt: number;
 }
 
 const stampOf = (s: Stats): string => `${s.ino}:${s.size}:${s.mtimeMs}`;
@@ -34,10 +40,12 @@ const isNotFound = (e: unknown): boolean => {
 
 export class FileEntityConfigSource implements EntityConfigSource {
   readonly directory: string;
+  private readonly recheckMs: number;
   private readonly cache = new Map<string, CacheEntry>();
 
   constructor(options: FileEntityConfigSourceOptions) {
     this.directory = path.resolve(options.directory);
+    this.recheckMs = options.recheckMs ?? 0;
   }
 
   /** The file that holds (or would hold) the configuration of tenant/entity. */
@@ -49,6 +57,8 @@ export class FileEntityConfigSource implements EntityConfigSource {
     // Names that cannot be configured cannot exist; this also keeps `..` and `/` out of the path.
     if (!isTenantName(tenant) || !isEntityName(entity)) return undefined;
     const file = this.fileOf(tenant, entity);
+    const fresh = this.cache.get(file);
+    if (fresh !== undefined && Date.now() - fresh.checkedAt < this.recheckMs) return fresh.config;
     let stats: Stats;
     try {
       stats = await fs.stat(file);
@@ -61,9 +71,12 @@ export class FileEntityConfigSource implements EntityConfigSource {
     }
     const stamp = stampOf(stats);
     const cached = this.cache.get(file);
-    if (cached !== undefined && cached.stamp === stamp) return cached.config;
+    if (cached !== undefined && cached.stamp === stamp) {
+      cached.checkedAt = Date.now();
+      return cached.config;
+    }
     const config = await this.load(file, tenant, entity);
-    this.cache.set(file, { stamp, config });
+    this.cache.set(file, { stamp, config, checkedAt: Date.now() });
     return config;
   }
 

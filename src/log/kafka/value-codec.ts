@@ -22,7 +22,9 @@ export interface ValueCodecOptions {
 export class ValueCodec {
   private readonly registry: SchemaRegistry;
   private readonly ids = new Map<string, Promise<number>>();
-  private readonly resolvers = new Map<string, avro.Resolver>();
+  private readonly resolvers = new WeakMap<RecordSchema, Map<number, avro.Resolver>>();
+  /** Schema definitions as registry text, serialised once per schema object (encode runs per record). */
+  private readonly texts = new WeakMap<RecordSchema, string>();
   private readonly compatibility: COMPATIBILITY;
 
   constructor(o: ValueCodecOptions) {
@@ -32,7 +34,11 @@ export class ValueCodec {
 
   /** The registry id of `schema` under `subject`, registering it when the subject does not hold it yet. */
   schemaId(subject: string, schema: RecordSchema): Promise<number> {
-    const text = JSON.stringify(schema.definition);
+    let text = this.texts.get(schema);
+    if (text === undefined) {
+      text = JSON.stringify(schema.definition);
+      this.texts.set(schema, text);
+    }
     const cacheKey = `${subject}\u0000${text}`;
     let id = this.ids.get(cacheKey);
     if (!id) {
@@ -87,12 +93,17 @@ export class ValueCodec {
     }
   }
 
+  /** Cached per reader schema object and writer schema id: this runs once per decoded record. */
   private resolver(schemaId: number, writer: avro.Type, readerSchema: RecordSchema): avro.Resolver {
-    const key = `${schemaId}\u0000${JSON.stringify(readerSchema.definition)}`;
-    let resolver = this.resolvers.get(key);
+    let byWriter = this.resolvers.get(readerSchema);
+    if (!byWriter) {
+      byWriter = new Map();
+      this.resolvers.set(readerSchema, byWriter);
+    }
+    let resolver = byWriter.get(schemaId);
     if (!resolver) {
       resolver = readerSchema.type.createResolver(writer);
-      this.resolvers.set(key, resolver);
+      byWriter.set(schemaId, resolver);
     }
     return resolver;
   }
