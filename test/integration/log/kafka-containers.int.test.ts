@@ -2,34 +2,14 @@
  * The write-log contract against real Apache Kafka and Confluent Schema Registry in containers
  * (testcontainers). Runs where a Docker engine answers; elsewhere it is skipped, saying why.
  */
-import { spawnSync } from 'node:child_process';
 import { describeWriteLogContract, type Backend } from './write-log-contract';
+import { dockerAnswers } from '../../support/docker';
 
 const KAFKA_IMAGE = process.env.DELTABROKER_KAFKA_IMAGE ?? 'confluentinc/cp-kafka:7.7.1';
 const REGISTRY_IMAGE = process.env.DELTABROKER_REGISTRY_IMAGE ?? 'confluentinc/cp-schema-registry:7.7.1';
 
-/**
- * Whether a Docker engine answers `GET /_ping`, decided synchronously (Jest collects suites synchronously)
- * in a child process with a hard 3 s limit, so that a machine without Docker skips at once.
- */
-function dockerProbe(): { ok: true } | { ok: false; why: string } {
-  const probe = `
-    const http = require('node:http');
-    const host = process.env.DOCKER_HOST || 'unix:///var/run/docker.sock';
-    const opts = host.startsWith('unix://')
-      ? { socketPath: host.slice('unix://'.length), path: '/_ping' }
-      : (() => { const u = new URL(host.replace(/^tcp:/, 'http:')); return { host: u.hostname, port: u.port || 2375, path: '/_ping' }; })();
-    const req = http.get({ ...opts, timeout: 2000 }, (res) => process.exit(res.statusCode === 200 ? 0 : 2));
-    req.on('timeout', () => { console.error('no answer from ' + host); process.exit(3); });
-    req.on('error', (e) => { console.error(e.code + ' at ' + host); process.exit(4); });
-  `;
-  const r = spawnSync(process.execPath, ['-e', probe], { timeout: 3000, encoding: 'utf8' });
-  if (r.status === 0) return { ok: true };
-  const why = r.error ? r.error.message : (r.stderr || `probe exited ${r.status}`).trim();
-  return { ok: false, why: `no Docker engine answers (${why})` };
-}
 
-const docker = dockerProbe();
+const docker = dockerAnswers();
 
 if (!docker.ok) {
   // Visible in every run's output, not only as a skipped count.
