@@ -43,6 +43,8 @@ async function forgedToken(forge: TokenForge, prng: Prng): Promise<[string, stri
     ['wrong audience', () => signDev({ ...claims, aud: prng.pick(['other', ['x', 'y'], '']) })],
     ['no tenant', () => signDev({ ...claims, tenant: prng.pick([undefined, '', 42, ['acme']]) })],
     ['roles not a list of strings', () => signDev({ ...claims, roles: prng.pick(['admin', [1], { admin: true }, null]) })],
+    ['no expiry', () => signDev({ sub: 'mallory', tenant: 'acme', roles: ['admin'], iss: 'deltabroker-dev', aud: 'deltabroker' })],
+    ['no subject', () => signDev({ ...claims, sub: undefined })],
     ['stranger ES256 key', () => new SignJWT(claims).setProtectedHeader({ alg: 'ES256', kid: forge.devKid }).sign(forge.strangerKey)],
     ['stranger RS256 key', () => new SignJWT(claims).setProtectedHeader({ alg: 'RS256' }).sign(forge.strangerRsa)],
     ['HS256 with the public key as secret', () => new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).sign(forge.publicAsSecret)],
