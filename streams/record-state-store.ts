@@ -100,73 +100,36 @@ export class RecordStateStore {
     return found;
   }
 
-  /** Records an accepted delta: the record's new state and the delta's outcome, in one transaction. */
-  async recordAccepted(id: RecordId, state: RecordState, outcome: Extract<DeltaOutcomeRow, { status: 'accepted' }>): Promise<void> {
-    await this.recordVerdicts([{ status: 'accepted', id, state, outcome }]);
-  }
-
-  async recordRefused(deltaId: string, tenant: string, problem: Record<string, unknown>): Promise<void> {
-    await this.recordVerdicts([{ status: 'refused', tenant, outcome: { status: 'refused', deltaId, problem } }]);
-  }
-
   /**
    * Records a batch of verdicts in one transaction with two statements: the records' newest states (a batch
    * may change one record several times; a stored state only moves forward) and the deltas' outcomes.
    */
   async recordVerdicts(verdicts: readonly StoredVerdict[]): Promise<void> {
     if (verdicts.length === 0) return;
-    const newest = new Map<string, { tenant: string; entity: string; record_key: string; version: number; deleted: boolean; doc: Record<string, unknown> | null }>();
-    for (const v of verdicts) {
-      if (v.status !== 'accepted') continue;
-      const key = recordIdKey(v.id);
-      if ((newest.get(key)?.version ?? 0) < v.state.version) {
-        newest.set(key, { tenant: v.id.tenant, entity: v.id.entity, record_key: v.id.key, version: v.state.version, deleted: v.state.deleted, doc: v.state.doc });
-      }
-    }
-    const outcomes = verdicts.map((v) =>
-      v.status === 'accepted'
-        ? { delta_id: v.outcome.deltaId, tenant: v.id.tenant, status: 'accepted', event_id: v.outcome.eventId, version: v.outcome.version, topic: v.outcome.topic, partition: v.outcome.partition, log_offset: v.outcome.offset, problem: null }
-        : { delta_id: v.outcome.deltaId, tenant: v.tenant, status: 'refused', event_id: null, version: null, topic: null, partition: null, log_offset: null, problem: v.outcome.problem },
-    );
-    await this.sql.transaction(async (tx) => {
-      if (newest.size > 0) {
-        await tx.query(
-          `insert into record_state (tenant, entity, record_key, version, deleted, doc)
-           select tenant, entity, record_key, version, deleted, doc
-             from jsonb_to_recordset($1::jsonb) as r(tenant text, entity text, record_key text, version bigint, deleted boolean, doc jsonb)
-           on conflict (tenant, entity, record_key) do update
-             set version = excluded.version, deleted = excluded.deleted, doc = excluded.doc, updated_at = now()
-           where record_state.version < excluded.version`,
-          [JSON.stringify([...newest.values()])],
-        );
-      }
-      await tx.query(
-        `insert into delta_outcomes (${OUTCOME_COLUMNS})
-         select ${OUTCOME_COLUMNS}
-           from jsonb_to_recordset($1::jsonb) as r(delta_id text, tenant text, status text, event_id text, version bigint, topic text, partition integer, log_offset text, problem jsonb)
-         on conflict (delta_id) do nothing`,
-        [JSON.stringify(outcomes)],
-      );
-    });
+    await this.sql.transaction((tx) => writeVerdicts(tx, verdicts));
   }
 
-  /** Applies a persisted event read back from its topic (startup catch-up, rebuild). Idempotent. */
-  async applyEvent(
-    id: RecordId,
-    event: { deltaId: string; eventId: string; version: number; deleted: boolean; doc: Record<string, unknown> | null },
-    position: { topic: string; partition: number; offset: string },
+  /**
+   * Applies persisted events read back from one topic partition (startup catch-up, rebuild), as one transaction
+   * with the partition's checkpoint. Idempotent: versions at or below the stored one and known deltas change
+   * nothing.
+   */
+  async applyEvents(
+    events: readonly { id: RecordId; deltaId: string; eventId: string; version: number; doc: Record<string, unknown> | null; offset: string }[],
+    partition: { topic: string; partition: number; nextOffset: string },
   ): Promise<void> {
+    const verdicts: StoredVerdict[] = events.map((e) => ({
+      status: 'accepted',
+      id: e.id,
+      state: { version: e.version, deleted: e.doc === null, doc: e.doc },
+      outcome: { status: 'accepted', deltaId: e.deltaId, eventId: e.eventId, version: e.version, topic: partition.topic, partition: partition.partition, offset: e.offset },
+    }));
     await this.sql.transaction(async (tx) => {
-      await upsertState(tx, id, { version: event.version, deleted: event.deleted, doc: event.doc });
-      await tx.query(
-        `insert into delta_outcomes (delta_id, tenant, status, event_id, version, topic, partition, log_offset)
-         values ($1, $2, 'accepted', $3, $4, $5, $6, $7) on conflict (delta_id) do nothing`,
-        [event.deltaId, id.tenant, event.eventId, event.version, position.topic, position.partition, position.offset],
-      );
+      if (verdicts.length > 0) await writeVerdicts(tx, verdicts);
       await tx.query(
         `insert into state_checkpoints (topic, partition, next_offset) values ($1, $2, $3)
          on conflict (topic, partition) do update set next_offset = greatest(state_checkpoints.next_offset, excluded.next_offset)`,
-        [position.topic, position.partition, BigInt(position.offset) + 1n],
+        [partition.topic, partition.partition, partition.nextOffset],
       );
     });
   }
@@ -182,13 +145,39 @@ export class RecordStateStore {
   }
 }
 
-async function upsertState(tx: SqlExecutor, id: RecordId, state: RecordState): Promise<void> {
+
+/** Writes verdicts inside the caller's transaction: the newest state per record, and every delta's outcome. */
+async function writeVerdicts(tx: SqlExecutor, verdicts: readonly StoredVerdict[]): Promise<void> {
+  const newest = new Map<string, { tenant: string; entity: string; record_key: string; version: number; deleted: boolean; doc: Record<string, unknown> | null }>();
+  for (const v of verdicts) {
+    if (v.status !== 'accepted') continue;
+    const key = recordIdKey(v.id);
+    if ((newest.get(key)?.version ?? 0) < v.state.version) {
+      newest.set(key, { tenant: v.id.tenant, entity: v.id.entity, record_key: v.id.key, version: v.state.version, deleted: v.state.deleted, doc: v.state.doc });
+    }
+  }
+  const outcomes = verdicts.map((v) =>
+    v.status === 'accepted'
+      ? { delta_id: v.outcome.deltaId, tenant: v.id.tenant, status: 'accepted', event_id: v.outcome.eventId, version: v.outcome.version, topic: v.outcome.topic, partition: v.outcome.partition, log_offset: v.outcome.offset, problem: null }
+      : { delta_id: v.outcome.deltaId, tenant: v.tenant, status: 'refused', event_id: null, version: null, topic: null, partition: null, log_offset: null, problem: v.outcome.problem },
+  );
+  if (newest.size > 0) {
+    await tx.query(
+      `insert into record_state (tenant, entity, record_key, version, deleted, doc)
+       select tenant, entity, record_key, version, deleted, doc
+         from jsonb_to_recordset($1::jsonb) as r(tenant text, entity text, record_key text, version bigint, deleted boolean, doc jsonb)
+       on conflict (tenant, entity, record_key) do update
+         set version = excluded.version, deleted = excluded.deleted, doc = excluded.doc, updated_at = now()
+       where record_state.version < excluded.version`,
+      [JSON.stringify([...newest.values()])],
+    );
+  }
   await tx.query(
-    `insert into record_state (tenant, entity, record_key, version, deleted, doc) values ($1, $2, $3, $4, $5, $6)
-     on conflict (tenant, entity, record_key) do update
-       set version = excluded.version, deleted = excluded.deleted, doc = excluded.doc, updated_at = now()
-     where record_state.version < excluded.version`,
-    [id.tenant, id.entity, id.key, state.version, state.deleted, state.doc === null ? null : JSON.stringify(state.doc)],
+    `insert into delta_outcomes (${OUTCOME_COLUMNS})
+     select ${OUTCOME_COLUMNS}
+       from jsonb_to_recordset($1::jsonb) as r(delta_id text, tenant text, status text, event_id text, version bigint, topic text, partition integer, log_offset text, problem jsonb)
+     on conflict (delta_id) do nothing`,
+    [JSON.stringify(outcomes)],
   );
 }
 

@@ -7,7 +7,8 @@ import { persistenceTopicSpec, persistenceTopicsOf } from './topics';
 /**
  * Brings the pipeline's state store up to date with the persistence topics before deltas are processed: events
  * written but not recorded (a crash between the two) are applied, so stage 3 sees them and a redelivered delta
- * is recognised. The store is derived from the log; an empty store is rebuilt by this same read.
+ * is recognised. The store is derived from the log; an empty store is rebuilt by this same read. Each fetched
+ * batch is applied in one transaction with its checkpoint.
  */
 export async function restoreRecordState(o: { log: WriteLog; schemas: RecordSchemas; entities: EntityConfigSource; states: RecordStateStore; logger: Logger }): Promise<number> {
   let applied = 0;
@@ -28,14 +29,19 @@ export async function restoreRecordState(o: { log: WriteLog; schemas: RecordSche
       from: { kind: 'offsets', offsets },
       readerSchema: o.schemas.EntityEvent,
       handleBatch: async (batch) => {
-        for (const record of batch.records) {
-          const e = record.value;
-          await o.states.applyEvent(
-            { tenant: e.tenant, entity: e.entity, key: e.key },
-            { deltaId: e.deltaId, eventId: e.eventId, version: e.version, deleted: e.operation === 'delete', doc: e.payload === null ? null : (JSON.parse(e.payload) as Record<string, unknown>) },
-            { topic: record.topic, partition: record.partition, offset: record.offset },
-          );
-        }
+        const last = batch.records[batch.records.length - 1];
+        if (!last) return;
+        await o.states.applyEvents(
+          batch.records.map(({ value: e, offset }) => ({
+            id: { tenant: e.tenant, entity: e.entity, key: e.key },
+            deltaId: e.deltaId,
+            eventId: e.eventId,
+            version: e.version,
+            doc: e.payload === null ? null : (JSON.parse(e.payload) as Record<string, unknown>),
+            offset,
+          })),
+          { topic: batch.topic, partition: batch.partition, nextOffset: (BigInt(last.offset) + 1n).toString() },
+        );
       },
     });
     applied += result.records;
