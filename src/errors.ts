@@ -7,6 +7,7 @@ export const ERROR_CATALOGUE = {
   DB_VALIDATION: { title: 'A field breaks a rule', retriable: false },
   DB_PAYLOAD_TOO_LARGE: { title: 'The payload is larger than allowed', retriable: false },
   DB_UNSUPPORTED_MEDIA_TYPE: { title: 'The body must be application/json', retriable: false },
+  DB_HEADERS_TOO_LARGE: { title: 'The request headers are larger than allowed', retriable: false },
   DB_UNAUTHENTICATED: { title: 'A valid Bearer token is required', retriable: false },
   DB_FORBIDDEN: { title: 'The caller may not do this', retriable: false },
   DB_NOT_FOUND: { title: 'No such resource', retriable: false },

@@ -24,7 +24,23 @@ export const recordMessageKey = (tenant: string, entity: string, key: string): s
  */
 export const persistenceTopicSpec = (topic: string) => ({ topic, partitions: 3, config: { 'retention.ms': '-1' } });
 
-/** The distinct persistence topics of some entity configurations. */
-export const persistenceTopicsOf = (configs: readonly { persistence: { topic: string } }[]): string[] => [
-  ...new Set(configs.map((c) => c.persistence.topic)),
+interface TopicsOfEntity {
+  persistence: { topic: string };
+  notifications: { globalTopic: string; localTopicPrefix: string };
+}
+
+/**
+ * A persistence topic the pipeline itself reads or writes (deltas, rejections, outcomes, the entity's own action
+ * topics) would loop events back into the pipeline or mix them with notifications: such a configuration is
+ * refused at stage 4 and never consumed by the projectors.
+ */
+export function hasReservedPersistenceTopic(config: TopicsOfEntity): boolean {
+  const topic = config.persistence.topic;
+  const { globalTopic, localTopicPrefix } = config.notifications;
+  return (Object.values(PIPELINE_TOPICS) as string[]).includes(topic) || topic === globalTopic || topic.startsWith(`${localTopicPrefix}.`);
+}
+
+/** The distinct persistence topics of some entity configurations, leaving out reserved ones. */
+export const persistenceTopicsOf = (configs: readonly TopicsOfEntity[]): string[] => [
+  ...new Set(configs.filter((c) => !hasReservedPersistenceTopic(c)).map((c) => c.persistence.topic)),
 ];

@@ -1,10 +1,12 @@
 import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { DeltabrokerError } from '../errors';
 import type { Logger } from '../logger';
 import type { Principal, TokenVerifier } from '../auth/principal';
-import { fromFrameworkError, toProblem } from './problem';
+import { fromFrameworkError, httpStatusOf, toProblem } from './problem';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -36,6 +38,7 @@ export function buildHttpApp(options: HttpAppOptions): FastifyInstance {
     },
     logController: new LogController({ requestIdLogLabel: 'requestId' }),
     return503OnClosing: true,
+    clientErrorHandler: answerClientError,
   });
 
   // JSON only: any other media type is answered 415 rather than handed to a route as a string.
@@ -84,6 +87,23 @@ export function buildHttpApp(options: HttpAppOptions): FastifyInstance {
   });
 
   return app;
+}
+
+/**
+ * Requests Node rejects before fastify sees them (headers over Node's 16 KiB limit, unparsable HTTP) still get a
+ * problem+json answer, then the connection is closed.
+ */
+function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+  if (!socket.writable) return;
+  const refusal =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? new DeltabrokerError('DB_HEADERS_TOO_LARGE', 'the request headers are larger than 16 KiB', { field: 'headers', rule: 'max-bytes', stage: 'http' })
+      : new DeltabrokerError('DB_BAD_REQUEST', 'the request is not valid HTTP', { field: 'request', rule: 'http', stage: 'http' });
+  const status = httpStatusOf(refusal.code);
+  const body = JSON.stringify(toProblem(refusal, randomUUID(), ''));
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 async function authenticate(request: FastifyRequest, verifier: TokenVerifier): Promise<Principal> {

@@ -59,6 +59,13 @@ describe('POST /dispatch refusals', () => {
     expect(res.body.code).toBe('DB_PAYLOAD_TOO_LARGE');
   });
 
+  test('headers over the limit → 431 problem+json', async () => {
+    const res = await fetch(`${t.url}/dispatch`, { method: 'POST', headers: { authorization: `Bearer ${writer}`, 'x-filler': 'x'.repeat(20_000) }, body: '{}' });
+    expect(res.status).toBe(431);
+    expect(res.headers.get('content-type')).toBe('application/problem+json');
+    expect(((await res.json()) as { code: string }).code).toBe('DB_HEADERS_TOO_LARGE');
+  });
+
   test('a body that is not JSON → 415', async () => {
     const res = await fetch(`${t.url}/dispatch`, { method: 'POST', headers: { authorization: `Bearer ${writer}`, 'content-type': 'text/plain' }, body: 'hi' });
     expect(res.status).toBe(415);
