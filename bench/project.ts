@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,12 +11,14 @@ import { openKafkaWriteLog } from '../src/log/kafka';
 import { silentLogger } from '../src/logger';
 import { migrate } from '../src/store/migrator';
 import { openPgSqlClient } from '../src/store/pg-sql-client';
-import { InMemoryEntityConfigSource, type EntityConfig } from '../src/tenant';
+import { InMemoryEntityConfigSource } from '../src/tenant';
+import { benchEntity, makeBenchEvents } from './support/bench-events';
 import { copyIn, copyText } from './support/copy';
+import { createBenchDatabase } from './support/database';
 import type { Figure } from './support/figures';
 
 /**
- * Postgres table projection throughput: EntityEvents (creates, then partial updates that merge) projected
+ * Postgres table projection throughput: EntityEvents (creates, then whole-state updates) projected
  * (1) by the table projector, from the embedded broker through a consumer group into Postgres, and (2) by the
  * projection core alone, fed in-memory batches of 1,000; against a raw COPY of the same row images (one row
  * per event, every column) into a plain table without keys, in the same database, in the same run.
@@ -36,77 +37,6 @@ const CORE_BATCH = 1000;
 const seconds = (since: bigint): number => Number(process.hrtime.bigint() - since) / 1e9;
 const rate = (n: number, s: number): string => `${Math.round(n / s).toLocaleString('en-US')}/s`;
 
-function benchEntity(entity: string): Record<string, unknown> {
-  return {
-    tenant: 'bench',
-    entity,
-    key: ['accountId'],
-    fields: {
-      accountId: { type: 'string', required: true },
-      name: { type: 'string' },
-      mcc: { type: 'integer' },
-      score: { type: 'number' },
-      active: { type: 'boolean' },
-      openedAt: { type: 'timestamp' },
-      address: { type: 'object' },
-    },
-    roles: {},
-  };
-}
-
-/** The events, and the row image after each one (what a projector that wrote every event would write). */
-function makeEvents(config: EntityConfig, eventCount: number, keyCount: number): { events: EntityEvent[]; images: unknown[][] } {
-  const events: EntityEvent[] = [];
-  const images: unknown[][] = [];
-  const docs = new Map<string, Record<string, unknown>>();
-  for (let i = 0; i < eventCount; i += 1) {
-    const key = `acct-${i % keyCount}`;
-    const version = Math.floor(i / keyCount) + 1;
-    const payload: Record<string, unknown> =
-      version === 1
-        ? { accountId: key, name: `Account ${i}`, mcc: 5000 + (i % 1000), score: i / 7, active: i % 2 === 0, openedAt: '2026-01-02T03:04:05Z', address: { city: 'Lyon', zip: String(69000 + (i % 10)) } }
-        : { accountId: key, mcc: 6000 + version, active: version % 2 === 0 };
-    const doc = { ...(docs.get(key) ?? {}), ...payload };
-    docs.set(key, doc);
-    const event: EntityEvent = {
-      eventId: randomUUID(),
-      deltaId: randomUUID(),
-      requestId: null,
-      tenant: config.tenant,
-      entity: config.entity,
-      operation: version === 1 ? 'create' : 'update',
-      key,
-      version,
-      payload: JSON.stringify(payload),
-      actor: { user: 'bench', roles: [] },
-      origin: { datacenter: 'dc1' },
-      occurredAt: Date.now(),
-      recordedAt: Date.now(),
-    };
-    events.push(event);
-    images.push([key, doc.name, doc.mcc, doc.score, doc.active, doc.openedAt, JSON.stringify(doc.address), JSON.stringify(doc), version, event.eventId, `bench/0/${i}`, new Date(event.recordedAt).toISOString()]);
-  }
-  return { events, images };
-}
-
-async function openDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  if (process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, drop: async () => undefined };
-  const admin = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-  const name = `bench_project_${process.pid}`;
-  const run = async (text: string): Promise<void> => {
-    const client = new Client({ connectionString: admin });
-    await client.connect();
-    try {
-      await client.query(text);
-    } finally {
-      await client.end();
-    }
-  };
-  await run(`create database ${name}`);
-  const url = new URL(admin);
-  url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => run(`drop database if exists ${name} with (force)`) };
-}
 
 interface ProjectResult {
   lines: string[];
@@ -121,7 +51,7 @@ async function measure(o: ProjectOptions): Promise<ProjectResult> {
   const keyCount = Math.min(o.keys, eventCount);
   const lines: string[] = [];
   const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-project-'));
-  const database = await openDatabase();
+  const database = await createBenchDatabase('bench_project');
   const kafka = await startEmbeddedKafka({ dataDir: path.join(dir, 'kafka'), port: 0 });
   const registry = await startEmbeddedRegistry({ dataDir: path.join(dir, 'registry'), port: 0 });
   const schemas = loadSchemas();
@@ -135,8 +65,8 @@ async function measure(o: ProjectOptions): Promise<ProjectResult> {
     const entities = new InMemoryEntityConfigSource();
     const viaLog = entities.put(benchEntity(`via_log_${suffix}`));
     const core = new InMemoryEntityConfigSource().put(benchEntity(`core_${suffix}`));
-    const { events, images } = makeEvents(viaLog, eventCount, keyCount);
-    lines.push(`${eventCount.toLocaleString('en-US')} events (${keyCount.toLocaleString('en-US')} creates, then merging updates), Postgres ${database.url.replace(/\/\/[^@]*@/, '//')}`);
+    const { events, images } = makeBenchEvents(viaLog, eventCount, keyCount);
+    lines.push(`${eventCount.toLocaleString('en-US')} events (${keyCount.toLocaleString('en-US')} creates, then whole-state updates), Postgres ${database.url.replace(/\/\/[^@]*@/, '//')}`);
 
     // (1) Through the log: publish everything first, then time the projector from start to fully applied.
     await log.createTopics([{ topic: viaLog.persistence.topic, partitions: 3 }]);
@@ -214,7 +144,7 @@ export async function run(o: ProjectOptions): Promise<Figure[]> {
   const r = await measure(o);
   const keys = Math.min(o.keys, o.events);
   const copy = { name: 'raw COPY of the same row images', value: o.events / r.copySeconds, unit: 'rows/s' };
-  const notes = `${o.events} events on ${keys} records (creates, then merging updates)`;
+  const notes = `${o.events} events on ${keys} records (creates, then whole-state updates)`;
   return [
     { name: 'table projector via the embedded broker', value: o.events / r.projectorSeconds, unit: 'events/s', baseline: copy, notes: `${notes}; rows at final version ${r.atFinalVersion}/${keys}` },
     { name: 'projection core alone (batches of 1,000)', value: o.events / r.coreSeconds, unit: 'events/s', baseline: copy, notes },

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,14 +5,15 @@ import { Client } from 'pg';
 import { rebuildProjections, ReplayProgress, verifyProjection, type ReplayContext } from '../projections/replay';
 import { startEmbeddedKafka } from '../src/embedded/kafka';
 import { startEmbeddedRegistry } from '../src/embedded/registry';
-import { loadSchemas, type EntityEvent } from '../src/log';
+import { loadSchemas } from '../src/log';
 import { openKafkaWriteLog } from '../src/log/kafka';
 import { silentLogger } from '../src/logger';
 import { createPostgresSearchIndex } from '../src/search';
 import { migrate } from '../src/store/migrator';
 import { openPgSqlClient } from '../src/store/pg-sql-client';
-import { InMemoryEntityConfigSource, type EntityConfig } from '../src/tenant';
+import { InMemoryEntityConfigSource } from '../src/tenant';
 import { copyIn, copyRows } from './support/copy';
+import { benchEntity, makeBenchEvents } from './support/bench-events';
 import { createBenchDatabase } from './support/database';
 import { secondsSince, type Figure } from './support/figures';
 
@@ -30,55 +30,6 @@ export interface ReplayBenchOptions {
 }
 
 const PUBLISH_CHUNK = 1000;
-
-function benchEntity(entity: string): Record<string, unknown> {
-  return {
-    tenant: 'bench',
-    entity,
-    key: ['accountId'],
-    fields: {
-      accountId: { type: 'string', required: true },
-      name: { type: 'string' },
-      mcc: { type: 'integer' },
-      score: { type: 'number' },
-      active: { type: 'boolean' },
-      openedAt: { type: 'timestamp' },
-      address: { type: 'object' },
-    },
-    roles: {},
-  };
-}
-
-/** Events carry the record's whole state; the row image is what a projector writing every event would write. */
-function makeEvents(config: EntityConfig, o: ReplayBenchOptions): { events: EntityEvent[]; images: unknown[][]; finalVersions: Map<string, number> } {
-  const events: EntityEvent[] = [];
-  const images: unknown[][] = [];
-  const finalVersions = new Map<string, number>();
-  for (let i = 0; i < o.events; i += 1) {
-    const key = `acct-${i % o.keys}`;
-    const version = Math.floor(i / o.keys) + 1;
-    const doc = { accountId: key, name: `Account ${i}`, mcc: 5000 + (i % 1000), score: i / 7, active: i % 2 === 0, openedAt: '2026-01-02T03:04:05Z', address: { city: 'Lyon', zip: String(69000 + (i % 10)) } };
-    const event: EntityEvent = {
-      eventId: randomUUID(),
-      deltaId: randomUUID(),
-      requestId: null,
-      tenant: config.tenant,
-      entity: config.entity,
-      operation: version === 1 ? 'create' : 'update',
-      key,
-      version,
-      payload: JSON.stringify(doc),
-      actor: { user: 'bench', roles: [] },
-      origin: { datacenter: 'dc1' },
-      occurredAt: Date.now(),
-      recordedAt: Date.now(),
-    };
-    events.push(event);
-    finalVersions.set(key, version);
-    images.push([key, doc.name, doc.mcc, doc.score, doc.active, doc.openedAt, JSON.stringify(doc.address), JSON.stringify(doc), version, event.eventId, `bench/0/${i}`, new Date(event.recordedAt).toISOString()]);
-  }
-  return { events, images, finalVersions };
-}
 
 interface ReplayMeasurement {
   lines: string[];
@@ -100,7 +51,7 @@ async function measure(o: ReplayBenchOptions): Promise<ReplayMeasurement> {
     await migrate(sql, silentLogger());
     const entities = new InMemoryEntityConfigSource();
     const config = entities.put(benchEntity(`replay_${process.pid}`));
-    const { events, images, finalVersions } = makeEvents(config, { events: o.events, keys });
+    const { events, images, finalVersions } = makeBenchEvents(config, o.events, keys);
     await log.createTopics([{ topic: config.persistence.topic, partitions: 3 }]);
     for (let i = 0; i < events.length; i += PUBLISH_CHUNK) {
       await log.publish(events.slice(i, i + PUBLISH_CHUNK).map((value) => ({ topic: config.persistence.topic, key: `bench/${config.entity}/${value.key}`, value, schema: schemas.EntityEvent })));

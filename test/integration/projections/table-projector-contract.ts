@@ -12,7 +12,7 @@ import type { BatchReport } from '../../../projections/postgres/table-projection
 import { startTableProjector, type TableProjector } from '../../../projections/postgres/table-projector';
 import { startEmbeddedKafka, type EmbeddedKafka } from '../../../src/embedded/kafka';
 import { startEmbeddedRegistry, type EmbeddedRegistry } from '../../../src/embedded/registry';
-import { loadSchemas, type EntityEvent, type PublishedRecord, type WriteLog } from '../../../src/log';
+import { loadSchemas, type PublishedRecord, type WriteLog } from '../../../src/log';
 import { openKafkaWriteLog } from '../../../src/log/kafka';
 import { silentLogger } from '../../../src/logger';
 import { migrate } from '../../../src/store/migrator';
