@@ -5,13 +5,13 @@
  * to have run. The topics are those configured at start; an entity added later needs a restart, while a
  * field added to a configured entity is picked up on its next batch (column added and filled from `_doc`).
  */
-import type { EntityEvent, RecordSchemas, Subscription, WriteLog } from '../../src/log';
+import type { RecordSchemas, WriteLog } from '../../src/log';
 import type { Logger } from '../../src/logger';
 import type { SqlClient } from '../../src/store/sql-client';
 import type { EntityConfigSource } from '../../src/tenant';
-import { persistenceTopicSpec, persistenceTopicsOf } from '../../streams/topics';
-import { AppliedPositions, type LogPosition } from './applied-positions';
-import { readCheckpoint } from './checkpoint-store';
+import { persistenceTopicsOf } from '../../streams/topics';
+import { consumePersistenceTopics } from '../persistence-consumer';
+import type { LogPosition } from './applied-positions';
 import { TableProjection, type BatchReport } from './table-projection';
 
 /** The default consumer group, which also names the checkpoints. */
@@ -56,37 +56,20 @@ export async function startTableProjector(o: TableProjectorOptions): Promise<Tab
   const configs = await o.entities.list();
   for (const config of configs) await projection.tableFor(config);
   const topics = persistenceTopicsOf(configs);
-  const positions = new AppliedPositions((topic, partition) => readCheckpoint(o.sql, { projector, topic, partition }));
-
-  let subscription: Subscription | undefined;
-  if (topics.length > 0) {
-    await o.log.createTopics(topics.map(persistenceTopicSpec));
-    subscription = await o.log.subscribe<EntityEvent>({
-      groupId: projector,
-      topics,
-      readerSchema: o.schemas.EntityEvent,
-      partitionsConsumedConcurrently: o.concurrency ?? 3,
-      handleBatch: async (batch) => {
-        const report = await projection.apply(batch);
-        positions.advance(report.topic, report.partition, BigInt(report.checkpointAfter));
-        logger.info({ topic: report.topic, partition: report.partition, applied: report.appliedOffsets.length, checkpoint: report.checkpointAfter }, 'batch projected');
-        o.onBatch?.(report);
-      },
-    });
-    await subscription.joined;
-  }
-  logger.info({ topics, tables: configs.map((c) => c.persistence.table) }, 'table projector running');
-
-  let stopped: Promise<void> | undefined;
-  return {
+  const consumer = await consumePersistenceTopics({
+    log: o.log,
+    schemas: o.schemas,
+    sql: o.sql,
+    projector,
     topics,
-    waitFor: (position, timeoutMs) => positions.waitFor(position, timeoutMs),
-    stop: () => {
-      stopped ??= (async () => {
-        positions.close();
-        await subscription?.stop();
-      })();
-      return stopped;
+    concurrency: o.concurrency ?? 3,
+    apply: async (batch) => {
+      const report = await projection.apply(batch);
+      logger.info({ topic: report.topic, partition: report.partition, applied: report.appliedOffsets.length, checkpoint: report.checkpointAfter }, 'batch projected');
+      o.onBatch?.(report);
+      return BigInt(report.checkpointAfter);
     },
-  };
+  });
+  logger.info({ topics, tables: configs.map((c) => c.persistence.table) }, 'table projector running');
+  return { topics, waitFor: consumer.waitFor, stop: consumer.stop };
 }

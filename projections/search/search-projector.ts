@@ -1,10 +1,10 @@
-import type { EntityEvent, RecordSchemas, Subscription, WriteLog } from '../../src/log';
+import type { EntityEvent, RecordSchemas, WriteLog } from '../../src/log';
 import type { Logger } from '../../src/logger';
 import type { IndexDefinition, SearchDocument, SearchIndex } from '../../src/search';
 import type { SqlClient } from '../../src/store/sql-client';
 import type { EntityConfig, EntityConfigSource } from '../../src/tenant';
-import { persistenceTopicSpec, persistenceTopicsOf } from '../../streams/topics';
-import { AppliedPositions, type LogPosition } from '../postgres/applied-positions';
+import { persistenceTopicsOf } from '../../streams/topics';
+import { consumePersistenceTopics, type PersistenceConsumer } from '../persistence-consumer';
 import { advanceCheckpoint, claimCheckpoint, readCheckpoint } from '../postgres/checkpoint-store';
 
 export const SEARCH_PROJECTOR_GROUP = 'deltabroker-projector-search';
@@ -20,10 +20,7 @@ export interface SearchProjectorOptions {
   groupId?: string;
 }
 
-export interface SearchProjector {
-  waitFor(position: LogPosition, timeoutMs: number): Promise<boolean>;
-  stop(): Promise<void>;
-}
+export type SearchProjector = PersistenceConsumer;
 
 /** The search index of an entity, as declared by its configuration. */
 export const indexDefinitionOf = (config: EntityConfig): IndexDefinition => ({
@@ -44,52 +41,41 @@ export async function startSearchProjector(o: SearchProjectorOptions): Promise<S
   const configs = await o.entities.list();
   for (const config of configs) await o.search.ensureIndex(indexDefinitionOf(config));
   const topics = persistenceTopicsOf(configs);
-  const positions = new AppliedPositions((topic, partition) => readCheckpoint(o.sql, { projector, topic, partition }));
-
-  let subscription: Subscription | undefined;
-  if (topics.length > 0) {
-    await o.log.createTopics(topics.map(persistenceTopicSpec));
-    subscription = await o.log.subscribe<EntityEvent>({
-      groupId: projector,
-      topics,
-      readerSchema: o.schemas.EntityEvent,
-      partitionsConsumedConcurrently: 3,
-      handleBatch: async (batch) => {
-        // Records below the checkpoint are already in the index: a replay's handover may have moved it ahead.
-        const ref = { projector, topic: batch.topic, partition: batch.partition };
-        const from = (await readCheckpoint(o.sql, ref)) ?? 0n;
-        const newest = new Map<string, EntityEvent>();
-        for (const { value, offset } of batch.records) {
-          if (BigInt(offset) >= from) newest.set(`${value.tenant}/${value.entity}/${value.key}`, value);
-        }
-        const upserts = new Map<string, SearchDocument[]>();
-        const deletes = new Map<string, string[]>();
-        for (const event of newest.values()) {
-          const config = await o.entities.get(event.tenant, event.entity);
-          if (!config) continue;
-          const index = config.persistence.index;
-          if (event.payload === null) deletes.set(index, [...(deletes.get(index) ?? []), event.key]);
-          else upserts.set(index, [...(upserts.get(index) ?? []), { id: event.key, source: JSON.parse(event.payload) as Record<string, unknown>, version: event.version }]);
-        }
-        for (const [index, docs] of upserts) await o.search.upsert(index, docs);
-        for (const [index, ids] of deletes) await o.search.delete(index, ids);
-        const last = batch.records[batch.records.length - 1];
-        if (!last) return;
-        const next = BigInt(last.offset) + 1n;
-        await o.sql.transaction(async (tx) => {
-          if ((await claimCheckpoint(tx, ref)) < next) await advanceCheckpoint(tx, ref, next);
-        });
-        positions.advance(batch.topic, batch.partition, next);
-      },
-    });
-    await subscription.joined;
-  }
-  logger.info({ topics }, 'search projector running');
-  return {
-    waitFor: (position, timeoutMs) => positions.waitFor(position, timeoutMs),
-    async stop() {
-      positions.close();
-      await subscription?.stop();
+  const consumer = await consumePersistenceTopics({
+    log: o.log,
+    schemas: o.schemas,
+    sql: o.sql,
+    projector,
+    topics,
+    concurrency: 3,
+    apply: async (batch) => {
+      // Records below the checkpoint are already in the index: a replay's handover may have moved it ahead.
+      const ref = { projector, topic: batch.topic, partition: batch.partition };
+      const from = (await readCheckpoint(o.sql, ref)) ?? 0n;
+      const newest = new Map<string, EntityEvent>();
+      for (const { value, offset } of batch.records) {
+        if (BigInt(offset) >= from) newest.set(`${value.tenant}/${value.entity}/${value.key}`, value);
+      }
+      const upserts = new Map<string, SearchDocument[]>();
+      const deletes = new Map<string, string[]>();
+      for (const event of newest.values()) {
+        const config = await o.entities.get(event.tenant, event.entity);
+        if (!config) continue;
+        const index = config.persistence.index;
+        if (event.payload === null) deletes.set(index, [...(deletes.get(index) ?? []), event.key]);
+        else upserts.set(index, [...(upserts.get(index) ?? []), { id: event.key, source: JSON.parse(event.payload) as Record<string, unknown>, version: event.version }]);
+      }
+      for (const [index, docs] of upserts) await o.search.upsert(index, docs);
+      for (const [index, ids] of deletes) await o.search.delete(index, ids);
+      const last = batch.records[batch.records.length - 1];
+      if (!last) return from;
+      const next = BigInt(last.offset) + 1n;
+      await o.sql.transaction(async (tx) => {
+        if ((await claimCheckpoint(tx, ref)) < next) await advanceCheckpoint(tx, ref, next);
+      });
+      return next;
     },
-  };
+  });
+  logger.info({ topics }, 'search projector running');
+  return consumer;
 }
