@@ -2,24 +2,17 @@
  * The rebuild on embedded PGlite, whose one connection belongs to the swap transaction while the shadows
  * catch up inside it: the live projectors (same process) wait for it, then go on from the handover.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { rebuildProjections, verifyProjection } from '../../../projections/replay';
-import { openPgliteSqlClient } from '../../../src/store/pglite-sql-client';
 import type { EntityConfig } from '../../../src/tenant';
 import { accountConfig, expectedRows, historyOf, lastPerPartition, openReplayHarness, uniqueName, type EventSpec, type ReplayHarness } from './replay-harness';
+import { scratchPglite } from '../../support/scratch-sql';
 
 describe('replay and rebuild on PGlite', () => {
   let h: ReplayHarness;
 
   beforeAll(async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'deltabroker-replay-pglite-'));
-    const sql = await openPgliteSqlClient(dir);
-    h = await openReplayHarness(sql, async () => {
-      await sql.close();
-      rmSync(dir, { recursive: true, force: true });
-    });
+    const { sql, close } = await scratchPglite('replay-pglite');
+    h = await openReplayHarness(sql, close);
   });
   afterAll(async () => h?.close());
 

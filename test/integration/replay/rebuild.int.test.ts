@@ -4,10 +4,9 @@
  * replay, a changed configuration, dry runs, and verify.
  */
 import { planReplay, rebuildProjections, ReplayJobs, ReplayProgress, verifyProjection, type ReplayJobView } from '../../../projections/replay';
-import { openPgSqlClient } from '../../../src/store/pg-sql-client';
 import type { EntityConfig } from '../../../src/tenant';
-import { createFreshDatabase } from '../../support/postgres';
 import { accountConfig, expectedRows, historyOf, lastPerPartition, openReplayHarness, uniqueName, type EventSpec, type ReplayHarness } from './replay-harness';
+import { scratchPostgres } from '../../support/scratch-sql';
 
 type Row = { accountId: string; name: unknown; _version: unknown };
 
@@ -15,12 +14,8 @@ describe('replay and rebuild on PostgreSQL', () => {
   let h: ReplayHarness;
 
   beforeAll(async () => {
-    const database = await createFreshDatabase('dbt_replay');
-    const sql = await openPgSqlClient(database.url);
-    h = await openReplayHarness(sql, async () => {
-      await sql.close();
-      await database.drop();
-    });
+    const { sql, close } = await scratchPostgres('dbt_replay');
+    h = await openReplayHarness(sql, close);
   });
   afterAll(async () => h?.close());
   afterEach(async () => h.stopLive());
