@@ -1,20 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { Client } from 'pg';
 import { startTableProjector } from '../projections/postgres/table-projector';
 import { TableProjection } from '../projections/postgres/table-projection';
-import { startEmbeddedKafka } from '../src/embedded/kafka';
-import { startEmbeddedRegistry } from '../src/embedded/registry';
-import { loadSchemas, type EntityEvent, type LogRecord, type PublishedRecord } from '../src/log';
-import { openKafkaWriteLog } from '../src/log/kafka';
+import type { EntityEvent, LogRecord, PublishedRecord } from '../src/log';
 import { silentLogger } from '../src/logger';
-import { migrate } from '../src/store/migrator';
-import { openPgSqlClient } from '../src/store/pg-sql-client';
 import { InMemoryEntityConfigSource } from '../src/tenant';
 import { benchEntity, makeBenchEvents } from './support/bench-events';
 import { copyIn, copyText } from './support/copy';
-import { createBenchDatabase } from './support/database';
+import { openBenchLogStack } from './support/log-stack';
 import type { Figure } from './support/figures';
 
 /**
@@ -50,18 +41,10 @@ async function measure(o: ProjectOptions): Promise<ProjectResult> {
   const eventCount = o.events;
   const keyCount = Math.min(o.keys, eventCount);
   const lines: string[] = [];
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-project-'));
-  const database = await createBenchDatabase('bench_project');
-  const kafka = await startEmbeddedKafka({ dataDir: path.join(dir, 'kafka'), port: 0 });
-  const registry = await startEmbeddedRegistry({ dataDir: path.join(dir, 'registry'), port: 0 });
-  const schemas = loadSchemas();
-  const log = await openKafkaWriteLog({ brokers: kafka.brokers, registryUrl: registry.url, logger: silentLogger(), fetchMaxWaitMs: 100 });
-  const sql = await openPgSqlClient(database.url);
-  const copyClient = new Client({ connectionString: database.url });
-  await copyClient.connect();
+  const stack = await openBenchLogStack('bench-project');
+  const { database, schemas, log, sql, copyClient } = stack;
   const suffix = String(process.pid);
   try {
-    await migrate(sql, silentLogger());
     const entities = new InMemoryEntityConfigSource();
     const viaLog = entities.put(benchEntity(`via_log_${suffix}`));
     const core = new InMemoryEntityConfigSource().put(benchEntity(`core_${suffix}`));
@@ -129,13 +112,7 @@ async function measure(o: ProjectOptions): Promise<ProjectResult> {
     lines.push(`ratio projector / COPY: ${(copySeconds / projectorSeconds).toFixed(3)}; projection core / COPY: ${(copySeconds / coreSeconds).toFixed(3)}`);
     return { lines, projectorSeconds, coreSeconds, copySeconds, atFinalVersion };
   } finally {
-    await copyClient.end();
-    await sql.close();
-    await log.close();
-    await registry.stop();
-    await kafka.stop();
-    await database.drop();
-    rmSync(dir, { recursive: true, force: true });
+    await stack.close();
   }
 }
 

@@ -1,20 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { Client } from 'pg';
 import { rebuildProjections, ReplayProgress, verifyProjection, type ReplayContext } from '../projections/replay';
-import { startEmbeddedKafka } from '../src/embedded/kafka';
-import { startEmbeddedRegistry } from '../src/embedded/registry';
-import { loadSchemas } from '../src/log';
-import { openKafkaWriteLog } from '../src/log/kafka';
 import { silentLogger } from '../src/logger';
 import { createPostgresSearchIndex } from '../src/search';
-import { migrate } from '../src/store/migrator';
-import { openPgSqlClient } from '../src/store/pg-sql-client';
 import { InMemoryEntityConfigSource } from '../src/tenant';
 import { copyIn, copyRows } from './support/copy';
 import { benchEntity, makeBenchEvents } from './support/bench-events';
-import { createBenchDatabase } from './support/database';
+import { openBenchLogStack } from './support/log-stack';
 import { secondsSince, type Figure } from './support/figures';
 
 /**
@@ -38,17 +28,9 @@ interface ReplayMeasurement {
 
 async function measure(o: ReplayBenchOptions): Promise<ReplayMeasurement> {
   const keys = Math.min(o.keys, o.events);
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-replay-'));
-  const database = await createBenchDatabase('bench_replay');
-  const kafka = await startEmbeddedKafka({ dataDir: path.join(dir, 'kafka'), port: 0 });
-  const registry = await startEmbeddedRegistry({ dataDir: path.join(dir, 'registry'), port: 0 });
-  const schemas = loadSchemas();
-  const log = await openKafkaWriteLog({ brokers: kafka.brokers, registryUrl: registry.url, logger: silentLogger(), fetchMaxWaitMs: 100 });
-  const sql = await openPgSqlClient(database.url);
-  const copyClient = new Client({ connectionString: database.url });
-  await copyClient.connect();
+  const stack = await openBenchLogStack('bench-replay');
+  const { database, schemas, log, sql, copyClient } = stack;
   try {
-    await migrate(sql, silentLogger());
     const entities = new InMemoryEntityConfigSource();
     const config = entities.put(benchEntity(`replay_${process.pid}`));
     const { events, images, finalVersions } = makeBenchEvents(config, o.events, keys);
@@ -103,13 +85,7 @@ async function measure(o: ReplayBenchOptions): Promise<ReplayMeasurement> {
     ];
     return { lines, figures };
   } finally {
-    await copyClient.end();
-    await sql.close();
-    await log.close();
-    await registry.stop();
-    await kafka.stop();
-    await database.drop();
-    rmSync(dir, { recursive: true, force: true });
+    await stack.close();
   }
 }
 
