@@ -6,6 +6,7 @@ module.exports = {
   // Per-project timeouts are not read by jest 30; suites that need longer say so per test.
   testTimeout: 60000,
   globalSetup: '<rootDir>/test/support/global-setup.js',
+  globalTeardown: '<rootDir>/test/support/global-teardown.js',
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/**/*.unit.test.ts', '<rootDir>/src/**/*.unit.test.ts'] },

@@ -7,6 +7,7 @@ module.exports = {
   moduleFileExtensions: ['ts', 'js', 'json'],
   testMatch: ['<rootDir>/test/reliability/**/*.reliability.test.ts'],
   globalSetup: '<rootDir>/test/support/global-setup.js',
+  globalTeardown: '<rootDir>/test/support/global-teardown.js',
   // Each test sets its own (long) timeout; this one covers hooks.
   testTimeout: 30 * 60_000,
 };

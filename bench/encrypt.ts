@@ -23,7 +23,6 @@ export interface EncryptOptions {
 }
 
 interface EncryptResult {
-  store: string;
   noop: LoadResult;
   aes: LoadResult;
   hsm: LoadResult | undefined;
@@ -33,7 +32,7 @@ interface EncryptResult {
 async function measure(o: EncryptOptions): Promise<EncryptResult> {
   const { seconds, concurrency } = o;
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'deltabroker-bench-'));
-  // The keyring on a Postgres server: DATABASE_URL when set, else a fresh database on the local one.
+  // The keyring on a PostgreSQL server: DATABASE_URL when set, else a fresh database on the benchmark server.
   const database = process.env.DATABASE_URL ? undefined : await createBenchDatabase('bench_encrypt');
   const config = loadConfig({ ...process.env, ...(database && { DATABASE_URL: database.url }), DELTABROKER_DATA_DIR: dataDir, DELTABROKER_HTTP_PORT: '0', DELTABROKER_KAFKA_PORT: '0', DELTABROKER_REGISTRY_PORT: '0' });
   const service = await startService(config, silentLogger());
@@ -50,7 +49,7 @@ async function measure(o: EncryptOptions): Promise<EncryptResult> {
     const aes = await load('POST', '/dispatch', body('aes'));
     const hsm = service.hsm ? await load('POST', '/dispatch', body('hsm')) : undefined;
     const core = await coreVsNodeCrypto(service.crypto, payload, seconds);
-    return { store: service.sql.kind, noop, aes, hsm, core };
+    return { noop, aes, hsm, core };
   } finally {
     await service.stop();
     await database?.drop();
@@ -85,10 +84,10 @@ export async function run(o: EncryptOptions): Promise<Figure[]> {
 async function main(): Promise<void> {
   const seconds = Number(process.argv[2] ?? 5);
   const concurrency = Number(process.argv[3] ?? 16);
-  const { store, noop, aes, hsm, core } = await measure({ seconds, concurrency });
+  const { noop, aes, hsm, core } = await measure({ seconds, concurrency });
   const row = (name: string, r: typeof noop) =>
     `${name.padEnd(34)} ${r.perSecond.toFixed(0).padStart(8)} req/s  p50 ${r.p50Ms.toFixed(2).padStart(6)} ms  p99 ${r.p99Ms.toFixed(2).padStart(6)} ms  errors ${r.errors}  ratio to no-op ${(r.perSecond / noop.perSecond).toFixed(2)}`;
-  console.log(`encryption dispatch, 1 KiB payloads, ${concurrency} keep-alive clients, ${seconds}s per case, store ${store}`);
+  console.log(`encryption dispatch, 1 KiB payloads, ${concurrency} keep-alive clients, ${seconds}s per case`);
   console.log(row('GET /whoami (no-op, authenticated)', noop));
   console.log(row('POST /dispatch aes', aes));
   if (hsm) console.log(row('POST /dispatch hsm (SoftHSM2)', hsm));

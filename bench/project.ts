@@ -13,8 +13,8 @@ import type { Figure } from './support/figures';
  * (1) by the table projector, from the embedded broker through a consumer group into Postgres, and (2) by the
  * projection core alone, fed in-memory batches of 1,000; against a raw COPY of the same row images (one row
  * per event, every column) into a plain table without keys, in the same database, in the same run.
- * Usage: npx tsx bench/project.ts [events=20000] [keys=10000]. DATABASE_URL, else a fresh database on the
- * local test server (postgres://postgres@127.0.0.1:5432), dropped afterwards.
+ * Usage: npx tsx bench/project.ts [events=20000] [keys=10000]. DATABASE_URL, else a fresh database on
+ * BENCH_PG_ADMIN_URL, dropped afterwards.
  */
 export interface ProjectOptions {
   readonly events: number;

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { startScratchPostgres } from '../test/support/postgres-server';
 import { formatTable, type Figure } from './support/figures';
 
 /**
@@ -13,8 +14,8 @@ import { formatTable, type Figure } from './support/figures';
  *   npm run bench -- --quick      short run (under 2 minutes); or BENCH_QUICK=1
  *   npm run bench -- --only e2e,read
  *
- * Postgres: a fresh database per benchmark on BENCH_PG_ADMIN_URL, else TEST_DATABASE_URL, else
- * postgres://postgres@127.0.0.1:5432/postgres, dropped afterwards.
+ * PostgreSQL: a fresh database per benchmark on BENCH_PG_ADMIN_URL when given, else on an embedded server
+ * started for the run (the same PostgreSQL 18 the service runs by default), dropped afterwards.
  */
 interface Benchmark {
   readonly name: string;
@@ -110,6 +111,8 @@ async function main(): Promise<void> {
     `deltabroker benchmarks (${quick ? 'quick' : 'full'} run): node ${process.version}, ${cpus.length} × ${cpus[0]?.model ?? 'cpu'}, ` +
       `${Math.round(os.totalmem() / 2 ** 30)} GiB, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`,
   );
+  const server = process.env.BENCH_PG_ADMIN_URL ? undefined : await startScratchPostgres();
+  if (server) process.env.BENCH_PG_ADMIN_URL = server.adminUrl;
   const figures: Figure[] = [];
   const failures: string[] = [];
   for (const benchmark of selected) {
@@ -119,6 +122,7 @@ async function main(): Promise<void> {
     if (result.error) failures.push(`${benchmark.name}: ${result.error}`);
     figures.push(...result.figures);
   }
+  await server?.stop();
   console.log(`\n${formatTable(figures)}`);
   console.log(`\nratio = figure / baseline (both rates, higher is better; for RSS, growth over the idle service). Load average at the end: ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   if (failures.length > 0) {

@@ -23,6 +23,12 @@ const ConfigSchema = z.object({
     })
     .prefault({}),
   databaseUrl: z.string().optional(),
+  postgres: z
+    .object({
+      /** Port of the embedded PostgreSQL server (used when no databaseUrl is set); 0 picks a free one. */
+      port: port.default(5434),
+    })
+    .prefault({}),
   datacenter: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,30}$/).default('dc1'),
   kafka: z
     .object({
@@ -122,6 +128,7 @@ const ENV_KEYS: Record<string, string[]> = {
   DELTABROKER_HTTP_PORT: ['http', 'port'],
   DELTABROKER_HTTP_BODY_LIMIT_BYTES: ['http', 'bodyLimitBytes'],
   DATABASE_URL: ['databaseUrl'],
+  DELTABROKER_POSTGRES_PORT: ['postgres', 'port'],
   DELTABROKER_DATACENTER: ['datacenter'],
   DELTABROKER_KAFKA_PORT: ['kafka', 'port'],
   DELTABROKER_REGISTRY_PORT: ['registry', 'port'],

@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { loadDevIssuer, type DevIssuer } from './auth/dev-issuer';
 import { createJwtVerifier } from './auth/jwt-verifier';
+import { cacheVerifiedTokens } from './auth/verified-token-cache';
 import type { Config } from './config';
 import { EncryptionService } from './crypto/encryption-service';
 import { openConfiguredHsm } from './crypto/hsm-bootstrap';
@@ -21,7 +22,7 @@ import { OutcomeWaiter } from './broker/outcome-waiter';
 import { WriteService } from './broker/write-service';
 import { startEmbeddedKafka } from './embedded/kafka';
 import { startEmbeddedRegistry } from './embedded/registry';
-import { loadSchemas, type WriteLog } from './log';
+import { loadSchemas, type DeltaOutcome, type WriteLog } from './log';
 import { openKafkaLogAdmin, openKafkaWriteLog } from './log/kafka';
 import { countProjected, countVerdict, instrumentHttp, ServiceMetrics, serviceLagSource, timeEncryption } from './observability';
 import { registerMetricsRoute } from './http/routes/metrics';
@@ -29,6 +30,7 @@ import { FileEntityConfigSource, HttpEntityConfigSource, type EntityConfigSource
 import { startDeltaProcessor } from '../streams/delta-processor';
 import { RecordStateStore } from '../streams/record-state-store';
 import { restoreRecordState } from '../streams/state-restorer';
+import { registerRecordSchemas } from '../streams/schema-registration';
 import { startActionEmitters } from '../projections/action-emitter';
 import { startTableProjector, TABLE_PROJECTOR_GROUP } from '../projections/postgres';
 import { startSearchProjector } from '../projections/search/search-projector';
@@ -38,7 +40,8 @@ import { openElasticsearchSearchIndex } from './search/elasticsearch/elasticsear
 import type { Logger } from './logger';
 import { migrate } from './store/migrator';
 import { openPgSqlClient } from './store/pg-sql-client';
-import { openPgliteSqlClient } from './store/pglite-sql-client';
+import { startEmbeddedPostgres } from './store/embedded-postgres/embedded-postgres';
+import { readRunning, publishEndpoints } from './system/service-endpoints';
 import type { SqlClient } from './store/sql-client';
 
 /**
@@ -49,6 +52,8 @@ export interface Service {
   /** Base URL of the HTTP API, e.g. http://127.0.0.1:8080 */
   url: string;
   sql: SqlClient;
+  /** Where operators reach the relational store (password left out). */
+  postgresUrl: string;
   keyring: Keyring;
   aliases: KeyAliases;
   hsm: Hsm | undefined;
@@ -64,21 +69,30 @@ export interface Service {
 
 type Closers = (() => Promise<void>)[];
 
+/**
+ * Who opens an engine: the service owns the embedded engines of its data directory; an operator command (a tool)
+ * uses the running service's engines when there is one, and otherwise starts them for its own run.
+ */
+export type Opener = 'service' | 'tool';
+
 /** The write log: a Kafka cluster and schema registry when configured, else the embedded ones. */
-async function openWriteLog(config: Config, logger: Logger, closers: Closers): Promise<{ log: WriteLog; brokers: string[]; registryUrl: string }> {
-  let brokers = config.kafka.brokers;
+export async function openWriteLog(config: Config, logger: Logger, closers: Closers, opener: Opener = 'service'): Promise<{ log: WriteLog; brokers: string[]; registryUrl: string }> {
+  const running = opener === 'tool' ? readRunning(config.dataDir) : undefined;
+  // A tool beside a running service uses its engines; started ones listen on free ports so they never clash.
+  const port = (configured: number): number => (opener === 'tool' ? 0 : configured);
+  let brokers = config.kafka.brokers ?? running?.brokers;
   if (!brokers) {
-    const kafka = await startEmbeddedKafka({ dataDir: path.join(config.dataDir, 'kafka'), port: config.kafka.port, logger });
+    const kafka = await startEmbeddedKafka({ dataDir: path.join(config.dataDir, 'kafka'), port: port(config.kafka.port), logger });
     closers.push(() => kafka.stop());
     brokers = kafka.brokers;
   }
-  let registryUrl = config.registry.url;
+  let registryUrl = config.registry.url ?? running?.registryUrl;
   if (!registryUrl) {
-    const registry = await startEmbeddedRegistry({ dataDir: path.join(config.dataDir, 'registry'), port: config.registry.port, logger });
+    const registry = await startEmbeddedRegistry({ dataDir: path.join(config.dataDir, 'registry'), port: port(config.registry.port), logger });
     closers.push(() => registry.stop());
     registryUrl = registry.url;
   }
-  const log = await openKafkaWriteLog({ brokers, registryUrl, logger, clientId: `deltabroker-${config.datacenter}` });
+  const log = await openKafkaWriteLog({ brokers, registryUrl, logger, clientId: `deltabroker-${opener}-${config.datacenter}` });
   closers.push(() => log.close());
   return { log, brokers, registryUrl };
 }
@@ -94,11 +108,52 @@ export function openEntityConfigSource(config: Config, logger: Logger): EntityCo
     : new FileEntityConfigSource({ directory: config.entities.directory, recheckMs: 1000 });
 }
 
-export async function openStore(config: Config, logger: Logger): Promise<SqlClient> {
-  const sql = config.databaseUrl ? await openPgSqlClient(config.databaseUrl) : await openPgliteSqlClient(path.join(config.dataDir, 'pglite'));
-  logger.info({ store: sql.kind }, 'relational store open');
-  await migrate(sql, logger);
-  return sql;
+/** The relational store and where an operator reaches it (password left out). */
+export interface Store {
+  sql: SqlClient;
+  displayUrl: string;
+}
+
+/**
+ * The relational store: the PostgreSQL server of DATABASE_URL, else the embedded server of the data directory
+ * (started, or reused when it already runs). The service stops the embedded server when it closes the store; a
+ * tool stops only a server it started itself, never the running service's.
+ */
+export async function openStore(config: Config, logger: Logger, opener: Opener = 'service'): Promise<Store> {
+  let url = config.databaseUrl;
+  let displayUrl = url === undefined ? '' : redactPassword(url);
+  let stopServer: (() => Promise<void>) | undefined;
+  if (url === undefined) {
+    const server = await startEmbeddedPostgres({ dataDir: config.dataDir, port: opener === 'tool' ? 0 : config.postgres.port, logger });
+    url = server.url;
+    displayUrl = server.displayUrl;
+    if (opener === 'service' || !server.reused) stopServer = () => server.stop();
+  }
+  let sql: SqlClient;
+  try {
+    sql = await openPgSqlClient(url);
+    logger.info({ postgres: displayUrl }, 'relational store open');
+    await migrate(sql, logger);
+  } catch (error) {
+    await stopServer?.();
+    throw error;
+  }
+  const close = sql.close;
+  sql.close = async () => {
+    await close();
+    await stopServer?.();
+  };
+  return { sql, displayUrl };
+}
+
+function redactPassword(connectionString: string): string {
+  try {
+    const url = new URL(connectionString);
+    if (url.password !== '') url.password = '***';
+    return url.toString();
+  } catch {
+    return '(unparsable DATABASE_URL)';
+  }
 }
 
 export function openMasterKey(config: Config): MasterKey {
@@ -115,7 +170,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     for (const close of closers.reverse()) await close().catch((error: unknown) => logger.warn({ err: error }, 'shutdown step failed'));
   };
   try {
-    const sql = await openStore(config, logger);
+    const { sql, displayUrl: postgresUrl } = await openStore(config, logger);
     closers.push(() => sql.close());
     const hsm = await openConfiguredHsm(config, logger);
     if (hsm) closers.push(() => hsm.close());
@@ -127,10 +182,12 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
 
     const devIssuer = await openDevIssuer(config);
     if (devIssuer && config.mode === 'production') logger.warn('the development token issuer is enabled in production mode');
-    const verifier = await createJwtVerifier({
-      ...config.auth,
-      ...(devIssuer && { devPublicKey: devIssuer.publicKey }),
-    });
+    const verifier = cacheVerifiedTokens(
+      await createJwtVerifier({
+        ...config.auth,
+        ...(devIssuer && { devPublicKey: devIssuer.publicKey }),
+      }),
+    );
 
     const { log, brokers, registryUrl } = await openWriteLog(config, logger, closers);
     const schemas = loadSchemas();
@@ -142,15 +199,22 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
       onLagFailure: (error) => logger.warn({ err: error }, 'consumer lag not collected'),
     });
     timeEncryption(crypto, metrics);
+    const registered = await registerRecordSchemas({ log, schemas, entities, datacenter: config.datacenter });
+    logger.info({ topics: registered.length }, 'record schemas registered');
     const states = new RecordStateStore(sql);
     await restoreRecordState({ log, schemas, entities, states, logger });
-    const processor = await startDeltaProcessor({ log, schemas, entities, states, logger, onVerdict: (outcome) => countVerdict(metrics, outcome) });
-    closers.push(() => processor.stop());
-    const emitters = await startActionEmitters({ log, schemas, entities, datacenter: config.datacenter, logger });
-    closers.push(async () => void (await Promise.all(emitters.map((e) => e.stop()))));
+    // Verdicts this instance decides reach its waiting HTTP callers at once; the outcomes topic serves the rest.
     const waiter = new OutcomeWaiter();
     await waiter.start(log, schemas);
     closers.push(() => waiter.stop());
+    const onVerdict = (outcome: DeltaOutcome): void => {
+      countVerdict(metrics, outcome);
+      waiter.deliver(outcome);
+    };
+    const processor = await startDeltaProcessor({ log, schemas, entities, states, logger, onVerdict });
+    closers.push(() => processor.stop());
+    const emitters = await startActionEmitters({ log, schemas, entities, datacenter: config.datacenter, logger });
+    closers.push(async () => void (await Promise.all(emitters.map((e) => e.stop()))));
     const tables = await startTableProjector({ log, schemas, entities, sql, logger, onBatch: (report) => countProjected(metrics, TABLE_PROJECTOR_GROUP, report) });
     closers.push(() => tables.stop());
     const search = await openSearchIndex(config, sql);
@@ -162,7 +226,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
 
     const http = buildHttpApp({ logger, verifier, bodyLimitBytes: config.http.bodyLimitBytes });
     instrumentHttp(http, metrics);
-    const checks: ReadinessCheck[] = [{ name: sql.kind, check: async () => void (await sql.query('select 1')) }];
+    const checks: ReadinessCheck[] = [{ name: 'postgres', check: async () => void (await sql.query('select 1')) }];
     if (hsm) checks.push({ name: 'hsm', check: () => hsm.ping() });
     checks.push({ name: 'write-log', check: async () => void (await log.topicOffsets('deltas')) });
     registerHealthRoutes(http, checks);
@@ -174,8 +238,13 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     registerReplayRoutes(http, { sql, log, schemas, entities, logger, liveSearchIndex: search, searchEngine: config.search.elasticsearchUrl ? 'elasticsearch' : 'postgres' });
     closers.push(() => http.close());
     const address = await http.listen({ host: config.http.host, port: config.http.port });
-    logger.info({ url: address }, 'deltabroker is listening');
-    return { http, url: address, sql, keyring, aliases, hsm, crypto, log, brokers, registryUrl, entities, metrics, stop };
+    const unpublish = publishEndpoints(config.dataDir, { http: address, brokers, registryUrl });
+    closers.push(async () => unpublish());
+    logger.info(
+      { url: address, kafka: brokers.join(','), registry: registryUrl, postgres: postgresUrl, token: 'npx deltabroker token --sub alice --tenant acme --roles admin', psql: 'npx deltabroker psql' },
+      'deltabroker is listening',
+    );
+    return { http, url: address, sql, postgresUrl, keyring, aliases, hsm, crypto, log, brokers, registryUrl, entities, metrics, stop };
   } catch (error) {
     await stop();
     throw error;

@@ -162,8 +162,10 @@ async function persist(options: DeltaProcessorOptions, createdTopics: Set<string
     logger.info({ requestId: d.delta.requestId, deltaId: d.delta.id, code: d.refusal.code, stage: d.problem.stage, field: d.refusal.details.field }, 'delta refused');
   }
   const outcomes = decisions.map((d) => outcomeOf(d.delta, rowOf(d.kind === 'repeat' ? d.of : d)));
-  await log.publish(outcomes.map((outcome) => ({ topic: PIPELINE_TOPICS.outcomes, key: outcome.deltaId, value: outcome, schema: schemas.DeltaOutcome })));
+  // The verdicts are final once events and states are stored: this instance's callers hear them now, the
+  // outcomes topic carries them to callers waiting on other instances.
   for (const outcome of outcomes) options.onVerdict?.(outcome);
+  await log.publish(outcomes.map((outcome) => ({ topic: PIPELINE_TOPICS.outcomes, key: outcome.deltaId, value: outcome, schema: schemas.DeltaOutcome })));
 }
 
 function rowOf(d: Exclude<Decision, { kind: 'repeat' }>): DeltaOutcomeRow {

@@ -47,7 +47,7 @@ const OUTCOME_COLUMNS = 'delta_id, tenant, status, event_id, version, topic, par
 export const recordIdKey = (id: RecordId): string => JSON.stringify([id.tenant, id.entity, id.key]);
 
 /**
- * The pipeline's state store (Postgres or PGlite): per record its version, per delta its outcome. It is
+ * The pipeline's state store (PostgreSQL): per record its version, per delta its outcome. It is
  * derived from the persistence topics: `applyEvent` is idempotent (a version at or below the stored one is
  * ignored), so replaying a topic into an empty store rebuilds it.
  */

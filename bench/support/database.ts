@@ -7,12 +7,12 @@ export interface BenchDatabase {
 }
 
 /**
- * A fresh database on the Postgres server named by BENCH_PG_ADMIN_URL, else TEST_DATABASE_URL, else the local
- * test server (postgres://postgres@127.0.0.1:5432/postgres); dropped afterwards. Benchmarks measure a server,
- * never the embedded PGlite.
+ * A fresh database on the PostgreSQL server named by BENCH_PG_ADMIN_URL (an admin connection string), dropped
+ * afterwards. `npm run bench` starts an embedded server for the run and sets it.
  */
 export async function createBenchDatabase(prefix: string): Promise<BenchDatabase> {
-  const admin = process.env.BENCH_PG_ADMIN_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const admin = process.env.BENCH_PG_ADMIN_URL;
+  if (!admin) throw new Error('BENCH_PG_ADMIN_URL is not set: run benchmarks through `npm run bench` (`-- --only <name>` for one), which starts a PostgreSQL server');
   const name = `${prefix}_${randomBytes(5).toString('hex')}`;
   const run = async (text: string): Promise<void> => {
     const client = new Client({ connectionString: admin });

@@ -166,7 +166,7 @@ async function swapIn(pass: Pass, shared: boolean): Promise<TargetOutcome['hando
       return [...needed].some(([p, next]) => (shadowNow[i]?.get(p) ?? 0n) < next);
     });
     if (behind) {
-      const bound = boundToTransaction(tx, ctx.sql.kind);
+      const bound = boundToTransaction(tx);
       await readPass(pass, asOffsets(lowest(shadowNow)), targets.map((t) => t.applier(bound)), { tx });
     }
     const handovers: TargetOutcome['handover'][] = [];

@@ -77,7 +77,7 @@ export function tableTarget(o: TableTargetOptions): TableTarget {
       await discard();
       // Created, seeded and given its checkpoints in one transaction: a shadow with checkpoints is always whole.
       await o.sql.transaction(async (tx) => {
-        await migrateProjectionTable(boundToTransaction(tx, o.sql.kind), shadowTable);
+        await migrateProjectionTable(boundToTransaction(tx), shadowTable);
         if (seedFromLive && (await exists(tx, liveTable.qualifiedName))) await tx.query(copyRowsSql(liveTable, shadowTable));
         await writeCheckpoints(tx, shadowProjectorName, topic, start);
       });

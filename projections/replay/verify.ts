@@ -64,7 +64,7 @@ export async function verifyProjection(ctx: ReplayContext, request: { tenant: st
       if ([...live].some(([p, next]) => (shadow.get(p) ?? 0n) < next)) {
         const from: Positions = new Map([...live].map(([p]) => [p, shadow.get(p) ?? 0n]));
         progress.addTotal(eventsBetween(from, live));
-        const bound = boundToTransaction(tx, ctx.sql.kind);
+        const bound = boundToTransaction(tx);
         events += (await readIntoShadows({ log: ctx.log, schemas: ctx.schemas, topic, from: asOffsets(from), appliers: [target.applier(bound)], limits: live, progress })).records;
       }
       return { live, result: await compareTables(tx, target.liveTable, target.shadowTable, o.maxDifferences ?? 20) };

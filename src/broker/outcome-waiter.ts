@@ -3,9 +3,9 @@ import type { DeltaOutcome, RecordSchemas, Subscription, WriteLog } from '../log
 import { PIPELINE_TOPICS } from '../../streams/topics';
 
 /**
- * Lets an HTTP request wait for the verdict on the delta it published. Each instance reads the outcomes topic
- * in a group of its own (from the latest offset), so a verdict reaches the waiting instance whichever
- * instance processed the delta.
+ * Lets an HTTP request wait for the verdict on the delta it published. The instance that decides a delta
+ * delivers its verdict here directly (`deliver`); each instance also reads the outcomes topic in a group of its
+ * own (from the latest offset), so a verdict reaches the waiting instance whichever instance decided it.
  */
 export class OutcomeWaiter {
   readonly #waiting = new Map<string, { resolve: (o: DeltaOutcome) => void; timer: NodeJS.Timeout }>();
@@ -20,7 +20,7 @@ export class OutcomeWaiter {
       readerSchema: schemas.DeltaOutcome,
       partitionsConsumedConcurrently: 3,
       handleBatch: async (batch) => {
-        for (const record of batch.records) this.#deliver(record.value);
+        for (const record of batch.records) this.deliver(record.value);
       },
     });
     await this.#subscription.joined;
@@ -52,7 +52,8 @@ export class OutcomeWaiter {
     for (const id of [...this.#waiting.keys()]) this.cancel(id);
   }
 
-  #deliver(outcome: DeltaOutcome): void {
+  /** Answers the caller waiting for this verdict, if any; a verdict nobody waits for (or a second copy) is dropped. */
+  deliver(outcome: DeltaOutcome): void {
     const waiter = this.#waiting.get(outcome.deltaId);
     if (!waiter) return;
     clearTimeout(waiter.timer);

@@ -16,7 +16,7 @@ interface KeyOptions {
 /** Runs `work` with a keyring on the configured store and HSM, then closes everything. */
 async function withKeyring<T>(config: Config, work: (keyring: Keyring, aliases: KeyAliases, logger: Logger) => Promise<T>): Promise<T> {
   const logger = createLogger('warn');
-  const sql = await openStore(config, logger);
+  const { sql } = await openStore(config, logger, 'tool');
   const hsm = await openConfiguredHsm(config, logger);
   const keyring = new Keyring(sql, openMasterKey(config), hsm, { rotateAfterEncryptions: config.crypto.rotateAfterEncryptions, logger });
   try {

@@ -1,29 +1,20 @@
-import path from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { planReplay, rebuildProjections, type ReplayContext, type ReplayFrom, type TargetChoice } from '../../projections/replay';
 import type { Config } from '../config';
-import { startEmbeddedKafka } from '../embedded/kafka';
-import { startEmbeddedRegistry } from '../embedded/registry';
-import { DeltabrokerError, isDeltabrokerError } from '../errors';
+import { DeltabrokerError } from '../errors';
 import { loadSchemas } from '../log';
-import { openKafkaWriteLog } from '../log/kafka';
 import { createLogger } from '../logger';
-import { openEntityConfigSource, openStore } from '../main';
+import { openEntityConfigSource, openStore, openWriteLog } from '../main';
 import { progressReporter, registerVerifyCommand, type WithReplayContext } from './verify';
 
-const useTheService = 'while the service runs, use its admin route (POST /admin/replay, POST /admin/verify)';
-
 /**
- * Opens what a replay needs from configuration, the way the service does: the store, the write log (a Kafka
- * cluster, or the embedded broker and registry of the data directory on ephemeral ports), the entity
- * configuration. The embedded database and broker belong to one process: while a service holds them this
- * refuses with DB_CONFLICT and points at the admin route. Ctrl-C interrupts the work between batches.
+ * Opens what a replay needs through the composition root, as an operator tool: the store and write log of a
+ * running service on the same data directory, or the engines started for this run when none runs. Ctrl-C
+ * interrupts the work between batches.
  */
 export const withReplayContext: WithReplayContext = async (config, work) => {
   const logger = createLogger(process.env.LOG_LEVEL ?? 'warn');
   const closers: (() => Promise<void>)[] = [];
-  const held = (error: unknown, what: string): DeltabrokerError =>
-    new DeltabrokerError('DB_CONFLICT', `${what} is in use by another process (${(error as Error).message}); ${useTheService}`, { rule: 'single-process', stage: 'replay' }, { cause: error });
   const controller = new AbortController();
   const interrupt = (): void => {
     if (controller.signal.aborted) process.exit(130);
@@ -32,30 +23,11 @@ export const withReplayContext: WithReplayContext = async (config, work) => {
   };
   process.on('SIGINT', interrupt);
   try {
-    let sql;
-    try {
-      sql = await openStore(config, logger);
-    } catch (error) {
-      throw isDeltabrokerError(error) && error.code === 'DB_CONFLICT' ? new DeltabrokerError('DB_CONFLICT', `${error.message}; ${useTheService}`, error.details, { cause: error }) : error;
-    }
-    const store = sql;
-    closers.push(() => store.close());
-    let brokers = config.kafka.brokers;
-    if (!brokers) {
-      const kafka = await startEmbeddedKafka({ dataDir: path.join(config.dataDir, 'kafka'), port: 0, logger }).catch((e: unknown) => Promise.reject(held(e, 'the embedded broker')));
-      closers.push(() => kafka.stop());
-      brokers = kafka.brokers;
-    }
-    let registryUrl = config.registry.url;
-    if (!registryUrl) {
-      const registry = await startEmbeddedRegistry({ dataDir: path.join(config.dataDir, 'registry'), port: 0, logger }).catch((e: unknown) => Promise.reject(held(e, 'the embedded schema registry')));
-      closers.push(() => registry.stop());
-      registryUrl = registry.url;
-    }
-    const log = await openKafkaWriteLog({ brokers, registryUrl, logger, clientId: `deltabroker-replay-${config.datacenter}` });
-    closers.push(() => log.close());
+    const { sql } = await openStore(config, logger, 'tool');
+    closers.push(() => sql.close());
+    const { log } = await openWriteLog(config, logger, closers, 'tool');
     const entities = openEntityConfigSource(config, logger);
-    const ctx: ReplayContext = { log, schemas: loadSchemas(), entities, sql: store, logger, searchEngine: config.search.elasticsearchUrl ? 'elasticsearch' : 'postgres' };
+    const ctx: ReplayContext = { log, schemas: loadSchemas(), entities, sql, logger, searchEngine: config.search.elasticsearchUrl ? 'elasticsearch' : 'postgres' };
     return await work(ctx, controller.signal);
   } finally {
     process.off('SIGINT', interrupt);

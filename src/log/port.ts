@@ -147,6 +147,12 @@ export interface WriteLog {
   subscribe<T = unknown>(options: SubscribeOptions<T>): Promise<Subscription>;
   /** Reads a topic from a start point up to its end offsets as they were when the replay began. */
   replay<T = unknown>(options: ReplayOptions<T>): Promise<ReplayResult>;
+  /**
+   * Registers `schema` as the value schema of `topic` (under the adapter's subject strategy) unless the subject
+   * holds it already, and answers its registry id; producers that do not register (auto.register.schemas=false,
+   * use.latest.version=true) then find it.
+   */
+  registerValueSchema(topic: string, schema: RecordSchema): Promise<number>;
   /** Creates the topics that do not exist yet; answers the names it created. */
   createTopics(topics: readonly TopicSpec[]): Promise<string[]>;
   /** Low and high offsets of each partition of a topic. */

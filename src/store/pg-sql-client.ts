@@ -20,7 +20,6 @@ export async function openPgSqlClient(connectionString: string, maxConnections =
   };
 
   return {
-    kind: 'postgres',
     query: (text, values) => run(pool, text, values),
     async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
       const client = await pool.connect();

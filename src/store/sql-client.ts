@@ -1,4 +1,7 @@
-/** The relational store port. Adapters: `pg-sql-client.ts` (a Postgres server) and `pglite-sql-client.ts` (embedded). */
+/**
+ * The relational store port. One adapter, `pg-sql-client.ts`, for every mode: a PostgreSQL server named by
+ * DATABASE_URL or the embedded server (`embedded-postgres/`).
+ */
 export interface SqlResult<R> {
   rows: R[];
   rowCount: number;
@@ -9,7 +12,6 @@ export interface SqlExecutor {
 }
 
 export interface SqlClient extends SqlExecutor {
-  readonly kind: 'postgres' | 'pglite';
   /** Runs `work` in one transaction; commits when it resolves, rolls back when it throws. */
   transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T>;
   close(): Promise<void>;

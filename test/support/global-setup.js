@@ -3,12 +3,26 @@
 // So the SoftHSM2 configuration is made once here, in the real process environment, before any test runs:
 // the service suites share one token made here (SoftHSM2 lists tokens only at C_Initialize, once per process),
 // and suites that test token creation itself make theirs under the same directory.
+// PostgreSQL: TEST_DATABASE_URL (an admin URL) when given, else an embedded server started here for the run and
+// stopped by global-teardown.js; every suite makes its own fresh database on it.
 const { execFileSync } = require('node:child_process');
 const { mkdirSync, mkdtempSync, writeFileSync } = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 
+async function startPostgres() {
+  if (process.env.TEST_DATABASE_URL) return;
+  require('tsx/cjs/api').register();
+  const { startScratchPostgres } = require('./postgres-server.ts');
+  const started = Date.now();
+  const server = await startScratchPostgres();
+  globalThis.__deltabrokerPostgres = server;
+  process.env.TEST_DATABASE_URL = server.adminUrl;
+  process.stdout.write(`\nembedded PostgreSQL for this run started in ${Date.now() - started} ms\n`);
+}
+
 module.exports = async function globalSetup() {
+  await startPostgres();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'deltabroker-softhsm-'));
   const tokenDir = path.join(dir, 'tokens');
   mkdirSync(tokenDir, { recursive: true, mode: 0o700 });

@@ -1,8 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 
-/** The test PostgreSQL server (trust auth). Overridable for other machines. */
-export const TEST_PG_ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+/** The test run's PostgreSQL server: the embedded one global-setup.js starts, or TEST_DATABASE_URL when given. */
+function adminUrl(): string {
+  const url = process.env.TEST_DATABASE_URL;
+  if (!url) throw new Error('TEST_DATABASE_URL is not set: run the tests through jest (its global setup starts a PostgreSQL server)');
+  return url;
+}
 
 export interface FreshDatabase {
   url: string;
@@ -12,19 +16,19 @@ export interface FreshDatabase {
 /** Creates an empty database for one suite, so suites never see each other's rows. */
 export async function createFreshDatabase(prefix = 'dbt'): Promise<FreshDatabase> {
   const name = `${prefix}_${randomBytes(6).toString('hex')}`;
-  const admin = new Client({ connectionString: TEST_PG_ADMIN_URL });
+  const admin = new Client({ connectionString: adminUrl() });
   await admin.connect();
   try {
     await admin.query(`create database ${name}`);
   } finally {
     await admin.end();
   }
-  const url = new URL(TEST_PG_ADMIN_URL);
+  const url = new URL(adminUrl());
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
     async drop() {
-      const client = new Client({ connectionString: TEST_PG_ADMIN_URL });
+      const client = new Client({ connectionString: adminUrl() });
       await client.connect();
       try {
         await client.query(`drop database if exists ${name} with (force)`);

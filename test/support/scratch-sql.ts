@@ -1,8 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { openPgSqlClient } from '../../src/store/pg-sql-client';
-import { openPgliteSqlClient } from '../../src/store/pglite-sql-client';
 import type { SqlClient } from '../../src/store/sql-client';
 import { createFreshDatabase } from './postgres';
 
@@ -21,19 +17,6 @@ export async function scratchPostgres(prefix: string): Promise<ScratchSql> {
     async close() {
       await sql.close();
       await database.drop();
-    },
-  };
-}
-
-/** Embedded PGlite in a temporary directory, removed on close. */
-export async function scratchPglite(prefix: string): Promise<ScratchSql> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), `deltabroker-${prefix}-`));
-  const sql = await openPgliteSqlClient(dir);
-  return {
-    sql,
-    async close() {
-      await sql.close();
-      rmSync(dir, { recursive: true, force: true });
     },
   };
 }

@@ -19,6 +19,8 @@ export async function freePort(): Promise<number> {
 export interface ServiceProcess {
   child: ChildProcess;
   url: string;
+  /** Every line the service wrote to stdout so far (JSON log lines). */
+  lines: string[];
   /** SIGKILL: no shutdown hook runs. */
   kill(): Promise<void>;
   stop(): Promise<void>;
@@ -42,6 +44,7 @@ export function startServiceProcess(env: Record<string, string>, timeoutMs = 60_
       reject(new Error(`the service did not start within ${timeoutMs} ms`));
     }, timeoutMs);
     let buffered = '';
+    const lines: string[] = [];
     let stderr = '';
     child.stderr?.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
@@ -52,10 +55,11 @@ export function startServiceProcess(env: Record<string, string>, timeoutMs = 60_
       while ((newline = buffered.indexOf('\n')) >= 0) {
         const line = buffered.slice(0, newline);
         buffered = buffered.slice(newline + 1);
+        lines.push(line);
         const url = /"msg":"deltabroker is listening"/.test(line) ? (JSON.parse(line) as { url?: string }).url : undefined;
         if (url) {
           clearTimeout(timer);
-          resolve({ child, url, kill: () => ended('SIGKILL'), stop: () => ended('SIGTERM') });
+          resolve({ child, url, lines, kill: () => ended('SIGKILL'), stop: () => ended('SIGTERM') });
         }
       }
     });

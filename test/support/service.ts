@@ -19,11 +19,12 @@ export interface TestService {
 }
 
 /**
- * Starts the whole service on ephemeral ports with a temp data directory: a fresh database on the test Postgres
- * server (or embedded PGlite with `store: 'pglite'`) and the SoftHSM2 token the embedded default creates.
+ * Starts the whole service on ephemeral ports with a temp data directory: a fresh database on the test run's
+ * PostgreSQL server (or, with `store: 'embedded'`, the embedded server the service starts in its data directory)
+ * and the SoftHSM2 token the embedded default creates.
  */
 export interface TestServiceOptions {
-  store?: 'postgres' | 'pglite';
+  store?: 'test-server' | 'embedded';
   env?: Record<string, string>;
   /** A database shared with other instances (the caller drops it); by default each service gets its own. */
   database?: FreshDatabase;
@@ -31,13 +32,14 @@ export interface TestServiceOptions {
 
 export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'deltabroker-test-'));
-  const ownDatabase = options.store !== 'pglite' && !options.database ? await createFreshDatabase() : undefined;
+  const ownDatabase = options.store !== 'embedded' && !options.database ? await createFreshDatabase() : undefined;
   const database: FreshDatabase | undefined = options.database ?? ownDatabase;
   const config = loadConfig({
     DELTABROKER_DATA_DIR: dataDir,
     DELTABROKER_HTTP_PORT: '0',
     DELTABROKER_KAFKA_PORT: '0',
     DELTABROKER_REGISTRY_PORT: '0',
+    DELTABROKER_POSTGRES_PORT: '0',
     ...(database && { DATABASE_URL: database.url }),
     // One SoftHSM2 token for the whole test run (see global-setup.js).
     ...(process.env.TEST_SOFTHSM_DIR && {

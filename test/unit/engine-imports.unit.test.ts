@@ -14,8 +14,7 @@ const ADAPTERS: Record<string, string[]> = {
   '@kafkajs/confluent-schema-registry': ['src/log/kafka/'],
   '@elastic/elasticsearch': ['src/search/elasticsearch/'],
   pkcs11js: ['src/crypto/hsm/'],
-  pg: ['src/store/pg-sql-client.ts'],
-  '@electric-sql/pglite': ['src/store/pglite-sql-client.ts'],
+  pg: ['src/store/pg-sql-client.ts', 'src/store/embedded-postgres/'],
 };
 
 const importOf = (pkg: string): RegExp =>

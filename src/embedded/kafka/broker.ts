@@ -6,7 +6,7 @@ import { GroupCoordinator } from './group/coordinator';
 import { OffsetStore } from './group/offset-store';
 import type { ResolvedOptions } from './options';
 import { ErrorCode } from './protocol/errors';
-import { lockDataDir } from './storage/dir-lock';
+import { lockDataDir } from '../../system/data-dir-lock';
 import { writeFileDurable } from './storage/fs-util';
 import { LogManager, type Topic, isValidTopicName } from './storage/log-manager';
 
@@ -39,7 +39,7 @@ export class BrokerContext {
     this.logger = options.logger;
     this.boundPort = options.port;
     fs.mkdirSync(options.dataDir, { recursive: true });
-    this.unlock = lockDataDir(options.dataDir);
+    this.unlock = lockDataDir(options.dataDir, 'broker', 'the embedded Kafka broker');
     try {
       const file = this.readBrokerFile();
       this.clusterId = file.clusterId;

@@ -21,10 +21,8 @@ export interface ValueCodecOptions {
 
 export class ValueCodec {
   private readonly registry: SchemaRegistry;
-  private readonly ids = new Map<string, Promise<number>>();
+  private readonly ids = new WeakMap<RecordSchema, Map<string, Promise<number>>>();
   private readonly resolvers = new WeakMap<RecordSchema, Map<number, avro.Resolver>>();
-  /** Schema definitions as registry text, serialised once per schema object (encode runs per record). */
-  private readonly texts = new WeakMap<RecordSchema, string>();
   private readonly compatibility: COMPATIBILITY;
 
   constructor(o: ValueCodecOptions) {
@@ -34,17 +32,18 @@ export class ValueCodec {
 
   /** The registry id of `schema` under `subject`, registering it when the subject does not hold it yet. */
   schemaId(subject: string, schema: RecordSchema): Promise<number> {
-    let text = this.texts.get(schema);
-    if (text === undefined) {
-      text = JSON.stringify(schema.definition);
-      this.texts.set(schema, text);
+    // Keyed by schema object, then subject: this runs per encoded record, so no key is built from the schema text.
+    let bySubject = this.ids.get(schema);
+    if (!bySubject) {
+      bySubject = new Map();
+      this.ids.set(schema, bySubject);
     }
-    const cacheKey = `${subject}\u0000${text}`;
-    let id = this.ids.get(cacheKey);
+    let id = bySubject.get(subject);
     if (!id) {
-      id = this.lookupOrRegister(subject, text);
-      this.ids.set(cacheKey, id);
-      id.catch(() => this.ids.delete(cacheKey));
+      const ids = bySubject;
+      id = this.lookupOrRegister(subject, JSON.stringify(schema.definition));
+      ids.set(subject, id);
+      id.catch(() => ids.delete(subject));
     }
     return id;
   }

@@ -7,7 +7,7 @@ import { Kafka, logLevel, Partitioners, type Admin, type Producer } from 'kafkaj
 import { silentLogger, type Logger } from '../../logger';
 import type { OutgoingRecord, PublishedRecord, ReplayOptions, ReplayResult, SubscribeOptions, Subscription, TopicOffsets, TopicSpec, WriteLog } from '../port';
 import type { Rejection } from '../schema-types';
-import { loadSchemas } from '../schemas';
+import { loadSchemas, type RecordSchema } from '../schemas';
 import { kafkajsLogCreator } from './kafkajs-logger';
 import { Publisher, topicNameStrategy, type SubjectStrategy } from './publisher';
 import { replay } from './replay';
@@ -53,6 +53,7 @@ export class KafkaWriteLog implements WriteLog {
     private readonly logger: Logger,
     private readonly rejectionsTopic: string,
     private readonly fetchMaxWaitMs: number,
+    private readonly subjectFor: SubjectStrategy,
   ) {}
 
   /** Connects a producer and an admin client; consumers connect per subscription. */
@@ -80,8 +81,9 @@ export class KafkaWriteLog implements WriteLog {
       throw e;
     }
     const codec = new ValueCodec({ registryUrl: o.registryUrl, ...(o.compatibility ? { compatibility: o.compatibility } : {}) });
-    const publisher = new Publisher(producer, admin, codec, o.subjectFor ?? topicNameStrategy);
-    return new KafkaWriteLog(kafka, producer, admin, codec, publisher, logger, o.rejectionsTopic ?? DEFAULT_REJECTIONS_TOPIC, o.fetchMaxWaitMs ?? 500);
+    const subjectFor = o.subjectFor ?? topicNameStrategy;
+    const publisher = new Publisher(producer, admin, codec, subjectFor);
+    return new KafkaWriteLog(kafka, producer, admin, codec, publisher, logger, o.rejectionsTopic ?? DEFAULT_REJECTIONS_TOPIC, o.fetchMaxWaitMs ?? 500, subjectFor);
   }
 
   publish(records: readonly OutgoingRecord[]): Promise<PublishedRecord[]> {
@@ -107,6 +109,10 @@ export class KafkaWriteLog implements WriteLog {
 
   replay<T = unknown>(options: ReplayOptions<T>): Promise<ReplayResult> {
     return replay({ kafka: this.kafka, admin: this.admin, codec: this.codec, logger: this.logger, fetchMaxWaitMs: this.fetchMaxWaitMs }, options);
+  }
+
+  registerValueSchema(topic: string, schema: RecordSchema): Promise<number> {
+    return this.codec.schemaId(this.subjectFor(topic), schema);
   }
 
   createTopics(topics: readonly TopicSpec[]): Promise<string[]> {

@@ -1,5 +1,5 @@
 /**
- * The search port on the relational store (`SqlClient`: a Postgres server or embedded PGlite). Each search
+ * The search port on the relational store (`SqlClient`: a PostgreSQL server, embedded or not). Each search
  * body is parsed into the supported DSL subset, checked against the index definition and the caller's
  * readable fields, and compiled into one parameterised statement.
  */
@@ -37,7 +37,7 @@ export function createPostgresSearchIndex(sql: SqlClient, options: PostgresSearc
   const batchSize = options.batchSize ?? 1000;
   const definitions = new Map<string, IndexDefinition>();
 
-  /** `executor` is the caller's transaction when there is one: PGlite has one connection, held by it. */
+  /** `executor` is the caller's transaction when there is one, so the write commits with the caller's checkpoint. */
   async function definitionOf(name: string, executor: SqlExecutor = sql): Promise<IndexDefinition> {
     assertIndexName(name);
     const cached = definitions.get(name);

@@ -7,8 +7,7 @@ import type { CompiledRql } from './compiler';
 function decodeCell(type: string, v: unknown): unknown {
   if (v === null || v === undefined) return null;
   if (type === 'integer' || type === 'bigint') {
-    // pg gives int8 as a string, PGlite as a number or a BigInt.
-    const n = typeof v === 'string' || typeof v === 'bigint' ? Number(v) : v;
+    const n = typeof v === 'string' ? Number(v) : v;
     return typeof n === 'number' && Number.isSafeInteger(n) ? n : String(v);
   }
   if (type === 'timestamp' || type === 'timestamptz') return v instanceof Date ? v.toISOString() : new Date(String(v)).toISOString();

@@ -85,7 +85,6 @@ export interface FaultPlan {
 /** The real client with faults injected around it: every statement still runs on the real database. */
 export function faultySql(sql: SqlClient, plan: FaultPlan): SqlClient {
   return {
-    kind: sql.kind,
     query: (text, values) => sql.query(text, values),
     async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
       const result = await sql.transaction((tx) =>
@@ -105,5 +104,5 @@ export function faultySql(sql: SqlClient, plan: FaultPlan): SqlClient {
   };
 }
 
-/** pg answers bigint as a string, PGlite as a number or BigInt: compare as numbers. */
+/** pg answers bigint as a string: compare as numbers. */
 export const asNumber = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));

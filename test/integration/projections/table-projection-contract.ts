@@ -1,7 +1,7 @@
 /**
  * The table projection on one SQL backend, fed hand-made batches (no log): table shape, typed columns,
  * merges, deletes, per-batch transactions, checkpoints across redelivery and crashes, schema migration,
- * unprojectable events and injection-shaped input. Run against PostgreSQL and PGlite; the cases live in
+ * unprojectable events and injection-shaped input. Run against PostgreSQL; the cases live in
  * the `cases-*.ts` files beside this one.
  */
 import { TableProjection } from '../../../projections/postgres/table-projection';

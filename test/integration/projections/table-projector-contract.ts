@@ -2,7 +2,7 @@
  * The table projector end to end: EntityEvents published on a persistence topic of the embedded Kafka
  * broker, a real consumer group, the projection tables on one SQL backend. Covers read-your-writes through
  * waitFor, a crash between the database commit and the offset commit, and a restart whose committed offsets
- * lag behind the stored checkpoint. Run against PostgreSQL and PGlite.
+ * lag behind the stored checkpoint. Run against PostgreSQL.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

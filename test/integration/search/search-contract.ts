@@ -1,5 +1,5 @@
 /**
- * The search-port contract: one suite every adapter runs (Postgres server, PGlite, Elasticsearch). Cases are
+ * The search-port contract: one suite every adapter runs (PostgreSQL, Elasticsearch). Cases are
  * grouped by concern in the `contract-*.ts` files beside this one; each asserts hits, and ordering wherever
  * the request fixes it (an explicit sort, or a score gap every engine agrees on).
  */
