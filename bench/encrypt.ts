@@ -11,8 +11,9 @@ import { createBenchDatabase } from './support/database';
 import type { Figure } from './support/figures';
 
 /**
- * Encryption dispatch throughput: 1 KiB payloads through HTTP for aes and hsm, against a no-op authenticated
- * route in the same run (the HTTP ceiling), and the AES core against raw node:crypto AES-256-GCM.
+ * HTTP ceilings and encryption dispatch throughput: GET /whoami (an authenticated no-op) and 1 KiB encryptions
+ * through HTTP for aes and hsm, each against GET /health (anonymous, no work) in the same run; and the AES core
+ * against raw node:crypto AES-256-GCM.
  * Usage: npx tsx bench/encrypt.ts [seconds per case, default 5] [concurrency, default 16]
  */
 export interface EncryptOptions {
@@ -23,6 +24,7 @@ export interface EncryptOptions {
 }
 
 interface EncryptResult {
+  health: LoadResult;
   noop: LoadResult;
   aes: LoadResult;
   hsm: LoadResult | undefined;
@@ -45,11 +47,12 @@ async function measure(o: EncryptOptions): Promise<EncryptResult> {
 
     const load = (method: 'GET' | 'POST', url: string, requestBody?: string) =>
       runHttpLoad({ url: `${service.url}${url}`, method, headers, seconds, concurrency, ...(requestBody && { body: requestBody }) });
+    const health = await load('GET', '/health');
     const noop = await load('GET', '/whoami');
     const aes = await load('POST', '/dispatch', body('aes'));
     const hsm = service.hsm ? await load('POST', '/dispatch', body('hsm')) : undefined;
     const core = await coreVsNodeCrypto(service.crypto, payload, seconds);
-    return { noop, aes, hsm, core };
+    return { health, noop, aes, hsm, core };
   } finally {
     await service.stop();
     await database?.drop();
@@ -60,15 +63,16 @@ async function measure(o: EncryptOptions): Promise<EncryptResult> {
 /** The figures for the one table of bench/run.ts. */
 export async function run(o: EncryptOptions): Promise<Figure[]> {
   const r = await measure(o);
-  const noop = { name: 'GET /whoami (no-op, authenticated)', value: r.noop.perSecond, unit: 'req/s' };
+  const health = { name: 'GET /health (anonymous, no work)', value: r.health.perSecond, unit: 'req/s' };
   const http = (name: string, load: LoadResult): Figure => ({
     name,
     value: load.perSecond,
     unit: 'req/s',
-    baseline: noop,
-    notes: `1 KiB, ${o.concurrency} clients; p50 ${load.p50Ms.toFixed(2)} ms p99 ${load.p99Ms.toFixed(2)} ms, ${load.errors} errors (no-op p50 ${r.noop.p50Ms.toFixed(2)} ms)`,
+    baseline: health,
+    notes: `1 KiB, ${o.concurrency} clients; p50 ${load.p50Ms.toFixed(2)} ms p99 ${load.p99Ms.toFixed(2)} ms, ${load.errors} errors (health p50 ${r.health.p50Ms.toFixed(2)} ms)`,
   });
   return [
+    { ...http('GET /whoami (authenticated no-op)', r.noop), notes: `${o.concurrency} clients; p50 ${r.noop.p50Ms.toFixed(2)} ms p99 ${r.noop.p99Ms.toFixed(2)} ms, ${r.noop.errors} errors` },
     http('encrypt aes via HTTP POST /dispatch', r.aes),
     ...(r.hsm ? [http('encrypt hsm (SoftHSM2) via HTTP POST /dispatch', r.hsm)] : []),
     {
@@ -84,10 +88,11 @@ export async function run(o: EncryptOptions): Promise<Figure[]> {
 async function main(): Promise<void> {
   const seconds = Number(process.argv[2] ?? 5);
   const concurrency = Number(process.argv[3] ?? 16);
-  const { noop, aes, hsm, core } = await measure({ seconds, concurrency });
+  const { health, noop, aes, hsm, core } = await measure({ seconds, concurrency });
   const row = (name: string, r: typeof noop) =>
-    `${name.padEnd(34)} ${r.perSecond.toFixed(0).padStart(8)} req/s  p50 ${r.p50Ms.toFixed(2).padStart(6)} ms  p99 ${r.p99Ms.toFixed(2).padStart(6)} ms  errors ${r.errors}  ratio to no-op ${(r.perSecond / noop.perSecond).toFixed(2)}`;
+    `${name.padEnd(34)} ${r.perSecond.toFixed(0).padStart(8)} req/s  p50 ${r.p50Ms.toFixed(2).padStart(6)} ms  p99 ${r.p99Ms.toFixed(2).padStart(6)} ms  errors ${r.errors}  ratio to health ${(r.perSecond / health.perSecond).toFixed(2)}`;
   console.log(`encryption dispatch, 1 KiB payloads, ${concurrency} keep-alive clients, ${seconds}s per case`);
+  console.log(row('GET /health', health));
   console.log(row('GET /whoami (no-op, authenticated)', noop));
   console.log(row('POST /dispatch aes', aes));
   if (hsm) console.log(row('POST /dispatch hsm (SoftHSM2)', hsm));

@@ -14,6 +14,7 @@ import { startService, type Service } from '../src/main';
 import { copyIn, copyRows } from './support/copy';
 import { createBenchDatabase } from './support/database';
 import { formatTable, quantile, secondsSince, type Figure } from './support/figures';
+import { runHttpLoad } from './http-load';
 
 /**
  * End to end on the whole service (embedded broker and registry, pipeline, action emitters, table projector,
@@ -32,6 +33,8 @@ export interface EndToEndOptions {
   readonly httpDeltas: number;
   /** Concurrent keep-alive HTTP clients. */
   readonly httpConcurrency?: number;
+  /** Creates sent one after another by a single HTTP client (the lone-write latency). */
+  readonly loneWrites?: number;
   /** Deltas per kafkajs send, and sends in flight. */
   readonly sendBatch?: number;
   readonly sendsInFlight?: number;
@@ -285,8 +288,15 @@ export async function run(options: EndToEndOptions): Promise<Figure[]> {
     const viaHttp = phase('http-', httpDeltas);
     let answers: { latencies: number[]; errors: number } = { latencies: [], errors: 0 };
     const overHttp = await timed(viaHttp, async () => {
-      answers = await writeOverHttp(service, token, viaHttp, options.httpConcurrency ?? 32);
+      answers = await writeOverHttp(service, token, viaHttp, options.httpConcurrency ?? 64);
     });
+    // A lone writer: each write waits for the one before, so nothing is batched with it.
+    const lone = phase('lone-', options.loneWrites ?? 100);
+    let loneAnswers: { latencies: number[]; errors: number } = { latencies: [], errors: 0 };
+    await timed(lone, async () => {
+      loneAnswers = await writeOverHttp(service, token, lone, 1);
+    });
+    const health = await runHttpLoad({ url: `${service.url}/health`, method: 'GET', headers: {}, seconds: 2, concurrency: 1 });
     const peakRss = process.resourceUsage().maxRSS * 1024;
 
     const lat = (r: PhaseResult): string =>
@@ -310,11 +320,18 @@ export async function run(options: EndToEndOptions): Promise<Figure[]> {
         notes: `${lat(paced)}; offered ${pacedRate}/s; ${done(paced, viaKafkaPaced.count)}`,
       },
       {
-        name: `e2e: HTTP POST / (${options.httpConcurrency ?? 32} clients) → projected+actions (${httpDeltas})`,
+        name: `e2e: HTTP POST / (${options.httpConcurrency ?? 64} clients) → projected+actions (${httpDeltas})`,
         value: httpDeltas / overHttp.seconds,
         unit: 'deltas/s',
         baseline: copy(overHttp),
         notes: `${lat(overHttp)}; HTTP answer p50 ${ms(quantile(answers.latencies, 0.5))} p99 ${ms(quantile(answers.latencies, 0.99))}, ${answers.errors} errors; ${done(overHttp, httpDeltas)}`,
+      },
+      {
+        name: `e2e: a lone HTTP writer (1 client, ${lone.count} creates), answers/s`,
+        value: 1000 / quantile(loneAnswers.latencies, 0.5),
+        unit: 'writes/s',
+        baseline: { name: 'GET /health, 1 client', value: health.perSecond, unit: 'req/s' },
+        notes: `HTTP answer p50 ${ms(quantile(loneAnswers.latencies, 0.5))} p99 ${ms(quantile(loneAnswers.latencies, 0.99))}, ${loneAnswers.errors} errors`,
       },
       {
         name: 'e2e: peak RSS of the process (service + load)',

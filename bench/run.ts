@@ -27,7 +27,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   {
     name: 'e2e',
     title: 'end to end (deltas → persisted + projected + action topics)',
-    run: async (quick) => (await import('./end-to-end')).run(quick ? { deltas: 3000, httpDeltas: 600 } : { deltas: 20_000, httpDeltas: 2000 }),
+    run: async (quick) => (await import('./end-to-end')).run(quick ? { deltas: 3000, httpDeltas: 600, loneWrites: 50 } : { deltas: 20_000, httpDeltas: 2000, loneWrites: 200 }),
   },
   {
     name: 'encrypt',
@@ -53,6 +53,11 @@ const BENCHMARKS: readonly Benchmark[] = [
     name: 'broker',
     title: 'embedded Kafka-protocol broker',
     run: async (quick) => (await import('./broker')).run({ messages: quick ? 10_000 : 30_000, batch: 100, inFlight: 4, fsync: 'always' }),
+  },
+  {
+    name: 'restart',
+    title: 'start-up after a burst of events',
+    run: async (quick) => (await import('./restart')).run({ events: quick ? 10_000 : 100_000 }),
   },
   {
     name: 'replay',

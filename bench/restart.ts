@@ -1,0 +1,110 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from 'pg';
+import { loadConfig } from '../src/config';
+import { loadSchemas, type DeltaEnvelope } from '../src/log';
+import { silentLogger } from '../src/logger';
+import { startService, type Service } from '../src/main';
+import { createBenchDatabase } from './support/database';
+import { formatTable, secondsSince, type Figure } from './support/figures';
+
+/**
+ * Start-up after a burst: the service is stopped once N events were written since it started, then started
+ * again and timed until GET /ready answers 200; baseline: the same restart right after, with no event written in
+ * between (what a restart costs when there is nothing to catch up). A ratio near 1 means start-up does not grow
+ * with the events of the previous run.
+ * Usage: npx tsx bench/restart.ts [events=100000]
+ */
+export interface RestartOptions {
+  readonly events: number;
+}
+
+const PUBLISH_CHUNK = 1000;
+
+async function timedStart(config: ReturnType<typeof loadConfig>): Promise<{ service: Service; seconds: number }> {
+  const started = process.hrtime.bigint();
+  const service = await startService(config, silentLogger());
+  for (;;) {
+    const ready = await fetch(`${service.url}/ready`);
+    if (ready.status === 200) break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return { service, seconds: secondsSince(started) };
+}
+
+async function decided(db: Client): Promise<number> {
+  return Number((await db.query<{ n: string }>('select count(*) as n from delta_outcomes')).rows[0]?.n);
+}
+
+export async function run(o: RestartOptions): Promise<Figure[]> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'deltabroker-bench-restart-'));
+  const database = await createBenchDatabase('bench_restart');
+  const config = loadConfig({
+    DELTABROKER_DATA_DIR: dataDir,
+    DELTABROKER_HTTP_PORT: '0',
+    DELTABROKER_KAFKA_PORT: '0',
+    DELTABROKER_REGISTRY_PORT: '0',
+    DELTABROKER_ENTITIES_DIR: path.resolve(__dirname, '../config/entities'),
+    DATABASE_URL: database.url,
+  });
+  const schemas = loadSchemas();
+  const db = new Client({ connectionString: database.url });
+  await db.connect();
+  let service: Service | undefined;
+  try {
+    service = (await timedStart(config)).service;
+    const run = randomUUID().slice(0, 8);
+    for (let i = 0; i < o.events; i += PUBLISH_CHUNK) {
+      const records = Array.from({ length: Math.min(PUBLISH_CHUNK, o.events - i) }, (_, j) => {
+        const key = `rs-${run}-${i + j}`;
+        const delta: DeltaEnvelope = {
+          id: randomUUID(),
+          requestId: null,
+          tenant: 'acme',
+          entity: 'merchant_account',
+          operation: 'create',
+          key,
+          payload: JSON.stringify({ merchantId: key, name: `Merchant ${i + j}` }),
+          actor: { user: 'bench', roles: ['writer'] },
+          origin: { datacenter: config.datacenter },
+          occurredAt: Date.now(),
+          expectedVersion: null,
+        };
+        return { topic: 'deltas', key: `acme/merchant_account/${key}`, value: delta, schema: schemas.DeltaEnvelope };
+      });
+      await service.log.publish(records);
+    }
+    while ((await decided(db)) < o.events) await new Promise((r) => setTimeout(r, 200));
+    await service.stop();
+    const afterBurst = await timedStart(config);
+    service = afterBurst.service;
+    await service.stop();
+    const idle = await timedStart(config);
+    service = idle.service;
+    return [
+      {
+        name: `restart to ready after ${o.events.toLocaleString('en-US')} events`,
+        value: 1 / afterBurst.seconds,
+        unit: 'starts/s',
+        baseline: { name: 'restart to ready with no new events', value: 1 / idle.seconds, unit: 'starts/s' },
+        notes: `ready after ${afterBurst.seconds.toFixed(2)} s (no new events: ${idle.seconds.toFixed(2)} s)`,
+      },
+    ];
+  } finally {
+    await service?.stop();
+    await db.end();
+    await database.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+if (require.main === module) {
+  run({ events: Number(process.argv[2] ?? 100_000) })
+    .then((figures) => console.log(formatTable(figures)))
+    .catch((error: unknown) => {
+      console.error(error);
+      process.exitCode = 1;
+    });
+}
