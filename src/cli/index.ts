@@ -5,6 +5,7 @@ import { isDeltabrokerError } from '../errors';
 import { createLogger } from '../logger';
 import { registerEntitiesCommands } from './entities';
 import { registerKeysCommands } from './keys';
+import { registerRejectionsCommands } from './rejections';
 import { registerReplayCommands } from './replay';
 import { serve } from './serve';
 import { registerTopicsCommands } from './topics';
@@ -34,6 +35,7 @@ export function buildCli(config: () => Config): Command {
   registerTopicsCommands(program, config);
   registerEntitiesCommands(program, config);
   registerReplayCommands(program, config);
+  registerRejectionsCommands(program, config);
   return program;
 }
 
