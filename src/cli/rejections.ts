@@ -13,6 +13,7 @@ import { openKafkaWriteLog } from '../log/kafka';
 import { createLogger } from '../logger';
 import { openEntityConfigSource, openStore } from '../main';
 import { RecordStateStore } from '../../streams/record-state-store';
+import { PIPELINE_TOPICS } from '../../streams/topics';
 import { positiveInt } from './arguments';
 import { cliBrokers, renderTable, withLogAdmin } from './topics';
 
@@ -23,7 +24,15 @@ const cliRegistryUrl = (config: Config): string => config.registry.url ?? `http:
 async function withRejections<T>(config: Config, work: (service: RejectionService) => Promise<T>): Promise<T> {
   const logger = createLogger(process.env.LOG_LEVEL ?? 'warn');
   // The admin client fails fast, with a hint, when no broker answers; the write log's producer would retry for long.
-  return withLogAdmin(config, async () => {
+  return withLogAdmin(config, async (admin) => {
+    if (!(await admin.listTopics()).includes(PIPELINE_TOPICS.rejections)) {
+      throw new DeltabrokerError('DB_NOT_FOUND', `no topic '${PIPELINE_TOPICS.rejections}' at ${cliBrokers(config).join(', ')}: no service has run on this broker`, {
+        field: 'DELTABROKER_KAFKA_BROKERS',
+        rule: 'topic-exists',
+        stage: 'cli',
+      });
+    }
+    await probeRegistry(config);
     const closers: (() => Promise<void>)[] = [];
     try {
       const log = await openKafkaWriteLog({ brokers: cliBrokers(config), registryUrl: cliRegistryUrl(config), logger, clientId: 'deltabroker-cli' });
@@ -42,6 +51,22 @@ async function withRejections<T>(config: Config, work: (service: RejectionServic
       for (const close of closers.reverse()) await close().catch((e: unknown) => logger.warn({ err: e }, 'closing failed'));
     }
   });
+}
+
+/** Records cannot be decoded without the registry: say so at once rather than when the first record is read. */
+async function probeRegistry(config: Config): Promise<void> {
+  const url = cliRegistryUrl(config);
+  const probe = new URL(`${url.replace(/\/+$/, '')}/subjects`);
+  probe.username = ''; // fetch refuses URLs with credentials; any answer, 401 included, shows the registry is there
+  probe.password = '';
+  const answered = await fetch(probe, { signal: AbortSignal.timeout(5000) }).then(
+    (response) => response.status < 500,
+    () => false,
+  );
+  if (!answered) {
+    const hint = config.registry.url ? 'check DELTABROKER_SCHEMA_REGISTRY_URL' : 'start the service (npm start), whose embedded registry this is, or set DELTABROKER_SCHEMA_REGISTRY_URL';
+    throw new DeltabrokerError('DB_DEPENDENCY_UNAVAILABLE', `no schema registry answers at ${url}: ${hint}`, { field: 'DELTABROKER_SCHEMA_REGISTRY_URL', stage: 'cli' });
+  }
 }
 
 function sinceArgument(value: string): number {

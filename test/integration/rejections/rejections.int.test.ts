@@ -1,8 +1,10 @@
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { retryIdOf, type RejectionDetail, type RejectionSummary } from '../../../src/broker/rejections';
 import { loadConfig, type Config } from '../../../src/config';
+import { startEmbeddedKafka } from '../../../src/embedded/kafka';
 import { loadSchemas } from '../../../src/log';
 import { testEntitiesDir } from '../../support/entities';
 import { post, startTestService, type TestService } from '../../support/service';
@@ -137,8 +139,19 @@ describe('refused deltas: verdict sources, undecodable records, retries over HTT
     expect((await post(`${t.url}/admin/rejections/retry`, { deltaIds: [deltaId] }, { authorization: `Bearer ${await t.token(['auditor'])}` })).status).toBe(403);
   });
 
-  test('the CLI refuses a retry without a selection, naming what to give', async () => {
+  test('the CLI says what is wrong: no selection, no registry, a broker no service ran on', async () => {
     await expect(runCli(withStore, ['rejections', 'retry'])).rejects.toMatchObject({ code: 'DB_VALIDATION', details: { field: 'deltaIds', rule: 'selection' } });
     await expect(runCli(withStore, ['rejections', 'retry', 'd-1', '--since', '1h'])).rejects.toMatchObject({ code: 'DB_VALIDATION' });
+    const noRegistry = loadConfig({ DELTABROKER_KAFKA_PORT: String(withoutStore.kafka.port), DELTABROKER_REGISTRY_PORT: '1' });
+    await expect(runCli(noRegistry, ['rejections', 'list'])).rejects.toMatchObject({ code: 'DB_DEPENDENCY_UNAVAILABLE', message: expect.stringContaining('no schema registry answers at http://127.0.0.1:1') });
+    const dir = mkdtempSync(path.join(tmpdir(), 'rejections-empty-'));
+    const empty = await startEmbeddedKafka({ dataDir: dir, port: 0 });
+    try {
+      const fresh = loadConfig({ DELTABROKER_KAFKA_BROKERS: empty.brokers.join(','), DELTABROKER_SCHEMA_REGISTRY_URL: t.service.registryUrl });
+      await expect(runCli(fresh, ['rejections', 'list'])).rejects.toMatchObject({ code: 'DB_NOT_FOUND', details: { rule: 'topic-exists' } });
+    } finally {
+      await empty.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
