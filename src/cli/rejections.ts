@@ -11,7 +11,8 @@ import { DeltabrokerError } from '../errors';
 import { loadSchemas } from '../log';
 import { openKafkaWriteLog } from '../log/kafka';
 import { createLogger } from '../logger';
-import { openEntityConfigSource, openStore } from '../main';
+import { openEntityConfigSource } from '../main';
+import { openPgSqlClient } from '../store/pg-sql-client';
 import { RecordStateStore } from '../../streams/record-state-store';
 import { PIPELINE_TOPICS } from '../../streams/topics';
 import { positiveInt } from './arguments';
@@ -40,7 +41,8 @@ async function withRejections<T>(config: Config, work: (service: RejectionServic
       const schemas = loadSchemas();
       let verdicts;
       if (config.databaseUrl) {
-        const sql = await openStore(config, logger);
+        // Read-only use of the pipeline's outcomes: the service migrated the database.
+        const sql = await openPgSqlClient(config.databaseUrl, 2);
         closers.push(() => sql.close());
         verdicts = new StoreVerdicts(new RecordStateStore(sql));
       } else {
