@@ -133,7 +133,10 @@ export class RejectionService {
     const chain = this.chainOf(await this.chainsOf([rejection]), rejection);
     const detail = { attempts: chain?.attempts ?? [], ...(access.kind === 'log' && rejection.stage === 'decode' && { raw: rejection.raw }) };
     const source = retriable(rejection)?.source;
-    if (!source) return { ...detail, rejection: summarize(rejection, chain, null), delta: null, deltaMissing: 'the record could not be decoded: there is no delta (raw holds its bytes)' };
+    if (!source) {
+      const deltaMissing = rejection.deltaId === null ? 'the record could not be decoded: there is no delta (raw holds its bytes)' : 'the rejection names no source record';
+      return { ...detail, rejection: summarize(rejection, chain, null), delta: null, deltaMissing };
+    }
     const delta = (await this.envelopesAt([source])).get(positionKey(source));
     if (delta?.id !== rejection.deltaId) {
       return { ...detail, rejection: summarize(rejection, chain, null), delta: null, deltaMissing: `${positionKey(source)} no longer holds the refused delta (retention)` };
