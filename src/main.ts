@@ -148,8 +148,6 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     await restoreRecordState({ log, schemas, entities, states, logger });
     const processor = await startDeltaProcessor({ log, schemas, entities, states, logger, onVerdict: (outcome) => countVerdict(metrics, outcome) });
     closers.push(() => processor.stop());
-    const rejectionCounter = await countRejections(log, schemas, metrics);
-    closers.push(() => rejectionCounter.stop());
     const emitters = await startActionEmitters({ log, schemas, entities, datacenter: config.datacenter, logger });
     closers.push(async () => void (await Promise.all(emitters.map((e) => e.stop()))));
     const waiter = new OutcomeWaiter();
@@ -161,6 +159,8 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     closers.push(() => search.close());
     const index = await startSearchProjector({ log, schemas, entities, search, sql, logger });
     closers.push(() => index.stop());
+    const rejectionCounter = await countRejections(log, schemas, metrics);
+    closers.push(() => rejectionCounter.stop());
     const queries = new QueryService({ sql, entities, search, tables, index, consistencyTimeoutMs: config.reads.consistencyTimeoutMs });
     const writes = new WriteService({ log, schemas, entities, states, waiter, datacenter: config.datacenter, timeoutMs: config.writes.timeoutMs });
     const rejections = new RejectionService({ log, schemas, verdicts: new StoreVerdicts(states), entities });

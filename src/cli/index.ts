@@ -33,9 +33,9 @@ export function buildCli(config: () => Config): Command {
 
   registerKeysCommands(program, config);
   registerTopicsCommands(program, config);
+  registerRejectionsCommands(program, config);
   registerEntitiesCommands(program, config);
   registerReplayCommands(program, config);
-  registerRejectionsCommands(program, config);
   return program;
 }
 
