@@ -186,6 +186,7 @@ async function produceDeltas(service: Service, phase: Phase, sendBatch: number, 
               origin: { datacenter: 'dc1' },
               occurredAt: Date.now(),
               expectedVersion: null,
+              retryOf: null,
             };
             phase.sentAt.set(key, sentAt);
             return { key: `${TENANT}/${ENTITY}/${key}`, value: await registry.encode(id, delta) };

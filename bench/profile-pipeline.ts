@@ -102,6 +102,7 @@ async function main(): Promise<void> {
       origin: { datacenter: 'dc1' },
       occurredAt: Date.now(),
       expectedVersion: null,
+      retryOf: null,
     }));
     const started = process.hrtime.bigint();
     for (let i = 0; i < deltas.length; i += 500) {

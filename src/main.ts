@@ -18,13 +18,15 @@ import { registerKeyRoutes } from './http/routes/keys';
 import { registerWhoamiRoute } from './http/routes/whoami';
 import { registerStorageBrokerRoutes } from './http/routes/storage-broker';
 import { registerReplayRoutes } from './http/routes/replay';
+import { registerRejectionRoutes } from './http/routes/rejections';
+import { RejectionService, StoreVerdicts } from './broker/rejections';
 import { OutcomeWaiter } from './broker/outcome-waiter';
 import { WriteService } from './broker/write-service';
 import { startEmbeddedKafka } from './embedded/kafka';
 import { startEmbeddedRegistry } from './embedded/registry';
 import { loadSchemas, type DeltaOutcome, type WriteLog } from './log';
 import { openKafkaLogAdmin, openKafkaWriteLog } from './log/kafka';
-import { countProjected, countVerdict, instrumentHttp, ServiceMetrics, serviceLagSource, timeEncryption } from './observability';
+import { countProjected, countRejections, countVerdict, instrumentHttp, ServiceMetrics, serviceLagSource, timeEncryption } from './observability';
 import { registerMetricsRoute } from './http/routes/metrics';
 import { FileEntityConfigSource, HttpEntityConfigSource, type EntityConfigSource } from './tenant';
 import { startDeltaProcessor } from '../streams/delta-processor';
@@ -221,8 +223,11 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     closers.push(() => search.close());
     const index = await startSearchProjector({ log, schemas, entities, search, sql, logger });
     closers.push(() => index.stop());
+    const rejectionCounter = await countRejections(log, schemas, metrics);
+    closers.push(() => rejectionCounter.stop());
     const queries = new QueryService({ sql, entities, search, tables, index, consistencyTimeoutMs: config.reads.consistencyTimeoutMs });
     const writes = new WriteService({ log, schemas, entities, states, waiter, datacenter: config.datacenter, timeoutMs: config.writes.timeoutMs });
+    const rejections = new RejectionService({ log, schemas, verdicts: new StoreVerdicts(states), entities });
 
     const http = buildHttpApp({ logger, verifier, bodyLimitBytes: config.http.bodyLimitBytes });
     instrumentHttp(http, metrics);
@@ -235,6 +240,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     registerWhoamiRoute(http);
     registerMetricsRoute(http, metrics, { public: config.metrics.public });
     registerStorageBrokerRoutes(http, writes, queries, states);
+    registerRejectionRoutes(http, rejections, { waitMs: config.writes.timeoutMs });
     registerReplayRoutes(http, { sql, log, schemas, entities, logger, liveSearchIndex: search, searchEngine: config.search.elasticsearchUrl ? 'elasticsearch' : 'postgres' });
     closers.push(() => http.close());
     const address = await http.listen({ host: config.http.host, port: config.http.port });

@@ -83,6 +83,7 @@ export class WriteService {
       origin: { datacenter: this.o.datacenter },
       occurredAt: Date.now(),
       expectedVersion: command.expectedVersion ?? null,
+      retryOf: null,
     };
     const verdict = command.async ? undefined : this.o.waiter.expect(deltaId, this.o.timeoutMs);
     let position: PublishedRecord;

@@ -7,6 +7,7 @@ import { registerEntitiesCommands } from './entities';
 import { registerKeysCommands } from './keys';
 import { registerPsqlCommand } from './psql';
 import { registerReplayCommands } from './replay';
+import { registerRejectionsCommands } from './rejections';
 import { serve } from './serve';
 import { registerTopicsCommands } from './topics';
 import { mintToken } from './token';
@@ -33,6 +34,7 @@ export function buildCli(config: () => Config): Command {
 
   registerKeysCommands(program, config);
   registerTopicsCommands(program, config);
+  registerRejectionsCommands(program, config);
   registerEntitiesCommands(program, config);
   registerReplayCommands(program, config);
   registerPsqlCommand(program, config);

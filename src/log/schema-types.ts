@@ -55,6 +55,8 @@ export interface DeltaEnvelope {
   occurredAt: number;
   /** Optimistic concurrency: the version the record must have now for the delta to apply (0 = must not exist). Null applies the delta whatever the current version. */
   expectedVersion: null | number;
+  /** Set when an operator sent a refused delta through the pipeline again (`deltabroker rejections retry`, `POST /admin/rejections/retry`): the id of the refused delta this one retries. The retry carries the refused delta's tenant, entity, operation, key, payload, actor, origin, occurredAt and expectedVersion unchanged, and its id follows from the refused one's, so the same retry sent twice is applied once. Null for every other delta. */
+  retryOf: null | string;
 }
 
 /** Who asked for a change. */

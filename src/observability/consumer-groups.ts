@@ -6,6 +6,7 @@ import type { EntityConfig } from '../tenant';
 import { PIPELINE_GROUPS, PIPELINE_TOPICS } from '../../streams/topics';
 import { TABLE_PROJECTOR_GROUP } from '../../projections/postgres/table-projector';
 import { SEARCH_PROJECTOR_GROUP } from '../../projections/search/search-projector';
+import { REJECTION_METRICS_GROUP } from './rejection-metrics';
 
 export interface GroupTopics {
   readonly group: string;
@@ -20,7 +21,8 @@ export const persistenceTopics = (configs: readonly EntityConfig[]): string[] =>
 
 /**
  * The groups of one instance in `datacenter`: the pipeline on `deltas`, the projectors on every persistence
- * topic, and the action emitters on those of entities with notification methods (as they subscribe).
+ * topic, the action emitters on those of entities with notification methods (as they subscribe), and the
+ * rejection counter on the rejections topic.
  */
 export function serviceGroups(datacenter: string, configs: readonly EntityConfig[]): GroupTopics[] {
   const persistence = persistenceTopics(configs);
@@ -30,5 +32,6 @@ export function serviceGroups(datacenter: string, configs: readonly EntityConfig
     ...PROJECTORS.map((group) => ({ group, topics: persistence })),
     { group: PIPELINE_GROUPS.globalEmitter, topics: notifying },
     { group: PIPELINE_GROUPS.localEmitter(datacenter), topics: notifying },
+    { group: REJECTION_METRICS_GROUP, topics: [PIPELINE_TOPICS.rejections] },
   ];
 }

@@ -10,6 +10,7 @@ export const METRIC_NAMES = {
   httpRequests: 'deltabroker_http_requests_total',
   httpRequestDuration: 'deltabroker_http_request_duration_seconds',
   pipelineVerdicts: 'deltabroker_pipeline_verdicts_total',
+  rejections: 'deltabroker_rejections_total',
   consumerLag: 'deltabroker_consumer_lag_records',
   projectionLag: 'deltabroker_projection_lag_records',
   projectionRecordsApplied: 'deltabroker_projection_records_applied_total',
@@ -45,6 +46,8 @@ export class ServiceMetrics {
   readonly httpRequestDuration: Histogram<'route' | 'method' | 'status'>;
   /** Pipeline verdicts: `verdict` accepted or refused; `stage` and `code` of a refusal (empty when accepted). */
   readonly pipelineVerdicts: Counter<'verdict' | 'stage' | 'code'>;
+  /** Records on the rejections topic by stage and code, decode rejections included. */
+  readonly rejections: Counter<'stage' | 'code'>;
   readonly consumerLag: Gauge<'group' | 'topic' | 'partition'>;
   readonly projectionLag: Gauge<'projector' | 'topic' | 'partition'>;
   readonly projectionRecordsApplied: Counter<'projector'>;
@@ -68,6 +71,12 @@ export class ServiceMetrics {
       name: METRIC_NAMES.pipelineVerdicts,
       help: 'Verdicts the write pipeline published, by verdict and, for refusals, the refusing stage and error code',
       labelNames: ['verdict', 'stage', 'code'],
+      registers,
+    });
+    this.rejections = new Counter({
+      name: METRIC_NAMES.rejections,
+      help: 'Records on the rejections topic (refused deltas and undecodable records), by stage and code',
+      labelNames: ['stage', 'code'],
       registers,
     });
     this.consumerLag = new Gauge({

@@ -40,6 +40,7 @@ describe('deltas from any Kafka producer', () => {
     origin: { datacenter: 'dc1' },
     occurredAt: Date.now(),
     expectedVersion: null,
+    retryOf: null,
     ...over,
   });
   const send = async (d: DeltaEnvelope) =>

@@ -55,6 +55,7 @@ describe('kill and restart mid-stream', () => {
         origin: { datacenter: 'dc1' },
         occurredAt: Date.now(),
         expectedVersion: null,
+        retryOf: null,
       });
     }
   }

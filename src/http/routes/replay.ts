@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { planReplay, ReplayJobs, type ReplayContext, type ReplayFrom, type ReplayRequest } from '../../../projections/replay';
-import type { Principal } from '../../auth/principal';
+import { requireOperator } from '../../auth/operator';
 import { DeltabrokerError } from '../../errors';
 import { parseBody } from '../body';
 
@@ -20,13 +20,6 @@ const ReplayBody = z.strictObject({
 
 const VerifyBody = z.strictObject({ entity: z.string().min(1) });
 
-function requireAdmin(principal: Principal | undefined): Principal {
-  if (!principal?.roles.includes('admin')) {
-    throw new DeltabrokerError('DB_FORBIDDEN', 'replay and verify need the admin role', { field: 'Authorization', rule: 'role', stage: 'auth' });
-  }
-  return principal;
-}
-
 function startOf(from: z.infer<typeof From>): ReplayFrom {
   if (from === 'beginning') return { kind: 'beginning' };
   if ('offset' in from) return { kind: 'offset', offset: BigInt(from.offset) };
@@ -44,7 +37,7 @@ export function registerReplayRoutes(app: FastifyInstance, deps: ReplayContext):
   app.addHook('onClose', async () => jobs.stop());
 
   app.post('/admin/replay', async (request, reply) => {
-    const principal = requireAdmin(request.principal);
+    const principal = requireOperator(request.principal, 'replay and verify');
     const body = parseBody(ReplayBody, request.body, 'replay');
     const replay: ReplayRequest = { tenant: principal.tenant, entity: body.entity, target: body.target, from: startOf(body.from) };
     if (body.dryRun) return { dryRun: true, ...(await planReplay(deps, replay)) };
@@ -54,14 +47,14 @@ export function registerReplayRoutes(app: FastifyInstance, deps: ReplayContext):
   });
 
   app.post('/admin/verify', async (request, reply) => {
-    const principal = requireAdmin(request.principal);
+    const principal = requireOperator(request.principal, 'replay and verify');
     const body = parseBody(VerifyBody, request.body, 'replay');
     const job = jobs.start('verify', { tenant: principal.tenant, entity: body.entity });
     return reply.code(202).header('location', `/admin/replay/${job.id}`).send(job);
   });
 
   app.get<{ Params: { id: string } }>('/admin/replay/:id', async (request) => {
-    const principal = requireAdmin(request.principal);
+    const principal = requireOperator(request.principal, 'replay and verify');
     const job = jobs.get(request.params.id);
     if (job === undefined || job.tenant !== principal.tenant) {
       throw new DeltabrokerError('DB_NOT_FOUND', `no replay job ${request.params.id}`, { field: 'id', rule: 'exists', stage: 'replay' });

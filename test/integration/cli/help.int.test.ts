@@ -18,7 +18,7 @@ const every = [...commandsOf(program)];
 describe('deltabroker --help', () => {
   test('the operator commands are all there', () => {
     expect(every.map((c) => c.path.join(' '))).toEqual(
-      expect.arrayContaining(['serve', 'token', 'keys list', 'keys rotate', 'topics list', 'topics describe', 'entities list', 'entities show']),
+      expect.arrayContaining(['serve', 'token', 'keys list', 'keys rotate', 'topics list', 'topics describe', 'entities list', 'entities show', 'rejections list', 'rejections show', 'rejections retry']),
     );
   });
 

@@ -88,7 +88,7 @@ describeIfKcat('kcat producing Avro deltas (wire bytes from the log tool)', () =
     await log.replay<DeltaEnvelope>({ topic, handleBatch: async (b) => void seen.push(...b.records.map((r) => ({ partition: r.partition, value: r.value }))) });
     expect(seen).toHaveLength(2);
     const fromKcat = seen.find((s) => s.value.id === delta.id)!;
-    expect(JSON.parse(JSON.stringify(fromKcat.value))).toEqual({ ...delta, requestId: null, expectedVersion: null });
+    expect(JSON.parse(JSON.stringify(fromKcat.value))).toEqual({ ...delta, requestId: null, expectedVersion: null, retryOf: null });
     expect(fromKcat.partition).toBe(ours!.partition);
   });
 

@@ -22,6 +22,7 @@ const delta: DeltaEnvelope = {
   origin: { datacenter: 'dc1' },
   occurredAt: 1767225600000,
   expectedVersion: 0,
+  retryOf: null,
 };
 
 let dataDir: string;

@@ -39,6 +39,7 @@ export const sampleDelta = (n: number, key = `c-${n}`): DeltaEnvelope => ({
   origin: { datacenter: 'dc1' },
   occurredAt: 1767225600000 + n,
   expectedVersion: n % 3 === 0 ? null : n,
+  retryOf: null,
 });
 
 const sampleEvent = (n: number): EntityEvent => ({

@@ -58,6 +58,7 @@ export function generateDeltaStream(count: number, keys: number, seed: number, k
       origin: { datacenter: 'dc1' },
       occurredAt: Date.now(),
       expectedVersion: null,
+      retryOf: null,
     });
     const order = orderByKey.get(key) ?? [];
     order.push(id);

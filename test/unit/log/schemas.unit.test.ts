@@ -75,6 +75,7 @@ describe('record schemas', () => {
       payload: null,
       actor: { user: 'u1', roles: [] },
       expectedVersion: null,
+      retryOf: null,
     });
   });
 
@@ -92,6 +93,7 @@ describe('record schemas', () => {
       origin: { datacenter: 'dc1' },
       occurredAt: Date.UTC(2026, 0, 1),
       expectedVersion: 3,
+      retryOf: null,
     };
     const rejection: Rejection = {
       id: 'x',

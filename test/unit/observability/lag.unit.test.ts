@@ -60,6 +60,7 @@ describe('lag', () => {
       { group: 'deltabroker-projector-search', topics: ['acme.loud.events', 'acme.quiet.events'] },
       { group: 'deltabroker-emitter-global', topics: ['acme.loud.events'] },
       { group: 'deltabroker-emitter-local-dc2', topics: ['acme.loud.events'] },
+      { group: 'deltabroker-rejection-metrics', topics: ['rejections'] },
     ]);
   });
 });
