@@ -71,6 +71,7 @@ export async function run(o: RestartOptions): Promise<Figure[]> {
           origin: { datacenter: config.datacenter },
           occurredAt: Date.now(),
           expectedVersion: null,
+          retryOf: null,
         };
         return { topic: 'deltas', key: `acme/merchant_account/${key}`, value: delta, schema: schemas.DeltaEnvelope };
       });
