@@ -68,7 +68,12 @@ type Closers = (() => Promise<void>)[];
 async function openWriteLog(config: Config, logger: Logger, closers: Closers): Promise<{ log: WriteLog; brokers: string[]; registryUrl: string }> {
   let brokers = config.kafka.brokers;
   if (!brokers) {
-    const kafka = await startEmbeddedKafka({ dataDir: path.join(config.dataDir, 'kafka'), port: config.kafka.port, logger });
+    const kafka = await startEmbeddedKafka({
+      dataDir: path.join(config.dataDir, 'kafka'),
+      port: config.kafka.port,
+      defaultPartitions: config.kafka.numPartitions,
+      logger,
+    });
     closers.push(() => kafka.stop());
     brokers = kafka.brokers;
   }
