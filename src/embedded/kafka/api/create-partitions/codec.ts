@@ -4,7 +4,7 @@ import type { ApiCodec } from '../types';
 export interface CreatePartitionsTopic {
   name: string;
   count: number;
-  /** Broker ids of each new partition, or null to let the broker place them. */
+  /** Broker ids of each new partition; null (or empty) lets the broker place them. */
   assignments: { brokerIds: number[] }[] | null;
 }
 

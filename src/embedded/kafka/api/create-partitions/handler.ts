@@ -19,7 +19,7 @@ export const handleCreatePartitions: ApiHandler<CreatePartitionsRequest, CreateP
 function grow(broker: BrokerContext, t: CreatePartitionsTopic, validateOnly: boolean): { errorCode: number; errorMessage: string | null } {
   const check = broker.logs.validatePartitionIncrease(t.name, t.count);
   if (check.errorCode !== ErrorCode.NONE) return { errorCode: check.errorCode, errorMessage: check.message ?? null };
-  if (t.assignments !== null) {
+  if (t.assignments !== null && t.assignments.length > 0) {
     const added = t.count - broker.logs.topic(t.name)!.partitions.length;
     const node = broker.nodeId;
     const valid = t.assignments.length === added && t.assignments.every((a) => a.brokerIds.length === 1 && a.brokerIds[0] === node);
