@@ -55,9 +55,7 @@ describe('admin codecs against kafkajs', () => {
     const body = await kafkajsRequest('createPartitions', v, { topicPartitions: [{ topic: 't', count: 5 }], timeout: 1000, validateOnly: true });
     expect(decodeRequest(createPartitionsCodec, v, body)).toEqual({ topics: [{ name: 't', count: 5, assignments: null }], timeoutMs: 1000, validateOnly: true });
     const res = encodeResponse(createPartitionsCodec, v, { throttleTimeMs: 0, results: [{ name: 't', errorCode: 37, errorMessage: 'no' }] });
-    expect(await kafkajsDecode('createPartitions', v, res).catch((e: { type?: string }) => e.type)).toBe('INVALID_PARTITIONS');
-    const ok = encodeResponse(createPartitionsCodec, v, { throttleTimeMs: 0, results: [{ name: 't', errorCode: 0, errorMessage: null }] });
-    expect(await kafkajsDecode('createPartitions', v, ok)).toMatchObject({ topicErrors: [{ topic: 't', errorCode: 0 }] });
+    expect(await kafkajsDecode('createPartitions', v, res)).toMatchObject({ topicErrors: [{ topic: 't', errorCode: 37, errorMessage: 'no' }] });
   });
 
   test.each(range(0, 1))('AlterConfigs v%i', async (v) => {
