@@ -1,10 +1,10 @@
 """Calls librdkafka's admin API (the system's librdkafka.so.1, through ctypes) against a broker and prints what it saw.
 
-Usage: librdkafka_admin.py <bootstrap> <topic> <group>
-  creates <topic> with the broker's default partition count and replication factor (CreateTopics v4, KIP-464)
-  and message.timestamp.type=LogAppendTime; lists groups (all, and those in state Empty), describes <group>,
-  deletes its offsets on <topic> partition 0, raises <topic> to 5 partitions, sets its retention.ms, and
-  deletes <group>. Prints one JSON object; the jest test that runs it decides what is right.
+Usage: librdkafka_admin.py <bootstrap> <new-topic> <group> <group-topic>
+  creates <new-topic> with the broker's default partition count and replication factor (CreateTopics v4,
+  KIP-464) and message.timestamp.type=LogAppendTime; lists groups (all, and those in state Empty), describes
+  <group>, deletes its offsets on <group-topic> partition 0, raises <new-topic> to 5 partitions, sets its
+  retention.ms, and deletes <group>. Prints one JSON object; the jest test that runs it decides what is right.
 """
 import ctypes
 import json
@@ -64,7 +64,7 @@ client = new_client(0, conf, errstr, 512)
 if not client:
     sys.exit('rd_kafka_new: ' + errstr.value.decode())
 queue = queue_new(client)
-topic, group = sys.argv[2].encode(), sys.argv[3].encode()
+topic, group, group_topic = sys.argv[2].encode(), sys.argv[3].encode(), sys.argv[4].encode()
 out = {'librdkafka': version_str().decode()}
 
 
@@ -154,7 +154,7 @@ out['describeGroup'] = call(
     lambda result: [{k: conv(get(g)) for k, (get, conv) in describe_fields.items()} for g in array(describe_getter, result)])
 
 partitions = fn('rd_kafka_topic_partition_list_new', P, ctypes.c_int)(1)
-fn('rd_kafka_topic_partition_list_add', P, P, S, ctypes.c_int32)(partitions, topic, 0)
+fn('rd_kafka_topic_partition_list_add', P, P, S, ctypes.c_int32)(partitions, group_topic, 0)
 delete_offsets = (P * 1)(fn('rd_kafka_DeleteConsumerGroupOffsets_new', P, S, P)(group, partitions))
 out['deleteOffsets'] = call(
     lambda: fn('rd_kafka_DeleteConsumerGroupOffsets', None, P, P, SIZE, P, P)(client, delete_offsets, 1, None, queue),
