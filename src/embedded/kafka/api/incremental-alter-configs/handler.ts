@@ -4,8 +4,8 @@ import { alterEachResource, type NextConfigs } from '../alter-configs/handler';
 import type { ApiHandler } from '../types';
 import { ConfigOperation, type IncrementalAlterConfigsRequest, type IncrementalConfigChange } from './codec';
 
-/** Topic configs whose value is a comma-separated list, the only ones APPEND and SUBTRACT apply to. */
-const LIST_CONFIGS = new Set(['cleanup.policy']);
+/** Topic configs whose value is a comma-separated list (the only ones APPEND and SUBTRACT apply to), with their defaults. */
+const LIST_CONFIGS = new Map([['cleanup.policy', 'delete']]);
 
 function apply(current: Readonly<Record<string, string>>, changes: readonly IncrementalConfigChange[]): NextConfigs {
   const configs = { ...current };
@@ -23,7 +23,8 @@ function apply(current: Readonly<Record<string, string>>, changes: readonly Incr
       return { errorCode: ErrorCode.INVALID_REQUEST, message: `unknown config operation ${c.operation}` };
     }
     if (!LIST_CONFIGS.has(c.name)) return { errorCode: ErrorCode.INVALID_CONFIG, message: `${c.name} is not a list; APPEND and SUBTRACT apply to lists` };
-    const items = (configs[c.name] ?? '').split(',').filter((x) => x !== '');
+    // As in Kafka, a list that was never set starts from its default.
+    const items = (configs[c.name] ?? LIST_CONFIGS.get(c.name) ?? '').split(',').filter((x) => x !== '');
     const given = c.value.split(',').filter((x) => x !== '');
     const list = c.operation === ConfigOperation.APPEND ? [...items, ...given.filter((x) => !items.includes(x))] : items.filter((x) => !given.includes(x));
     if (list.length === 0) delete configs[c.name];
