@@ -42,10 +42,10 @@ const EMPTY = Buffer.alloc(0);
 
 export function listGroups(groups: GroupCoordinator, statesFilter: readonly string[] = []): GroupListing[] {
   const ids = new Set([...groups.liveGroupIds(), ...groups.offsetStore.groupIds()]);
-  const listed = [...ids].sort().flatMap((groupId): GroupListing[] => {
+  // A group whose members left stays listed (Empty) until it is deleted, as in Kafka before its cleanup runs.
+  const listed = [...ids].sort().map((groupId): GroupListing => {
     const g = groups.peek(groupId);
-    if (g && g.members.size === 0 && !groups.offsetStore.hasGroup(groupId)) return []; // nothing left of it
-    return [{ groupId, protocolType: g?.protocolType ?? '', state: g?.state ?? 'Empty' }];
+    return { groupId, protocolType: g?.protocolType ?? '', state: g?.state ?? 'Empty' };
   });
   const wanted = new Set(statesFilter.map((s) => s.toLowerCase()));
   return wanted.size === 0 ? listed : listed.filter((l) => wanted.has(l.state.toLowerCase()));
