@@ -1,7 +1,7 @@
 import { ConfigResourceTypes } from 'kafkajs';
 import { Reader } from '../../../src/embedded/kafka/protocol/reader';
 import { Writer } from '../../../src/embedded/kafka/protocol/writer';
-import { type TestBroker, FAST_GROUP, startTestBroker, waitFor } from './harness';
+import { type TestBroker, consumerThatRead, startTestBroker } from './harness';
 import { RawClient } from './raw-client';
 
 /** Group and topic administration through kafkajs's admin client (and raw bytes where no client sends the API). */
@@ -23,12 +23,7 @@ describe('embedded kafka: group and topic administration', () => {
     await producer.connect();
     await producer.send({ topic: 'adm.orders', messages: Array.from({ length: 6 }, (_, i) => ({ key: `k${i}`, value: `v${i}` })) });
     await producer.disconnect();
-    const consumer = broker.client('adm-member').consumer({ groupId: 'adm-group', ...FAST_GROUP });
-    let seen = 0;
-    await consumer.connect();
-    await consumer.subscribe({ topic: 'adm.orders', fromBeginning: true });
-    await consumer.run({ eachMessage: async () => void seen++ });
-    await waitFor(() => seen === 6, 20_000, 'six records');
+    const consumer = await consumerThatRead(broker, 'adm-member', 'adm-group', 'adm.orders', 6);
 
     let a = await admin();
     expect((await a.listGroups()).groups).toEqual([{ groupId: 'adm-group', protocolType: 'consumer' }]);

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { ConfigResourceTypes } from 'kafkajs';
-import { type TestBroker, FAST_GROUP, startTestBroker, waitFor } from './harness';
+import { type TestBroker, FAST_GROUP, consumerThatRead, startTestBroker, waitFor } from './harness';
 import { pythonCannot, runPythonScript } from './python/run-python';
 
 /**
@@ -37,12 +37,7 @@ describeLibrdkafka('embedded kafka: librdkafka admin API', () => {
     const producer = broker.client().producer();
     await producer.connect();
     await producer.send({ topic: 'rd.read', messages: Array.from({ length: 8 }, (_, i) => ({ key: `k${i}`, value: `v${i}` })) });
-    const consumer = broker.client('rd-member').consumer({ groupId: 'rd-group', ...FAST_GROUP });
-    let seen = 0;
-    await consumer.connect();
-    await consumer.subscribe({ topic: 'rd.read', fromBeginning: true });
-    await consumer.run({ eachMessage: async () => void seen++ });
-    await waitFor(() => seen === 8, 20_000, 'the group to read 8 records');
+    const consumer = await consumerThatRead(broker, 'rd-member', 'rd-group', 'rd.read', 8);
 
     const active = await runPythonScript<AdminRun>('librdkafka_admin.py', [bootstrap, 'rd.created', 'rd-group', 'rd.read']);
     expect(active.librdkafka).toMatch(/^2\./);

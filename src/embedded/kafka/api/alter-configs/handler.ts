@@ -1,6 +1,7 @@
 import { ErrorCode } from '../../protocol/errors';
 import type { BrokerContext } from '../../broker';
 import { ResourceType } from '../describe-configs/codec';
+import { repeatedNames } from '../repeated-names';
 import type { ApiHandler } from '../types';
 import type { AlterConfigsRequest, AlterConfigsResourceResponse, AlterConfigsResponse } from './codec';
 
@@ -24,8 +25,8 @@ export function alterEachResource<R extends Resource>(
   validateOnly: boolean,
   next: (resource: R, current: Readonly<Record<string, string>>) => NextConfigs,
 ): AlterConfigsResourceResponse[] {
-  const seen = new Map<string, number>();
-  for (const r of resources) seen.set(`${r.resourceType}:${r.resourceName}`, (seen.get(`${r.resourceType}:${r.resourceName}`) ?? 0) + 1);
+  const key = (r: Resource): string => `${r.resourceType}:${r.resourceName}`;
+  const repeated = repeatedNames(resources.map(key));
   return resources.map((res) => {
     const answer = (errorCode: number, errorMessage: string | null = null): AlterConfigsResourceResponse => ({
       errorCode,
@@ -33,8 +34,8 @@ export function alterEachResource<R extends Resource>(
       resourceType: res.resourceType,
       resourceName: res.resourceName,
     });
-    if (seen.get(`${res.resourceType}:${res.resourceName}`)! > 1) return answer(ErrorCode.INVALID_REQUEST, 'resource named twice in one request');
-    if (new Set(res.configs.map((c) => c.name)).size !== res.configs.length) return answer(ErrorCode.INVALID_REQUEST, 'config named twice for one resource');
+    if (repeated.has(key(res))) return answer(ErrorCode.INVALID_REQUEST, 'resource named twice in one request');
+    if (repeatedNames(res.configs.map((c) => c.name)).size > 0) return answer(ErrorCode.INVALID_REQUEST, 'config named twice for one resource');
     if (res.resourceType === ResourceType.BROKER) return answer(ErrorCode.INVALID_CONFIG, 'broker configs of the embedded broker are options set when it starts');
     if (res.resourceType !== ResourceType.TOPIC) return answer(ErrorCode.INVALID_REQUEST, `resource type ${res.resourceType} not supported`);
     const topic = broker.logs.topic(res.resourceName);

@@ -1,16 +1,16 @@
 import { ErrorCode } from '../../protocol/errors';
+import { repeatedNames } from '../repeated-names';
 import type { ApiHandler } from '../types';
 import type { CreatePartitionsRequest, CreatePartitionsResponse, CreatePartitionsTopic } from './codec';
 import type { BrokerContext } from '../../broker';
 
 /** New partitions start empty at offset 0; existing ones are untouched. Keys may now map to other partitions. */
 export const handleCreatePartitions: ApiHandler<CreatePartitionsRequest, CreatePartitionsResponse> = (broker, req) => {
-  const counts = new Map<string, number>();
-  for (const t of req.topics) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
+  const repeated = repeatedNames(req.topics.map((t) => t.name));
   return {
     throttleTimeMs: 0,
     results: req.topics.map((t) => {
-      if (counts.get(t.name)! > 1) return { name: t.name, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'topic named twice in one request' };
+      if (repeated.has(t.name)) return { name: t.name, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'topic named twice in one request' };
       return { name: t.name, ...grow(broker, t, req.validateOnly) };
     }),
   };
