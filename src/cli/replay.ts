@@ -2,6 +2,7 @@ import path from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { planReplay, rebuildProjections, type ReplayContext, type ReplayFrom, type TargetChoice } from '../../projections/replay';
 import type { Config } from '../config';
+import { isoTime } from './arguments';
 import { startEmbeddedKafka } from '../embedded/kafka';
 import { startEmbeddedRegistry } from '../embedded/registry';
 import { DeltabrokerError, isDeltabrokerError } from '../errors';
@@ -9,7 +10,6 @@ import { loadSchemas } from '../log';
 import { openKafkaWriteLog } from '../log/kafka';
 import { createLogger } from '../logger';
 import { openEntityConfigSource, openStore } from '../main';
-import { isoTime } from './arguments';
 import { progressReporter, registerVerifyCommand, type WithReplayContext } from './verify';
 
 const useTheService = 'while the service runs, use its admin route (POST /admin/replay, POST /admin/verify)';
