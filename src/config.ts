@@ -33,6 +33,8 @@ const ConfigSchema = z.object({
   kafka: z
     .object({
       port: port.default(9092),
+      /** Partitions of topics the embedded broker creates without a count (Kafka's `num.partitions`). */
+      numPartitions: z.coerce.number().int().min(1).max(10_000).default(3),
       /** Bootstrap brokers of a Kafka cluster. Absent: the embedded broker on `port`. */
       brokers: z
         .string()
@@ -131,6 +133,7 @@ const ENV_KEYS: Record<string, string[]> = {
   DELTABROKER_POSTGRES_PORT: ['postgres', 'port'],
   DELTABROKER_DATACENTER: ['datacenter'],
   DELTABROKER_KAFKA_PORT: ['kafka', 'port'],
+  DELTABROKER_KAFKA_NUM_PARTITIONS: ['kafka', 'numPartitions'],
   DELTABROKER_REGISTRY_PORT: ['registry', 'port'],
   DELTABROKER_KAFKA_BROKERS: ['kafka', 'brokers'],
   DELTABROKER_SCHEMA_REGISTRY_URL: ['registry', 'url'],

@@ -84,7 +84,12 @@ export async function openWriteLog(config: Config, logger: Logger, closers: Clos
   const port = (configured: number): number => (opener === 'tool' ? 0 : configured);
   let brokers = config.kafka.brokers ?? running?.brokers;
   if (!brokers) {
-    const kafka = await startEmbeddedKafka({ dataDir: path.join(config.dataDir, 'kafka'), port: port(config.kafka.port), logger });
+    const kafka = await startEmbeddedKafka({
+      dataDir: path.join(config.dataDir, 'kafka'),
+      port: port(config.kafka.port),
+      defaultPartitions: config.kafka.numPartitions,
+      logger,
+    });
     closers.push(() => kafka.stop());
     brokers = kafka.brokers;
   }

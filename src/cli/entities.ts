@@ -6,7 +6,7 @@ import { DeltabrokerError } from '../errors';
 import { createLogger } from '../logger';
 import { openEntityConfigSource } from '../main';
 import type { EntityConfig, EntityConfigSource } from '../tenant';
-import { renderTable } from './topics';
+import { renderTable } from './output';
 
 export const ENTITY_FORMATS = ['yaml', 'json'] as const;
 export type EntityFormat = (typeof ENTITY_FORMATS)[number];

@@ -1,7 +1,8 @@
 /**
  * `deltabroker rejections list|show|retry`: refused deltas, while the service runs. The commands talk to the
  * running service's broker and registry (or the configured Kafka cluster and Schema Registry); verdicts come
- * from PostgreSQL when DATABASE_URL is set, else from the outcomes topic.
+ * from the service's PostgreSQL database (DATABASE_URL, or the running embedded server), else from the outcomes
+ * topic.
  */
 import { randomUUID } from 'node:crypto';
 import { InvalidArgumentError, type Command } from 'commander';
@@ -16,16 +17,15 @@ import { openPgSqlClient } from '../store/pg-sql-client';
 import { RecordStateStore } from '../../streams/record-state-store';
 import { PIPELINE_TOPICS } from '../../streams/topics';
 import { positiveInt } from './arguments';
-import { cliBrokers, renderTable, withLogAdmin } from './topics';
-
-/** The registry the CLI talks to: the configured one, else the embedded registry of a running service. */
-const cliRegistryUrl = (config: Config): string => config.registry.url ?? `http://127.0.0.1:${config.registry.port}`;
+import { cliBrokers, cliRegistryUrl, withClusterAdmin } from './cluster';
+import { renderTable } from './output';
+import { serviceDatabaseUrl } from './psql';
 
 /** Runs `work` with a rejection service on the running service's log; closes everything after. */
 async function withRejections<T>(config: Config, work: (service: RejectionService) => Promise<T>): Promise<T> {
   const logger = createLogger(process.env.LOG_LEVEL ?? 'warn');
   // The admin client fails fast, with a hint, when no broker answers; the write log's producer would retry for long.
-  return withLogAdmin(config, async (admin) => {
+  return withClusterAdmin(config, async (admin) => {
     if (!(await admin.listTopics()).includes(PIPELINE_TOPICS.rejections)) {
       throw new DeltabrokerError('DB_NOT_FOUND', `no topic '${PIPELINE_TOPICS.rejections}' at ${cliBrokers(config).join(', ')}: no service has run on this broker`, {
         field: 'DELTABROKER_KAFKA_BROKERS',
@@ -40,9 +40,10 @@ async function withRejections<T>(config: Config, work: (service: RejectionServic
       closers.push(() => log.close());
       const schemas = loadSchemas();
       let verdicts;
-      if (config.databaseUrl) {
+      const databaseUrl = storeOf(config);
+      if (databaseUrl) {
         // Read-only use of the pipeline's outcomes: the service migrated the database.
-        const sql = await openPgSqlClient(config.databaseUrl, 2);
+        const sql = await openPgSqlClient(databaseUrl, 2);
         closers.push(() => sql.close());
         verdicts = new StoreVerdicts(new RecordStateStore(sql));
       } else {
@@ -53,6 +54,15 @@ async function withRejections<T>(config: Config, work: (service: RejectionServic
       for (const close of closers.reverse()) await close().catch((e: unknown) => logger.warn({ err: e }, 'closing failed'));
     }
   });
+}
+
+/** The service's database when it can be reached (DATABASE_URL, or the running embedded server), else undefined. */
+function storeOf(config: Config): string | undefined {
+  try {
+    return serviceDatabaseUrl(config);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Records cannot be decoded without the registry: say so at once rather than when the first record is read. */

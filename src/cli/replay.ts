@@ -1,6 +1,7 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { planReplay, rebuildProjections, type ReplayContext, type ReplayFrom, type TargetChoice } from '../../projections/replay';
 import type { Config } from '../config';
+import { isoTime } from './arguments';
 import { DeltabrokerError } from '../errors';
 import { loadSchemas } from '../log';
 import { createLogger } from '../logger';
@@ -40,12 +41,6 @@ function offsetArgument(value: string): bigint {
   return BigInt(value);
 }
 
-function timeArgument(value: string): number {
-  const ms = Date.parse(value);
-  if (!/^[0-9]{4}-[0-9]{2}-[0-9]{2}/.test(value) || Number.isNaN(ms)) throw new InvalidArgumentError('must be an ISO 8601 time, e.g. 2026-11-23T06:00:00Z');
-  return ms;
-}
-
 interface ReplayCommandOptions {
   entity: string;
   tenant: string;
@@ -76,7 +71,7 @@ export function registerReplayCommands(program: Command, config: () => Config): 
     .addOption(new Option('--target <target>', 'which projections').choices(['postgres', 'search', 'all']).default('all'))
     .option('--from-beginning', 'replay the whole topic into an empty shadow (the default)')
     .option('--from-offset <n>', 'copy the live rows, then re-apply every partition from offset n', offsetArgument)
-    .option('--from-time <iso>', 'copy the live rows, then re-apply what was logged from this time on', timeArgument)
+    .option('--from-time <iso>', 'copy the live rows, then re-apply what was logged from this time on', isoTime)
     .option('--dry-run', 'report what would be done (topics, partitions, events, tables) and write nothing')
     .action(async (o: ReplayCommandOptions) => {
       const from = startOf(o);

@@ -1,13 +1,17 @@
 /**
- * `deltabroker topics list|describe`: topics, partitions, watermarks and consumer-group lag, read from the
- * configured Kafka cluster or, by default, the embedded broker of a running service.
+ * `deltabroker topics list|describe|alter|groups`: topics, partitions, watermarks and consumer-group lag, and
+ * the changes operators make to them, on the configured Kafka cluster or, by default, the embedded broker of
+ * a running service.
  */
 import type { Command } from 'commander';
 import type { Config } from '../config';
 import { DeltabrokerError } from '../errors';
 import type { TopicOffsets } from '../log';
-import { openKafkaLogAdmin } from '../log/kafka';
 import { consumerLag, serviceGroups, type LogAdmin, type PartitionLag } from '../observability';
+import { withClusterAdmin } from './cluster';
+import { registerGroupsCommands } from './groups';
+import { printJson, printText, renderTable } from './output';
+import { registerTopicAlterCommand } from './topic-alter';
 
 export interface TopicSummary {
   readonly topic: string;
@@ -24,25 +28,6 @@ export interface TopicDescription {
   readonly partitions: readonly TopicOffsets[];
   /** Lag of each group that committed on this topic (and of every group asked for by name). */
   readonly groups: readonly PartitionLag[];
-}
-
-/** The brokers the CLI talks to: the configured cluster, else the embedded broker a running service listens on. */
-export const cliBrokers = (config: Config): string[] => config.kafka.brokers ?? [`127.0.0.1:${config.kafka.port}`];
-
-export async function withLogAdmin<T>(config: Config, work: (admin: LogAdmin) => Promise<T>): Promise<T> {
-  const brokers = cliBrokers(config);
-  let admin: LogAdmin;
-  try {
-    admin = await openKafkaLogAdmin({ brokers, clientId: 'deltabroker-cli', retries: 1 });
-  } catch (cause) {
-    const hint = config.kafka.brokers ? 'check DELTABROKER_KAFKA_BROKERS' : 'start the service (npm start), whose embedded broker this is, or set DELTABROKER_KAFKA_BROKERS';
-    throw new DeltabrokerError('DB_DEPENDENCY_UNAVAILABLE', `no Kafka broker answers at ${brokers.join(', ')}: ${hint}`, { field: 'DELTABROKER_KAFKA_BROKERS', stage: 'cli' }, { cause });
-  }
-  try {
-    return await work(admin);
-  } finally {
-    await admin.close();
-  }
 }
 
 const sum = (values: readonly bigint[]): string => values.reduce((a, b) => a + b, 0n).toString();
@@ -78,13 +63,6 @@ export async function describeTopic(admin: LogAdmin, topic: string, datacenter: 
   return { topic, partitions, groups: lags.filter((l) => active.has(l.group) || extraGroups.includes(l.group)) };
 }
 
-/** Left-aligned columns, two spaces apart. */
-export function renderTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: readonly string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
-  return [line(header), ...rows.map(line)].join('\n');
-}
-
 export function renderTopicList(topics: readonly TopicSummary[]): string {
   return renderTable(
     ['TOPIC', 'PARTITIONS', 'END OFFSET', 'RECORDS', 'END OFFSETS BY PARTITION'],
@@ -101,20 +79,17 @@ export function renderTopicDescription(d: TopicDescription): string {
   return `topic ${d.topic}: ${d.partitions.length} partition${d.partitions.length === 1 ? '' : 's'}\n\n${partitions}\n\n${groups}`;
 }
 
-const printJson = (value: unknown): void => void process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
-const printText = (text: string): void => void process.stdout.write(`${text}\n`);
-
 export function registerTopicsCommands(program: Command, config: () => Config): void {
   const topics = program
     .command('topics')
-    .description('topics of the write log: partitions, end offsets, consumer-group lag (Kafka cluster, or the running service\'s embedded broker)');
+    .description('topics and consumer groups of the write log: partitions, end offsets, lag, and their changes (Kafka cluster, or the running service\'s embedded broker)');
 
   topics
     .command('list')
     .description('list topics with their partition counts and end offsets')
     .option('--json', 'print JSON instead of a table')
     .action(async (o: { json?: boolean }) =>
-      withLogAdmin(config(), async (admin) => {
+      withClusterAdmin(config(), async (admin) => {
         const rows = await listTopics(admin);
         if (o.json) printJson(rows);
         else printText(renderTopicList(rows));
@@ -128,10 +103,13 @@ export function registerTopicsCommands(program: Command, config: () => Config): 
     .option('--json', 'print JSON instead of tables')
     .action(async (topic: string, o: { group?: string[]; json?: boolean }) => {
       const c = config();
-      await withLogAdmin(c, async (admin) => {
+      await withClusterAdmin(c, async (admin) => {
         const description = await describeTopic(admin, topic, c.datacenter, o.group ?? []);
         if (o.json) printJson(description);
         else printText(renderTopicDescription(description));
       });
     });
+
+  registerTopicAlterCommand(topics, config);
+  registerGroupsCommands(topics, config);
 }

@@ -1,4 +1,5 @@
 /** The write log as the rest of the service sees it: the port and the record schemas (no engine code). */
 export type * from './port';
+export type * from './cluster-admin';
 export * from './schemas';
 export { DECODE_REASONS, DECODE_STAGE, type DecodeReason } from './rejection-reasons';

@@ -5,14 +5,16 @@ describe('config', () => {
     const config = loadConfig({});
     expect(config.http).toMatchObject({ host: '127.0.0.1', port: 8080 });
     expect(config.kafka.port).toBe(9092);
+    expect(config.kafka.numPartitions).toBe(3);
     expect(config.registry.port).toBe(8081);
     expect(config.auth.devIssuer).toBe(true);
     expect(config.databaseUrl).toBeUndefined();
   });
 
   test('environment variables override defaults', () => {
-    const config = loadConfig({ DELTABROKER_HTTP_PORT: '9000', DELTABROKER_DATACENTER: 'dc2', DELTABROKER_DEV_ISSUER: 'false' });
+    const config = loadConfig({ DELTABROKER_HTTP_PORT: '9000', DELTABROKER_DATACENTER: 'dc2', DELTABROKER_DEV_ISSUER: 'false', DELTABROKER_KAFKA_NUM_PARTITIONS: '4' });
     expect(config.http.port).toBe(9000);
+    expect(config.kafka.numPartitions).toBe(4);
     expect(config.datacenter).toBe('dc2');
     expect(config.auth.devIssuer).toBe(false);
   });
@@ -20,6 +22,7 @@ describe('config', () => {
   test('a bad value is refused naming the setting', () => {
     expect(() => loadConfig({ DELTABROKER_HTTP_PORT: 'eighty' })).toThrow(/http\.port/);
     expect(() => loadConfig({ DELTABROKER_DATACENTER: 'DC 1' })).toThrow(/datacenter/);
+    expect(() => loadConfig({ DELTABROKER_KAFKA_NUM_PARTITIONS: '0' })).toThrow(/kafka\.numPartitions/);
   });
 
   test('production mode needs a master key and a token issuer, and has no dev issuer', () => {

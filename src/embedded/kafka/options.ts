@@ -1,6 +1,6 @@
 import type { Logger } from '../../logger';
 import { silentLogger } from '../../logger';
-import { DEFAULT_LOG_CONFIG, type LogConfig } from './storage/log-config';
+import { DEFAULT_LOG_CONFIG, type LogConfig, TIMESTAMP_TYPES, type TimestampType } from './storage/log-config';
 import type { FsyncPolicy } from './storage/log-manager';
 
 export type { FsyncPolicy };
@@ -36,6 +36,8 @@ export interface EmbeddedKafkaOptions {
   retentionCheckIntervalMs?: number;
   /** Largest record batch accepted (`max.message.bytes`). Default 1 MiB + 12. */
   maxMessageBytes?: number;
+  /** Default `message.timestamp.type` of topics (`log.message.timestamp.type`). Default 'CreateTime'. */
+  messageTimestampType?: TimestampType;
   /** Largest request frame; a bigger one closes the connection (`socket.request.max.bytes`). Default 100 MiB. */
   maxFrameBytes?: number;
   /** Accepted consumer session timeouts. Default 1 s – 30 min. */
@@ -73,6 +75,8 @@ export function resolveOptions(o: EmbeddedKafkaOptions): ResolvedOptions {
   if (!o.dataDir) throw new Error('embedded kafka: dataDir is required');
   const fsync = o.fsync ?? 'always';
   if (!FSYNC_POLICIES.includes(fsync)) throw new Error(`embedded kafka: fsync must be one of ${FSYNC_POLICIES.join(', ')}`);
+  const messageTimestampType = o.messageTimestampType ?? DEFAULT_LOG_CONFIG.messageTimestampType;
+  if (!TIMESTAMP_TYPES.includes(messageTimestampType)) throw new Error(`embedded kafka: messageTimestampType must be one of ${TIMESTAMP_TYPES.join(', ')}`);
   const defaultPartitions = o.defaultPartitions ?? 3;
   if (!Number.isInteger(defaultPartitions) || defaultPartitions < 1) throw new Error('embedded kafka: defaultPartitions must be ≥ 1');
   return {
@@ -93,6 +97,7 @@ export function resolveOptions(o: EmbeddedKafkaOptions): ResolvedOptions {
       retentionMs: o.retentionMs ?? DEFAULT_LOG_CONFIG.retentionMs,
       retentionBytes: o.retentionBytes ?? DEFAULT_LOG_CONFIG.retentionBytes,
       maxMessageBytes: o.maxMessageBytes ?? DEFAULT_LOG_CONFIG.maxMessageBytes,
+      messageTimestampType,
     },
     maxFrameBytes: o.maxFrameBytes ?? 100 * 1024 * 1024,
     groupMinSessionTimeoutMs: o.groupMinSessionTimeoutMs ?? 1000,

@@ -88,7 +88,8 @@ export async function replay<T>(deps: ReplayDeps, o: ReplayOptions<T>): Promise<
     await done;
   } finally {
     await consumer.disconnect().catch((e: unknown) => deps.logger.warn({ err: e, groupId }, 'replay consumer did not disconnect cleanly'));
-    await deps.admin.deleteGroups([groupId]).catch(() => undefined); // best effort: the group committed nothing
+    // The group committed nothing, but a broker lists it until it is deleted.
+    await deps.admin.deleteGroups([groupId]).catch((e: unknown) => deps.logger.warn({ err: e, groupId }, 'replay could not delete its temporary consumer group'));
   }
   return { records, rejected, endOffsets };
 }

@@ -18,7 +18,24 @@ const every = [...commandsOf(program)];
 describe('deltabroker --help', () => {
   test('the operator commands are all there', () => {
     expect(every.map((c) => c.path.join(' '))).toEqual(
-      expect.arrayContaining(['serve', 'token', 'keys list', 'keys rotate', 'topics list', 'topics describe', 'entities list', 'entities show', 'rejections list', 'rejections show', 'rejections retry']),
+      expect.arrayContaining([
+        'serve',
+        'token',
+        'keys list',
+        'keys rotate',
+        'topics list',
+        'topics describe',
+        'topics alter',
+        'topics groups list',
+        'topics groups describe',
+        'topics groups delete',
+        'topics groups reset-offsets',
+        'entities list',
+        'entities show',
+        'rejections list',
+        'rejections show',
+        'rejections retry',
+      ]),
     );
   });
 
@@ -32,6 +49,12 @@ describe('deltabroker --help', () => {
     expect(help).toContain('-h, --help');
   });
 
+  test('every topics and groups command offers --json', () => {
+    for (const { path, command } of every.filter((c) => c.path[0] === 'topics' && c.command.commands.length === 0)) {
+      expect([path.join(' '), command.options.some((o) => o.long === '--json')]).toEqual([path.join(' '), true]);
+    }
+  });
+
   test('as a process: --help exits 0 and prints the usage; nothing listening is a clear error and exit 1', async () => {
     const help = await spawnCli(['topics', 'describe', '--help']);
     expect(help.code).toBe(0);
@@ -41,5 +64,9 @@ describe('deltabroker --help', () => {
     const refused = await spawnCli(['topics', 'list'], { DELTABROKER_KAFKA_PORT: '1', DELTABROKER_KAFKA_BROKERS: '' });
     expect(refused.code).toBe(1);
     expect(refused.stdout).toContain('DB_DEPENDENCY_UNAVAILABLE: no Kafka broker answers at 127.0.0.1:1: start the service (npm start)');
+
+    const badValue = await spawnCli(['topics', 'alter', 'x', '--retention-ms', 'soon']);
+    expect(badValue.code).toBe(1);
+    expect(badValue.stderr).toContain("option '--retention-ms <ms>' argument 'soon' is invalid. must be a whole number ≥ 0, or -1 for no limit");
   }, 60_000);
 });

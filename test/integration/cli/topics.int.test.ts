@@ -1,3 +1,4 @@
+import { Kafka, logLevel } from 'kafkajs';
 import { loadConfig, type Config } from '../../../src/config';
 import { recordSchema } from '../../../src/log';
 import type { TopicDescription, TopicSummary } from '../../../src/cli/topics';
@@ -17,7 +18,7 @@ describe('deltabroker topics', () => {
 
   beforeAll(async () => {
     const entities = testEntitiesDir();
-    t = await startTestService({ env: { DELTABROKER_ENTITIES_DIR: entities } });
+    t = await startTestService({ env: { DELTABROKER_ENTITIES_DIR: entities, DELTABROKER_KAFKA_NUM_PARTITIONS: '5' } });
     const port = (t.service.brokers[0] ?? '').split(':')[1] ?? '';
     // What an operator's shell would have: no brokers configured, the service's embedded broker port.
     cli = loadConfig({ DELTABROKER_DATA_DIR: t.config.dataDir, DELTABROKER_KAFKA_PORT: port, DELTABROKER_ENTITIES_DIR: entities });
@@ -86,6 +87,16 @@ describe('deltabroker topics', () => {
       { group: 'cli-lag-group', topic, partition: 0, high: '5', committed: '3', lag: 2 },
       { group: 'cli-never-group', topic, partition: 0, high: '5', committed: null, lag: 5 },
     ]);
+  });
+
+  test('a topic the embedded broker creates on first use gets DELTABROKER_KAFKA_NUM_PARTITIONS partitions', async () => {
+    // A plain client that lets the broker create the topic (the service's own producer never does).
+    const producer = new Kafka({ clientId: 'cli-auto', brokers: t.service.brokers, logLevel: logLevel.NOTHING }).producer();
+    await producer.connect();
+    await producer.send({ topic: 'cli.auto.created', messages: [{ value: 'x' }] });
+    await producer.disconnect();
+    const rows = JSON.parse(await runCli(cli, ['topics', 'list', '--json'])) as TopicSummary[];
+    expect(rows.find((r) => r.topic === 'cli.auto.created')).toMatchObject({ partitions: 5, endOffset: '1' });
   });
 
   test('describe refuses a topic that does not exist', async () => {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Kafka, logLevel, type ConsumerConfig } from 'kafkajs';
+import { Kafka, logLevel, type Consumer, type ConsumerConfig } from 'kafkajs';
 import { type EmbeddedKafka, type EmbeddedKafkaOptions, startEmbeddedKafka } from '../../../src/embedded/kafka';
 
 /** A broker on an ephemeral port over a fresh temporary data directory. */
@@ -52,4 +52,15 @@ export async function waitFor(cond: () => boolean, timeoutMs = 20_000, what = 'c
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 25));
   }
+}
+
+/** A consumer of `groupId` (client id `clientId`) that has read all `count` records of `topic`, still running. */
+export async function consumerThatRead(broker: TestBroker, clientId: string, groupId: string, topic: string, count: number): Promise<Consumer> {
+  const consumer = broker.client(clientId).consumer({ groupId, ...FAST_GROUP });
+  let seen = 0;
+  await consumer.connect();
+  await consumer.subscribe({ topic, fromBeginning: true });
+  await consumer.run({ eachMessage: async () => void seen++ });
+  await waitFor(() => seen === count, 20_000, `${groupId} to read ${count} records`);
+  return consumer;
 }

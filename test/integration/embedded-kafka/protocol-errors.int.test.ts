@@ -22,32 +22,39 @@ describe('embedded kafka: unsupported requests and malformed frames', () => {
   });
   afterAll(() => broker.stop());
 
-  test('ApiVersions v3 (flexible, as librdkafka opens) gets UNSUPPORTED_VERSION with our ranges; the connection stays usable', async () => {
+  test('ApiVersions v3 (flexible, as librdkafka opens) is served; a newer version gets UNSUPPORTED_VERSION with our ranges and the connection stays usable', async () => {
     const c = await RawClient.connect(broker.kafka.port);
-    const reply = await c.request(API_VERSIONS, 3, 7, Buffer.from([0, 0, 0])); // tagged fields etc.: not read
-    expect(reply.readInt32BE(0)).toBe(7);
-    const v3 = readApiVersions(reply);
-    expect(v3.errorCode).toBe(UNSUPPORTED_VERSION);
-    expect(v3.keys.get(API_VERSIONS)).toEqual([0, 2]);
-    expect(v3.keys.get(0)).toEqual([3, 7]);
-    const ok = readApiVersions(await c.request(API_VERSIONS, 0, 8));
+    const software = new Writer().compactString('raw-test').compactString('1.0').uvarint(0).toBuffer();
+    const v3 = new Reader(await c.request(API_VERSIONS, 3, 7, software, true), 4);
+    expect(v3.int16()).toBe(0);
+    const ranges = new Map(v3.compactArray((r) => {
+      const k = [r.int16(), [r.int16(), r.int16()]] as const;
+      r.skipTaggedFields();
+      return k;
+    }));
+    expect(ranges.get(API_VERSIONS)).toEqual([0, 3]);
+    const v4 = await c.request(API_VERSIONS, 4, 8, software, true);
+    expect(v4.readInt32BE(0)).toBe(8);
+    const refused = readApiVersions(v4);
+    expect(refused.errorCode).toBe(UNSUPPORTED_VERSION);
+    expect(refused.keys.get(API_VERSIONS)).toEqual([0, 3]);
+    expect(refused.keys.get(0)).toEqual([3, 7]);
+    const ok = readApiVersions(await c.request(API_VERSIONS, 0, 9));
     expect(ok.errorCode).toBe(0);
-    expect(ok.keys.size).toBe(16);
+    expect(ok.keys.size).toBe(ranges.size);
     c.close();
   });
 
-  test('an unknown API key or a version outside the range gets UNSUPPORTED_VERSION, then the next request is served', async () => {
+  test('an unknown API key or a version outside the range closes the connection unanswered, as Kafka does', async () => {
+    for (const [apiKey, version] of [[9999, 0], [METADATA, 12], [0, 2]] as const) {
+      const c = await RawClient.connect(broker.kafka.port);
+      const answered = c.request(apiKey, version, 11).then(() => 'answered');
+      await expect(Promise.race([answered, c.closed.then(() => 'closed')])).resolves.toBe('closed');
+    }
     const c = await RawClient.connect(broker.kafka.port);
-    const unknown = await c.request(9999, 0, 11);
-    expect(unknown.readInt32BE(0)).toBe(11);
-    expect(unknown.readInt16BE(4)).toBe(UNSUPPORTED_VERSION);
-    const tooNew = await c.request(METADATA, 12, 12);
-    expect(tooNew.readInt32BE(0)).toBe(12);
-    expect(tooNew.readInt16BE(4)).toBe(UNSUPPORTED_VERSION);
     const meta = await c.request(METADATA, 1, 13, new Writer().int32(0).toBuffer()); // no topics
     expect(meta.readInt32BE(0)).toBe(13);
-    const r = new Reader(meta, 4);
-    expect(r.int32()).toBe(1); // one broker
+    expect(new Reader(meta, 4).int32()).toBe(1); // one broker
     c.close();
   });
 

@@ -33,9 +33,14 @@ export class RawClient {
     this.socket.write(bytes);
   }
 
-  /** Sends a request with a v1 header and the given body; resolves with the response (after its size). */
-  request(apiKey: number, apiVersion: number, correlationId: number, body: Buffer = Buffer.alloc(0)): Promise<Buffer> {
-    const w = new Writer().int16(apiKey).int16(apiVersion).int32(correlationId).string('raw-test').raw(body);
+  /**
+   * Sends a request with a v1 header (v2, with an empty tagged-field section, when `flexible`) and the given
+   * body; resolves with the response (after its size).
+   */
+  request(apiKey: number, apiVersion: number, correlationId: number, body: Buffer = Buffer.alloc(0), flexible = false): Promise<Buffer> {
+    const w = new Writer().int16(apiKey).int16(apiVersion).int32(correlationId).string('raw-test');
+    if (flexible) w.uvarint(0);
+    w.raw(body);
     const frame = w.toBuffer();
     const prefix = Buffer.alloc(4);
     prefix.writeInt32BE(frame.length);

@@ -78,6 +78,8 @@ describe('log manager', () => {
     expect(code(() => m.createTopic('zero', 0))).toBe(ErrorCode.INVALID_PARTITIONS);
     expect(code(() => m.createTopic('cfg', 1, { 'retention.ms': 'soon' }))).toBe(ErrorCode.INVALID_CONFIG);
     expect(code(() => m.createTopic('pol', 1, { 'cleanup.policy': 'shred' }))).toBe(ErrorCode.INVALID_CONFIG);
+    expect(code(() => m.createTopic('ts', 1, { 'message.timestamp.type': 'WallClock' }))).toBe(ErrorCode.INVALID_CONFIG);
+    expect(m.createTopic('stamped', 1, { 'message.timestamp.type': 'LogAppendTime' }).config.messageTimestampType).toBe('LogAppendTime');
     // compact is accepted; nothing is compacted, so such a topic keeps everything.
     expect(m.createTopic('compacted', 1, { 'cleanup.policy': 'compact' }).config.retentionMs).toBe(-1);
     await m.close();

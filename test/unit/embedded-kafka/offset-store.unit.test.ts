@@ -66,4 +66,27 @@ describe('committed offsets store', () => {
     expect(s.get('g', 't', 0)?.offset).toBe(1499);
     await s.close();
   });
+
+  test('deleting a group or some of its offsets is durable; a group whose last offset goes is gone', async () => {
+    let s = open();
+    await s.commit('g', [entry('t', 0, 5), entry('t', 1, 6)]);
+    await s.commit('h', [entry('t', 0, 1)]);
+    await s.commit('k', [entry('t', 0, 2)]);
+    await s.deleteGroup('g');
+    await s.deleteOffsets('h', [{ topic: 't', partition: 0 }]);
+    await s.deleteOffsets('k', [{ topic: 't', partition: 1 }]); // never committed: nothing changes
+    expect(s.groupIds().sort()).toEqual(['k']);
+    await s.close();
+    s = open();
+    expect(s.get('g', 't', 0)).toBeUndefined();
+    expect(s.hasGroup('g')).toBe(false);
+    expect(s.hasGroup('h')).toBe(false);
+    expect(s.get('k', 't', 0)?.offset).toBe(2);
+    // A group committing again after its deletion starts afresh.
+    await s.commit('g', [entry('t', 1, 8)]);
+    await s.close();
+    s = open();
+    expect([...s.all('g').get('t')!.entries()].map(([p, o]) => [p, o.offset])).toEqual([[1, 8]]);
+    await s.close();
+  });
 });

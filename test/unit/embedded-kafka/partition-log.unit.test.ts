@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ErrorCode } from '../../../src/embedded/kafka/protocol/errors';
-import { type BatchInput, decodeRecords, encodeRecordBatch, readBatchHeader, splitBatches } from '../../../src/embedded/kafka/protocol/record-batch';
+import { type BatchInput, LOG_APPEND_TIME_FLAG, batchCrcValid, decodeRecords, encodeRecordBatch, readBatchHeader, splitBatches } from '../../../src/embedded/kafka/protocol/record-batch';
 import { DEFAULT_LOG_CONFIG, type LogConfig } from '../../../src/embedded/kafka/storage/log-config';
 import { PartitionLog } from '../../../src/embedded/kafka/storage/partition-log';
 
@@ -53,6 +53,30 @@ describe('partition log', () => {
     expect((await log.read(6, 100)).records).toBeNull();
     expect((await log.read(7, 100)).errorCode).toBe(ErrorCode.OFFSET_OUT_OF_RANGE);
     log.close();
+  });
+
+  test('LogAppendTime: the broker stamps each batch (attribute bit, max timestamp, valid CRC) and reports the time', async () => {
+    const log = open({ messageTimestampType: 'LogAppendTime' });
+    const before = Date.now();
+    const result = log.append([batch(['old', 'older'], { records: [{ value: 'old', timestamp: 1000 }, { value: 'older', timestamp: 2000 }] })]);
+    log.advanceHighWatermark(log.logEndOffset);
+    expect(result.logAppendTimeMs).toBeGreaterThanOrEqual(before);
+    expect(result.logAppendTimeMs).toBeLessThanOrEqual(Date.now());
+    const stored = splitBatches((await log.read(0, 1 << 20)).records!)[0]!;
+    const h = readBatchHeader(stored);
+    expect(h.attributes & LOG_APPEND_TIME_FLAG).toBe(LOG_APPEND_TIME_FLAG);
+    expect(h.maxTimestamp).toBe(result.logAppendTimeMs);
+    expect(h.baseTimestamp).toBe(1000); // the producer's, untouched; readers take maxTimestamp
+    expect(batchCrcValid(stored)).toBe(true);
+    expect(decodeRecords(stored)!.map((r) => r.timestamp)).toEqual([result.logAppendTimeMs, result.logAppendTimeMs]);
+    // Found by the append time, not by the producer's timestamps.
+    expect(await log.offsetForTimestamp(5000)).toEqual({ offset: 0, timestamp: result.logAppendTimeMs });
+    log.close();
+
+    const create = open();
+    const kept = create.append([batch(['x'], { records: [{ value: 'x', timestamp: 1234 }] })]);
+    expect(kept.logAppendTimeMs).toBe(-1);
+    create.close();
   });
 
   test('nothing past the high watermark is served', async () => {
@@ -178,14 +202,14 @@ describe('partition log', () => {
       encodeRecordBatch({ records: Array.from({ length: n }, (_, i) => ({ value: `s${seq + i}` })), producerId: 5, producerEpoch: epoch, baseSequence: seq });
     expect(append(log, p(0, 2))).toBe(0);
     expect(append(log, p(2, 1))).toBe(2);
-    expect(log.append([p(0, 2)])).toEqual({ errorCode: ErrorCode.NONE, baseOffset: 0 }); // duplicate
-    expect(log.append([p(2, 1)])).toEqual({ errorCode: ErrorCode.NONE, baseOffset: 2 });
+    expect(log.append([p(0, 2)])).toEqual({ errorCode: ErrorCode.NONE, baseOffset: 0, logAppendTimeMs: -1 }); // duplicate
+    expect(log.append([p(2, 1)])).toEqual({ errorCode: ErrorCode.NONE, baseOffset: 2, logAppendTimeMs: -1 });
     expect(log.logEndOffset).toBe(3);
     expect(log.append([p(5, 1)]).errorCode).toBe(ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER);
     log.close();
 
     log = open();
-    expect(log.append([p(2, 1)])).toEqual({ errorCode: ErrorCode.NONE, baseOffset: 2 });
+    expect(log.append([p(2, 1)])).toEqual({ errorCode: ErrorCode.NONE, baseOffset: 2, logAppendTimeMs: -1 });
     expect(append(log, p(3, 1))).toBe(3);
     expect(log.append([p(0, 1, 1)]).errorCode).toBe(ErrorCode.NONE); // a new epoch restarts at 0
     expect(log.append([p(4, 1, 0)]).errorCode).toBe(ErrorCode.INVALID_PRODUCER_EPOCH);

@@ -1,3 +1,10 @@
+import { alterConfigsCodec } from './alter-configs/codec';
+import { createPartitionsCodec } from './create-partitions/codec';
+import { deleteGroupsCodec } from './delete-groups/codec';
+import { describeGroupsCodec } from './describe-groups/codec';
+import { incrementalAlterConfigsCodec } from './incremental-alter-configs/codec';
+import { listGroupsCodec } from './list-groups/codec';
+import { offsetDeleteCodec } from './offset-delete/codec';
 import { apiVersionsCodec, type ApiVersionRange } from './api-versions/codec';
 import { createTopicsCodec } from './create-topics/codec';
 import { deleteTopicsCodec } from './delete-topics/codec';
@@ -17,9 +24,9 @@ import { syncGroupCodec } from './sync-group/codec';
 import type { ApiCodec } from './types';
 
 /**
- * Version negotiation, in one place. We advertise exactly the ranges our codecs implement, all of them
- * non-flexible; clients pick min(their max, our max). A request outside the ranges is answered with
- * UNSUPPORTED_VERSION (see connection.ts), ApiVersions included, so the client can retry lower.
+ * Version negotiation, in one place. We advertise exactly the ranges our codecs implement; clients pick
+ * min(their max, our max). A request outside the ranges closes its connection, except ApiVersions, which
+ * is answered with UNSUPPORTED_VERSION and our ranges so the client can retry lower (see dispatch.ts).
  */
 export const CODECS: readonly ApiCodec<unknown, unknown>[] = [
   produceCodec,
@@ -38,6 +45,13 @@ export const CODECS: readonly ApiCodec<unknown, unknown>[] = [
   deleteTopicsCodec,
   initProducerIdCodec,
   describeConfigsCodec,
+  describeGroupsCodec,
+  listGroupsCodec,
+  createPartitionsCodec,
+  alterConfigsCodec,
+  deleteGroupsCodec,
+  incrementalAlterConfigsCodec,
+  offsetDeleteCodec,
 ] as unknown as ApiCodec<unknown, unknown>[];
 
 export const API_VERSIONS_KEY = apiVersionsCodec.key;

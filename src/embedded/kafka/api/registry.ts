@@ -1,3 +1,17 @@
+import { alterConfigsCodec } from './alter-configs/codec';
+import { handleAlterConfigs } from './alter-configs/handler';
+import { createPartitionsCodec } from './create-partitions/codec';
+import { handleCreatePartitions } from './create-partitions/handler';
+import { deleteGroupsCodec } from './delete-groups/codec';
+import { handleDeleteGroups } from './delete-groups/handler';
+import { describeGroupsCodec } from './describe-groups/codec';
+import { handleDescribeGroups } from './describe-groups/handler';
+import { incrementalAlterConfigsCodec } from './incremental-alter-configs/codec';
+import { handleIncrementalAlterConfigs } from './incremental-alter-configs/handler';
+import { listGroupsCodec } from './list-groups/codec';
+import { handleListGroups } from './list-groups/handler';
+import { offsetDeleteCodec } from './offset-delete/codec';
+import { handleOffsetDelete } from './offset-delete/handler';
 import { apiVersionsCodec } from './api-versions/codec';
 import { handleApiVersions } from './api-versions/handler';
 import { createTopicsCodec } from './create-topics/codec';
@@ -51,6 +65,13 @@ const APIS: Api<unknown, unknown>[] = [
   defineApi(deleteTopicsCodec, handleDeleteTopics),
   defineApi(initProducerIdCodec, handleInitProducerId),
   defineApi(describeConfigsCodec, handleDescribeConfigs),
+  defineApi(describeGroupsCodec, handleDescribeGroups),
+  defineApi(listGroupsCodec, handleListGroups),
+  defineApi(createPartitionsCodec, handleCreatePartitions),
+  defineApi(alterConfigsCodec, handleAlterConfigs),
+  defineApi(deleteGroupsCodec, handleDeleteGroups),
+  defineApi(incrementalAlterConfigsCodec, handleIncrementalAlterConfigs),
+  defineApi(offsetDeleteCodec, handleOffsetDelete),
 ];
 
 const byKey = new Map(APIS.map((a) => [a.key, a]));

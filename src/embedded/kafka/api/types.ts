@@ -1,6 +1,7 @@
 import type { Reader } from '../protocol/reader';
 import type { Writer } from '../protocol/writer';
 import type { BrokerContext } from '../broker';
+import type { ClientSession } from '../server/session';
 
 /**
  * The wire side of one Kafka API: which versions we implement and how each is read and written. One
@@ -13,6 +14,8 @@ export interface ApiCodec<Req, Res> {
   name: string;
   minVersion: number;
   maxVersion: number;
+  /** First flexible version (tagged fields, compact strings, request header v2); absent when none is served. */
+  flexibleFrom?: number;
   decodeRequest(r: Reader, version: number): Req;
   encodeResponse(w: Writer, version: number, res: Res): void;
 }
@@ -21,11 +24,15 @@ export interface RequestContext {
   apiVersion: number;
   correlationId: number;
   clientId: string;
-  clientHost: string;
+  /** The connection the request came on. */
+  session: ClientSession;
 }
 
 /** Answers a decoded request; null means no response is sent (Produce with acks=0). */
 export type ApiHandler<Req, Res> = (broker: BrokerContext, req: Req, ctx: RequestContext) => Res | null | Promise<Res | null>;
+
+export const isFlexible = (codec: Pick<ApiCodec<unknown, unknown>, 'flexibleFrom'>, version: number): boolean =>
+  codec.flexibleFrom !== undefined && version >= codec.flexibleFrom;
 
 export interface Api<Req, Res> extends ApiCodec<Req, Res> {
   handle: ApiHandler<Req, Res>;

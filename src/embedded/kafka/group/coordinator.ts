@@ -288,6 +288,25 @@ export class GroupCoordinator {
     return g && { state: g.state, generationId: g.generationId, members: [...g.members.keys()] };
   }
 
+  /** A group's live state, when it has any (group administration reads it; see group-admin.ts). */
+  peek(groupId: string): Group | undefined {
+    return this.groups.get(groupId);
+  }
+
+  /** Groups with live state (members now or earlier in this run). */
+  liveGroupIds(): string[] {
+    return [...this.groups.keys()];
+  }
+
+  /** Drops the live state of a group without members (DeleteGroups). */
+  forget(groupId: string): void {
+    const g = this.groups.get(groupId);
+    if (!g || g.members.size > 0) return;
+    clearTimeout(g.rebalanceTimer);
+    clearTimeout(g.initialDelayTimer);
+    this.groups.delete(groupId);
+  }
+
   close(): void {
     clearInterval(this.sessionTimer);
     for (const g of this.groups.values()) {

@@ -17,10 +17,12 @@ export interface OffsetCommitEntry extends CommittedOffset {
   partition: number;
 }
 
-/** One line of the offsets journal: a commit of one group, or a deleted topic. */
+/** One line of the offsets journal: a commit of one group, a deleted topic, a deleted group, or offsets a group gave up. */
 type JournalRecord =
   | { c: string; ts: number; e: [topic: string, partition: number, offset: number, epoch: number, metadata: string | null][] }
-  | { dt: string };
+  | { dt: string }
+  | { dg: string }
+  | { do: string; p: [topic: string, partition: number][] };
 
 const FILE = 'offsets.journal';
 
@@ -90,6 +92,16 @@ export class OffsetStore {
   private apply(record: JournalRecord): void {
     if ('dt' in record) {
       for (const offsets of this.groups.values()) for (const key of [...offsets.keys()]) if (key.startsWith(`${record.dt}\0`)) offsets.delete(key);
+      return;
+    }
+    if ('dg' in record) {
+      this.groups.delete(record.dg);
+      return;
+    }
+    if ('do' in record) {
+      const offsets = this.groups.get(record.do);
+      for (const [topic, partition] of record.p) offsets?.delete(`${topic}\0${partition}`);
+      if (offsets?.size === 0) this.groups.delete(record.do);
       return;
     }
     let offsets = this.groups.get(record.c);
@@ -171,8 +183,23 @@ export class OffsetStore {
     return (this.groups.get(group)?.size ?? 0) > 0;
   }
 
+  /** Groups with at least one committed offset. */
+  groupIds(): string[] {
+    return [...this.groups.keys()].filter((g) => this.hasGroup(g));
+  }
+
   async deleteTopic(topic: string): Promise<void> {
     await this.write({ dt: topic });
+  }
+
+  /** Forgets every offset of a group (DeleteGroups); durable when it resolves. */
+  async deleteGroup(group: string): Promise<void> {
+    await this.write({ dg: group });
+  }
+
+  /** Forgets some of a group's offsets (OffsetDelete); durable when it resolves. */
+  async deleteOffsets(group: string, partitions: readonly { topic: string; partition: number }[]): Promise<void> {
+    if (partitions.length > 0) await this.write({ do: group, p: partitions.map((p) => [p.topic, p.partition]) });
   }
 
   async close(): Promise<void> {

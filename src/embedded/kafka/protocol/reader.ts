@@ -118,6 +118,29 @@ export class Reader {
     return items;
   }
 
+  /** COMPACT_STRING (flexible versions): length + 1 as an unsigned varint. */
+  compactString(): string {
+    const s = this.compactNullableString();
+    if (s === null) throw new MalformedFrameError('null where a compact string is required');
+    return s;
+  }
+
+  compactNullableString(): string | null {
+    const len = this.uvarint() - 1;
+    if (len < 0) return null;
+    return this.raw(len).toString('utf8');
+  }
+
+  /** COMPACT_ARRAY (flexible versions): count + 1 as an unsigned varint; 0 is null. */
+  compactArray<T>(item: (r: Reader) => T): T[] {
+    const count = this.uvarint() - 1;
+    if (count < 0) throw new MalformedFrameError('null where a compact array is required');
+    if (count > this.remaining) throw new MalformedFrameError(`array of ${count} items in ${this.remaining} bytes`);
+    const items: T[] = new Array<T>(count);
+    for (let i = 0; i < count; i++) items[i] = item(this);
+    return items;
+  }
+
   /** Skips a flexible-version tagged-field section. */
   skipTaggedFields(): void {
     const count = this.uvarint();

@@ -18,6 +18,8 @@ export const BATCH_LOG_OVERHEAD = 12;
 export const CRC_START = 21;
 
 export const Compression = { NONE: 0, GZIP: 1, SNAPPY: 2, LZ4: 3, ZSTD: 4 } as const;
+/** Attribute bit 3: the batch's timestamps are the broker's append time (its maxTimestamp), not the producer's. */
+export const LOG_APPEND_TIME_FLAG = 0x08;
 
 export interface BatchHeader {
   baseOffset: number;
@@ -64,6 +66,19 @@ export function assignBaseOffset(batch: Buffer, baseOffset: number, leaderEpoch 
   batch.writeInt32BE(hi, 0);
   batch.writeUInt32BE(baseOffset - hi * 4294967296, 4);
   batch.writeInt32BE(leaderEpoch, 12);
+}
+
+/**
+ * Marks a batch as stamped by the broker at `now` (topics with `message.timestamp.type=LogAppendTime`):
+ * sets the timestamp-type attribute and maxTimestamp, as Kafka does, then recomputes the CRC they are under.
+ * Records keep their producer deltas; readers take maxTimestamp for every record of such a batch.
+ */
+export function stampLogAppendTime(batch: Buffer, now: number): void {
+  batch.writeInt16BE(batch.readInt16BE(21) | LOG_APPEND_TIME_FLAG, 21);
+  const hi = Math.floor(now / 4294967296);
+  batch.writeInt32BE(hi, 35);
+  batch.writeUInt32BE(now - hi * 4294967296, 39);
+  batch.writeUInt32BE(crc32c(batch, CRC_START), 17);
 }
 
 /**
@@ -123,7 +138,8 @@ export function decodeRecords(batch: Buffer): DecodedRecord[] | null {
     const length = r.varint();
     const end = r.offset + length;
     r.int8(); // record attributes, unused
-    const timestamp = h.baseTimestamp + r.varint();
+    const delta = r.varint();
+    const timestamp = h.attributes & LOG_APPEND_TIME_FLAG ? h.maxTimestamp : h.baseTimestamp + delta;
     const offset = h.baseOffset + r.varint();
     const keyLen = r.varint();
     const key = keyLen < 0 ? null : Buffer.from(r.raw(keyLen));

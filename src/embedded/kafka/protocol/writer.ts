@@ -141,6 +141,31 @@ export class Writer {
     return this.array(items, item);
   }
 
+  /** COMPACT_STRING (flexible versions). */
+  compactString(s: string): this {
+    const len = Buffer.byteLength(s, 'utf8');
+    this.uvarint(len + 1);
+    this.ensure(len);
+    this.pos += this.cur.write(s, this.pos, 'utf8');
+    return this;
+  }
+
+  compactNullableString(s: string | null | undefined): this {
+    return s === null || s === undefined ? this.uvarint(0) : this.compactString(s);
+  }
+
+  /** COMPACT_ARRAY (flexible versions). */
+  compactArray<T>(items: readonly T[], item: (w: Writer, value: T) => void): this {
+    this.uvarint(items.length + 1);
+    for (const v of items) item(this, v);
+    return this;
+  }
+
+  /** An empty tagged-field section: the broker sends no tagged fields. */
+  noTaggedFields(): this {
+    return this.uvarint(0);
+  }
+
   /** The chunks written so far (the last one may share memory with later writes: use once, at the end). */
   toChunks(): Buffer[] {
     this.flushCurrent();

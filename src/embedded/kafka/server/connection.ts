@@ -3,6 +3,7 @@ import type { BrokerContext } from '../broker';
 import { MalformedFrameError } from '../protocol/errors';
 import { dispatch } from './dispatch';
 import { FrameSplitter } from './framing';
+import { type ClientSession, sessionFor } from './session';
 
 /** Frames read ahead of processing before the socket is paused. */
 const MAX_QUEUED_FRAMES = 32;
@@ -17,7 +18,7 @@ export class Connection {
   private readonly queue: Buffer[] = [];
   private running = false;
   private closed = false;
-  readonly remote: string;
+  readonly session: ClientSession;
 
   constructor(
     private readonly socket: Socket,
@@ -26,10 +27,10 @@ export class Connection {
     private readonly onClose: (c: Connection) => void,
   ) {
     this.splitter = new FrameSplitter(maxFrameBytes);
-    this.remote = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}`;
+    this.session = sessionFor(socket.remoteAddress, socket.remotePort);
     socket.setNoDelay(true);
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
-    socket.on('error', (err) => broker.logger.debug({ err, remote: this.remote }, 'connection error'));
+    socket.on('error', (err) => broker.logger.debug({ err, remote: this.session.remote }, 'connection error'));
     socket.on('close', () => this.close());
   }
 
@@ -51,8 +52,13 @@ export class Connection {
       while (!this.closed && this.queue.length > 0) {
         const frame = this.queue.shift()!;
         if (this.queue.length <= MAX_QUEUED_FRAMES / 2 && this.socket.isPaused()) this.socket.resume();
-        const response = await dispatch(this.broker, frame, this.socket.remoteAddress ?? '');
-        if (response && !this.closed) this.send(response);
+        const outcome = await dispatch(this.broker, frame, this.session);
+        if (outcome.kind === 'close') {
+          this.broker.logger.debug({ remote: this.session.remote, reason: outcome.reason }, 'request outside the advertised versions; closing the connection');
+          this.close();
+          return;
+        }
+        if (outcome.kind === 'reply' && !this.closed) this.send(outcome.chunks);
         // A slow reader holds back its own next request rather than piling responses up in memory.
         if (this.socket.writableNeedDrain && !this.closed) await this.drained();
       }
@@ -88,9 +94,9 @@ export class Connection {
 
   private reject(err: unknown): void {
     if (err instanceof MalformedFrameError) {
-      this.broker.logger.warn({ remote: this.remote, reason: err.message }, 'malformed frame; closing the connection');
+      this.broker.logger.warn({ remote: this.session.remote, reason: err.message }, 'malformed frame; closing the connection');
     } else {
-      this.broker.logger.error({ err, remote: this.remote }, 'request failed; closing the connection');
+      this.broker.logger.error({ err, remote: this.session.remote }, 'request failed; closing the connection');
     }
     this.close();
   }

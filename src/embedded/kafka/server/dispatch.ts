@@ -2,44 +2,54 @@ import type { BrokerContext } from '../broker';
 import { apiVersionsCodec } from '../api/api-versions/codec';
 import { API_VERSIONS_KEY, advertisedVersions, negotiate } from '../api/negotiation';
 import { apiFor } from '../api/registry';
+import { isFlexible } from '../api/types';
 import { ErrorCode } from '../protocol/errors';
 import { peekHeader, readRequestHeader, writeResponseHeader } from '../protocol/header';
 import { Reader } from '../protocol/reader';
 import { Writer } from '../protocol/writer';
+import type { ClientSession } from './session';
+
+/** What the connection does with one request frame. */
+export type DispatchResult =
+  | { kind: 'reply'; chunks: Buffer[] }
+  /** Nothing is due (Produce with acks=0). */
+  | { kind: 'none' }
+  /** Close the connection without answering. */
+  | { kind: 'close'; reason: string };
 
 /**
- * Turns one request frame into its response (header included), or null when none is due. Pure of
- * sockets. Throws MalformedFrameError when a supported request cannot be decoded.
+ * Turns one request frame into its outcome. Pure of sockets. Throws MalformedFrameError when a supported
+ * request cannot be decoded. Steps: negotiate the version, read the header and body, handle, encode.
  *
- * Outside the advertised ranges: ApiVersions is answered in its v0 format with UNSUPPORTED_VERSION and
- * our ranges (the client retries with a version we list; librdkafka opens with v3); any other API gets
- * its correlation id and the error code UNSUPPORTED_VERSION, and the connection stays open.
+ * Outside the advertised ranges Kafka's own behaviour is followed: ApiVersions is answered in its v0 format
+ * with UNSUPPORTED_VERSION and our ranges (the client retries with a version we list); any other API or
+ * version closes the connection, which every client takes as "not supported" (kafka-python's version probe
+ * depends on it; a bare error code would be a body no client can decode).
  */
-export async function dispatch(broker: BrokerContext, frame: Buffer, clientHost: string): Promise<Buffer[] | null> {
+export async function dispatch(broker: BrokerContext, frame: Buffer, session: ClientSession): Promise<DispatchResult> {
   const head = peekHeader(frame);
-  const w = new Writer();
-  writeResponseHeader(w, head.correlationId);
   const negotiation = negotiate(head.apiKey, head.apiVersion);
   if (negotiation !== 'supported') {
-    broker.logger.debug({ apiKey: head.apiKey, apiVersion: head.apiVersion, negotiation }, 'request outside advertised versions');
-    if (head.apiKey === API_VERSIONS_KEY) {
-      apiVersionsCodec.encodeResponse(w, 0, { errorCode: ErrorCode.UNSUPPORTED_VERSION, apiKeys: advertisedVersions(), throttleTimeMs: 0 });
-    } else {
-      w.int16(ErrorCode.UNSUPPORTED_VERSION);
-    }
-    return w.toChunks();
+    if (head.apiKey !== API_VERSIONS_KEY) return { kind: 'close', reason: `${negotiation}: api key ${head.apiKey} version ${head.apiVersion}` };
+    const w = new Writer();
+    writeResponseHeader(w, head.correlationId);
+    apiVersionsCodec.encodeResponse(w, 0, { errorCode: ErrorCode.UNSUPPORTED_VERSION, apiKeys: advertisedVersions(), throttleTimeMs: 0 });
+    return { kind: 'reply', chunks: w.toChunks() };
   }
   const api = apiFor(head.apiKey)!;
+  const flexible = isFlexible(api, head.apiVersion);
   const r = new Reader(frame);
-  const header = readRequestHeader(r);
+  const header = readRequestHeader(r, flexible);
   const request = api.decodeRequest(r, header.apiVersion);
   const response = await api.handle(broker, request, {
     apiVersion: header.apiVersion,
     correlationId: header.correlationId,
     clientId: header.clientId ?? '',
-    clientHost,
+    session,
   });
-  if (response === null) return null;
+  if (response === null) return { kind: 'none' };
+  const w = new Writer();
+  writeResponseHeader(w, header.correlationId, flexible && head.apiKey !== API_VERSIONS_KEY);
   api.encodeResponse(w, header.apiVersion, response);
-  return w.toChunks();
+  return { kind: 'reply', chunks: w.toChunks() };
 }

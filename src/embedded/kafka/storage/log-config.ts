@@ -10,7 +10,12 @@ export interface LogConfig {
   retentionBytes: number;
   /** `max.message.bytes`: the largest record batch accepted. */
   maxMessageBytes: number;
+  /** `message.timestamp.type`: keep the producer's timestamps, or stamp each batch with the append time. */
+  messageTimestampType: TimestampType;
 }
+
+export type TimestampType = 'CreateTime' | 'LogAppendTime';
+export const TIMESTAMP_TYPES: readonly TimestampType[] = ['CreateTime', 'LogAppendTime'];
 
 export const DEFAULT_LOG_CONFIG: LogConfig = {
   segmentBytes: 64 * 1024 * 1024,
@@ -18,10 +23,13 @@ export const DEFAULT_LOG_CONFIG: LogConfig = {
   retentionMs: 7 * 24 * 3600 * 1000,
   retentionBytes: -1,
   maxMessageBytes: 1024 * 1024 + 12,
+  messageTimestampType: 'CreateTime',
 };
 
-/** Kafka config name ↔ field. Other topic configs are kept and reported but have no effect. */
-export const CONFIG_NAMES: Record<string, keyof LogConfig> = {
+type NumericField = Exclude<keyof LogConfig, 'messageTimestampType'>;
+
+/** Kafka config name ↔ numeric field. Other topic configs are kept and reported but have no effect. */
+export const CONFIG_NAMES: Record<string, NumericField> = {
   'segment.bytes': 'segmentBytes',
   'segment.ms': 'segmentMs',
   'retention.ms': 'retentionMs',
@@ -46,6 +54,11 @@ export function applyTopicConfigs(base: LogConfig, configs: Record<string, strin
       config.retentionBytes = -1;
     }
   }
+  const timestampType = configs['message.timestamp.type'];
+  if (timestampType !== undefined) {
+    if (!TIMESTAMP_TYPES.includes(timestampType as TimestampType)) return { config, invalid: 'message.timestamp.type' };
+    config.messageTimestampType = timestampType as TimestampType;
+  }
   for (const [name, value] of Object.entries(configs)) {
     const field = CONFIG_NAMES[name];
     if (!field) continue;
@@ -59,6 +72,7 @@ export function applyTopicConfigs(base: LogConfig, configs: Record<string, strin
 export function topicConfigEntries(config: LogConfig, explicit: Record<string, string>): { name: string; value: string; isDefault: boolean }[] {
   const entries = Object.entries(CONFIG_NAMES).map(([name, field]) => ({ name, value: String(config[field]), isDefault: !(name in explicit) }));
   entries.push({ name: 'cleanup.policy', value: explicit['cleanup.policy'] ?? 'delete', isDefault: !('cleanup.policy' in explicit) });
+  entries.push({ name: 'message.timestamp.type', value: config.messageTimestampType, isDefault: !('message.timestamp.type' in explicit) });
   for (const [name, value] of Object.entries(explicit)) {
     if (!entries.some((e) => e.name === name)) entries.push({ name, value, isDefault: false });
   }

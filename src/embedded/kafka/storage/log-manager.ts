@@ -44,6 +44,7 @@ export class TopicError extends Error {
   }
 }
 
+const MAX_PARTITIONS = 10_000;
 const TOPIC_NAME = /^[a-zA-Z0-9._-]{1,249}$/;
 export const isValidTopicName = (name: string): boolean => TOPIC_NAME.test(name) && name !== '.' && name !== '..';
 
@@ -121,8 +122,8 @@ export class LogManager {
   validateNewTopic(name: string, partitions: number, configs: Record<string, string>): { errorCode: number; message?: string } {
     if (!isValidTopicName(name)) return { errorCode: ErrorCode.INVALID_TOPIC_EXCEPTION, message: `invalid topic name '${name}'` };
     if (this.topicMap.has(name)) return { errorCode: ErrorCode.TOPIC_ALREADY_EXISTS, message: `topic '${name}' already exists` };
-    if (!Number.isInteger(partitions) || partitions < 1 || partitions > 10_000) {
-      return { errorCode: ErrorCode.INVALID_PARTITIONS, message: 'partitions must be between 1 and 10000' };
+    if (!Number.isInteger(partitions) || partitions < 1 || partitions > MAX_PARTITIONS) {
+      return { errorCode: ErrorCode.INVALID_PARTITIONS, message: `partitions must be between 1 and ${MAX_PARTITIONS}` };
     }
     const { invalid } = applyTopicConfigs(this.opts.defaults, configs);
     if (invalid) return { errorCode: ErrorCode.INVALID_CONFIG, message: `invalid value for ${invalid}` };
@@ -134,12 +135,56 @@ export class LogManager {
     if (check.errorCode !== ErrorCode.NONE) throw new TopicError(check.errorCode, check.message ?? 'invalid topic');
     const dir = path.join(this.topicsDir, name);
     fs.mkdirSync(dir, { recursive: true });
-    const meta: TopicFile = { name, partitions, configs };
-    const topic = this.load(meta);
-    writeFileDurable(path.join(dir, 'topic.json'), JSON.stringify(meta), dir);
+    const topic = this.load({ name, partitions, configs });
+    this.persist(topic);
     fsyncDir(this.topicsDir);
     this.opts.logger.info({ topic: name, partitions }, 'topic created');
     return topic;
+  }
+
+  /** Checks a partition increase (CreatePartitions); returns the Kafka error code that refuses it, or NONE. */
+  validatePartitionIncrease(name: string, count: number): { errorCode: number; message?: string } {
+    const topic = this.topicMap.get(name);
+    if (!topic) return { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, message: `no topic '${name}'` };
+    const now = topic.partitions.length;
+    if (!Number.isInteger(count) || count <= now) {
+      return { errorCode: ErrorCode.INVALID_PARTITIONS, message: `topic '${name}' has ${now} partitions; the new count must be larger` };
+    }
+    if (count > MAX_PARTITIONS) return { errorCode: ErrorCode.INVALID_PARTITIONS, message: `partitions must be at most ${MAX_PARTITIONS}` };
+    return { errorCode: ErrorCode.NONE };
+  }
+
+  /** Adds partitions to a topic (existing ones keep their records and offsets). */
+  addPartitions(name: string, count: number): Topic {
+    const check = this.validatePartitionIncrease(name, count);
+    if (check.errorCode !== ErrorCode.NONE) throw new TopicError(check.errorCode, check.message ?? 'invalid partition count');
+    const topic = this.topicMap.get(name)!;
+    const dir = path.join(this.topicsDir, name);
+    for (let p = topic.partitions.length; p < count; p++) topic.partitions.push(PartitionLog.open(path.join(dir, String(p)), name, p, topic.config));
+    this.persist(topic);
+    this.opts.logger.info({ topic: name, partitions: count }, 'partitions added');
+    return topic;
+  }
+
+  /** Replaces a topic's explicit configs (AlterConfigs semantics): the Kafka error code that refuses them, or NONE. */
+  setTopicConfigs(name: string, configs: Record<string, string>, validateOnly = false): { errorCode: number; message?: string } {
+    const topic = this.topicMap.get(name);
+    if (!topic) return { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, message: `no topic '${name}'` };
+    const { config, invalid } = applyTopicConfigs(this.opts.defaults, configs);
+    if (invalid) return { errorCode: ErrorCode.INVALID_CONFIG, message: `invalid value for ${invalid}` };
+    if (validateOnly) return { errorCode: ErrorCode.NONE };
+    topic.configs = { ...configs };
+    topic.config = config;
+    for (const p of topic.partitions) p.config = config;
+    this.persist(topic);
+    this.opts.logger.info({ topic: name, configs }, 'topic configs changed');
+    return { errorCode: ErrorCode.NONE };
+  }
+
+  private persist(topic: Topic): void {
+    const dir = path.join(this.topicsDir, topic.name);
+    const meta: TopicFile = { name: topic.name, partitions: topic.partitions.length, configs: topic.configs };
+    writeFileDurable(path.join(dir, 'topic.json'), JSON.stringify(meta), dir);
   }
 
   /** Removes a topic: renamed away at once, files deleted in the background. */

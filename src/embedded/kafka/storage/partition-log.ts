@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { ErrorCode } from '../protocol/errors';
-import { type BatchHeader, assignBaseOffset, batchCrcValid, decodeRecords, readBatchHeader } from '../protocol/record-batch';
+import { type BatchHeader, assignBaseOffset, batchCrcValid, decodeRecords, readBatchHeader, stampLogAppendTime } from '../protocol/record-batch';
 import { fsyncDir } from './fs-util';
 import type { LogConfig } from './log-config';
 import { ProducerStateTable } from './producer-state';
@@ -9,6 +9,8 @@ import { Segment } from './segment';
 export interface AppendResult {
   errorCode: number;
   baseOffset: number;
+  /** The time the broker stamped on the batches (LogAppendTime topics), else -1. */
+  logAppendTimeMs: number;
 }
 
 export interface ReadResult {
@@ -93,35 +95,40 @@ export class PartitionLog {
     for (const l of [...this.listeners]) l();
   }
 
-  /** Validates and appends a produce request's batches for this partition (page cache; not yet durable). */
+  /**
+   * Validates and appends a produce request's batches for this partition (page cache; not yet durable). On
+   * a LogAppendTime topic each batch is stamped with the append time first.
+   */
   append(batches: Buffer[]): AppendResult {
+    const fail = (errorCode: number): AppendResult => ({ errorCode, baseOffset: -1, logAppendTimeMs: -1 });
     const headers: BatchHeader[] = [];
     for (const batch of batches) {
       const h = readBatchHeader(batch);
-      if (h.magic !== 2) return { errorCode: ErrorCode.UNSUPPORTED_FOR_MESSAGE_FORMAT, baseOffset: -1 };
-      if (h.size > this.config.maxMessageBytes) return { errorCode: ErrorCode.MESSAGE_TOO_LARGE, baseOffset: -1 };
-      if (h.lastOffsetDelta < 0 || h.recordCount !== h.lastOffsetDelta + 1 || !batchCrcValid(batch)) {
-        return { errorCode: ErrorCode.CORRUPT_MESSAGE, baseOffset: -1 };
-      }
+      if (h.magic !== 2) return fail(ErrorCode.UNSUPPORTED_FOR_MESSAGE_FORMAT);
+      if (h.size > this.config.maxMessageBytes) return fail(ErrorCode.MESSAGE_TOO_LARGE);
+      if (h.lastOffsetDelta < 0 || h.recordCount !== h.lastOffsetDelta + 1 || !batchCrcValid(batch)) return fail(ErrorCode.CORRUPT_MESSAGE);
       headers.push(h);
     }
+    const logAppendTimeMs = this.config.messageTimestampType === 'LogAppendTime' ? Date.now() : -1;
     let firstOffset = -1;
     for (let i = 0; i < batches.length; i++) {
       const h = headers[i]!;
+      const batch = batches[i]!;
       const check = this.producers.check(h);
-      if (check.kind === 'error') return { errorCode: check.errorCode, baseOffset: -1 };
+      if (check.kind === 'error') return fail(check.errorCode);
       if (check.kind === 'duplicate') {
         if (firstOffset < 0) firstOffset = check.baseOffset;
         continue;
       }
       const base = this.logEndOffset;
-      this.maybeRoll(batches[i]!.length);
-      assignBaseOffset(batches[i]!, base);
-      this.active.append(batches[i]!, base, base + h.lastOffsetDelta, h.maxTimestamp);
+      this.maybeRoll(batch.length);
+      assignBaseOffset(batch, base);
+      if (logAppendTimeMs >= 0) stampLogAppendTime(batch, logAppendTimeMs);
+      this.active.append(batch, base, base + h.lastOffsetDelta, logAppendTimeMs >= 0 ? logAppendTimeMs : h.maxTimestamp);
       this.producers.record(h, base);
       if (firstOffset < 0) firstOffset = base;
     }
-    return { errorCode: ErrorCode.NONE, baseOffset: firstOffset };
+    return { errorCode: ErrorCode.NONE, baseOffset: firstOffset, logAppendTimeMs };
   }
 
   private maybeRoll(incoming: number): void {

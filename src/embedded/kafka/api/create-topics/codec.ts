@@ -1,8 +1,9 @@
 import type { ApiCodec } from '../types';
 
 /**
- * CreateTopics (key 19), v0–3. v1: validate only; error message. v2: throttle time. v3: format unchanged.
- * numPartitions / replicationFactor -1 ask for the broker's defaults (kafkajs sends that).
+ * CreateTopics (key 19), v0–4. v1: validate only; error message. v2: throttle time. v3: format unchanged.
+ * v4 (KIP-464): format unchanged; numPartitions / replicationFactor -1 ask for the broker's defaults, which
+ * librdkafka's admin API sends only to v4 brokers. Earlier versions get the same answer (kafkajs sends -1).
  */
 export interface CreatableTopic {
   name: string;
@@ -27,7 +28,7 @@ export const createTopicsCodec: ApiCodec<CreateTopicsRequest, CreateTopicsRespon
   key: 19,
   name: 'CreateTopics',
   minVersion: 0,
-  maxVersion: 3,
+  maxVersion: 4,
   decodeRequest(r, version) {
     const topics = r.array((r) => ({
       name: r.string(),

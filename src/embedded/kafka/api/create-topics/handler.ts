@@ -1,15 +1,15 @@
 import { ErrorCode } from '../../protocol/errors';
+import { repeatedNames } from '../repeated-names';
 import type { ApiHandler } from '../types';
 import type { CreatableTopic, CreateTopicsRequest, CreateTopicsResponse } from './codec';
 import type { BrokerContext } from '../../broker';
 
 export const handleCreateTopics: ApiHandler<CreateTopicsRequest, CreateTopicsResponse> = (broker, req) => {
-  const counts = new Map<string, number>();
-  for (const t of req.topics) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
+  const repeated = repeatedNames(req.topics.map((t) => t.name));
   return {
     throttleTimeMs: 0,
     topics: req.topics.map((t) => {
-      if (counts.get(t.name)! > 1) return { name: t.name, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'topic named twice in one request' };
+      if (repeated.has(t.name)) return { name: t.name, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'topic named twice in one request' };
       const { errorCode, errorMessage } = create(broker, t, req.validateOnly);
       return { name: t.name, errorCode, errorMessage };
     }),

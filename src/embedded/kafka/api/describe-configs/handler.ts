@@ -15,6 +15,7 @@ function brokerConfigs(broker: BrokerContext): DescribedConfig[] {
     'log.retention.bytes': String(o.log.retentionBytes),
     'log.segment.bytes': String(o.log.segmentBytes),
     'message.max.bytes': String(o.log.maxMessageBytes),
+    'log.message.timestamp.type': o.log.messageTimestampType,
     'socket.request.max.bytes': String(o.maxFrameBytes),
     'group.min.session.timeout.ms': String(o.groupMinSessionTimeoutMs),
     'group.max.session.timeout.ms': String(o.groupMaxSessionTimeoutMs),

@@ -2,9 +2,10 @@ import type { Writer } from '../../protocol/writer';
 import type { ApiCodec } from '../types';
 
 /**
- * Metadata (key 3), v1–6. v1: topics null = all; controller id, rack, is_internal. v2: cluster id.
- * v3: throttle time. v4: allow_auto_topic_creation. v5: offline replicas. v6: same format as v5.
- * Not offered: v0 (empty list meant "all") and v7+ (leader epochs, which librdkafka then validates).
+ * Metadata (key 3), v0–6. v0: an empty topic list means all topics. v1: topics null = all (empty = none);
+ * controller id, rack, is_internal. v2: cluster id. v3: throttle time. v4: allow_auto_topic_creation.
+ * v5: offline replicas. v6: same format as v5. Not offered: v7+ (leader epochs, which librdkafka then
+ * validates).
  */
 export interface MetadataRequest {
   topics: string[] | null;
@@ -40,10 +41,11 @@ const int32s = (w: Writer, xs: number[]): Writer => w.array(xs, (w, x) => w.int3
 export const metadataCodec: ApiCodec<MetadataRequest, MetadataResponse> = {
   key: 3,
   name: 'Metadata',
-  minVersion: 1,
+  minVersion: 0,
   maxVersion: 6,
   decodeRequest(r, version) {
-    const topics = r.nullableArray((r) => r.string());
+    const named = r.nullableArray((r) => r.string());
+    const topics = version === 0 && named?.length === 0 ? null : named;
     const allowAutoTopicCreation = version >= 4 ? r.bool() : true;
     return { topics, allowAutoTopicCreation };
   },
@@ -51,12 +53,13 @@ export const metadataCodec: ApiCodec<MetadataRequest, MetadataResponse> = {
     if (version >= 3) w.int32(res.throttleTimeMs);
     w.array(res.brokers, (w, b) => {
       w.int32(b.nodeId).string(b.host).int32(b.port);
-      w.nullableString(b.rack);
+      if (version >= 1) w.nullableString(b.rack);
     });
     if (version >= 2) w.nullableString(res.clusterId);
-    w.int32(res.controllerId);
+    if (version >= 1) w.int32(res.controllerId);
     w.array(res.topics, (w, t) => {
-      w.int16(t.errorCode).string(t.name).bool(t.isInternal);
+      w.int16(t.errorCode).string(t.name);
+      if (version >= 1) w.bool(t.isInternal);
       w.array(t.partitions, (w, p) => {
         w.int16(p.errorCode).int32(p.partitionIndex).int32(p.leaderId);
         int32s(w, p.replicaNodes);

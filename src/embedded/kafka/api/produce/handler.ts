@@ -14,11 +14,11 @@ export const handleProduce: ApiHandler<ProduceRequest, ProduceResponse> = async 
   const topics = req.topics.map((t) => ({
     name: t.name,
     partitions: t.partitions.map((p): ProducePartitionResponse => {
-      const answer = (errorCode: number, baseOffset = -1, log?: PartitionLog): ProducePartitionResponse => ({
+      const answer = (errorCode: number, baseOffset = -1, log?: PartitionLog, logAppendTimeMs = -1): ProducePartitionResponse => ({
         index: p.index,
         errorCode,
         baseOffset,
-        logAppendTimeMs: -1,
+        logAppendTimeMs,
         logStartOffset: log?.logStartOffset ?? -1,
       });
       if (!validAcks) return answer(ErrorCode.INVALID_REQUIRED_ACKS);
@@ -34,7 +34,7 @@ export const handleProduce: ApiHandler<ProduceRequest, ProduceResponse> = async 
       }
       const result = log.append(batches);
       if (result.errorCode === ErrorCode.NONE) touched.add(log);
-      return answer(result.errorCode, result.baseOffset, log);
+      return answer(result.errorCode, result.baseOffset, log, result.logAppendTimeMs);
     }),
   }));
   for (const log of touched) broker.logs.appended(log);
