@@ -25,15 +25,16 @@ import { loadSchemas, type WriteLog } from './log';
 import { openKafkaLogAdmin, openKafkaWriteLog } from './log/kafka';
 import { countProjected, countVerdict, instrumentHttp, ServiceMetrics, serviceLagSource, timeEncryption } from './observability';
 import { registerMetricsRoute } from './http/routes/metrics';
-import { FileEntityConfigSource, HttpEntityConfigSource, type EntityConfigSource } from './tenant';
+import { ClaimingEntityConfigSource, FileEntityConfigSource, HttpEntityConfigSource, type EntityConfigSource } from './tenant';
 import { startDeltaProcessor } from '../streams/delta-processor';
 import { RecordStateStore } from '../streams/record-state-store';
 import { restoreRecordState } from '../streams/state-restorer';
 import { startActionEmitters } from '../projections/action-emitter';
 import { startTableProjector, TABLE_PROJECTOR_GROUP } from '../projections/postgres';
 import { startSearchProjector } from '../projections/search/search-projector';
+import { moveLegacyProjections } from '../projections/legacy-names';
 import { QueryService } from './broker/query-service';
-import { createPostgresSearchIndex, type SearchIndex } from './search';
+import { createPostgresSearchIndex, DEFAULT_SEARCH_SCHEMA, type SearchIndex } from './search';
 import { openElasticsearchSearchIndex } from './search/elasticsearch/elasticsearch-search-index';
 import type { Logger } from './logger';
 import { migrate } from './store/migrator';
@@ -134,7 +135,9 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
 
     const { log, brokers, registryUrl } = await openWriteLog(config, logger, closers);
     const schemas = loadSchemas();
-    const entities = openEntityConfigSource(config, logger);
+    // Every component looks configurations up here, so all refuse one whose names another owns.
+    const entities = new ClaimingEntityConfigSource(openEntityConfigSource(config, logger), { sql, datacenter: config.datacenter, logger });
+    await moveLegacyProjections({ sql, entities, logger, ...(!config.search.elasticsearchUrl && { searchSchema: DEFAULT_SEARCH_SCHEMA }) });
     const logAdmin = await openKafkaLogAdmin({ brokers, logger, clientId: `deltabroker-${config.datacenter}-admin` });
     closers.push(() => logAdmin.close());
     const metrics = new ServiceMetrics({
