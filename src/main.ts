@@ -23,7 +23,8 @@ import { startEmbeddedKafka } from './embedded/kafka';
 import { startEmbeddedRegistry } from './embedded/registry';
 import { loadSchemas, type WriteLog } from './log';
 import { openKafkaLogAdmin, openKafkaWriteLog } from './log/kafka';
-import { countProjected, countVerdict, instrumentHttp, ServiceMetrics, serviceLagSource, timeEncryption } from './observability';
+import { countProjected, countVerdict, instrumentHttp, pipelineBacklog, ServiceMetrics, serviceLagSource, timeEncryption } from './observability';
+import { DeltaStatusService } from './broker/delta-status';
 import { registerMetricsRoute } from './http/routes/metrics';
 import { ClaimingEntityConfigSource, FileEntityConfigSource, HttpEntityConfigSource, type EntityConfigSource } from './tenant';
 import { startDeltaProcessor } from '../streams/delta-processor';
@@ -173,7 +174,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     registerKeyRoutes(http, keyring);
     registerWhoamiRoute(http);
     registerMetricsRoute(http, metrics, { public: config.metrics.public });
-    registerStorageBrokerRoutes(http, writes, queries, states);
+    registerStorageBrokerRoutes(http, writes, queries, new DeltaStatusService({ states, backlog: () => pipelineBacklog(logAdmin) }));
     registerReplayRoutes(http, { sql, log, schemas, entities, logger, liveSearchIndex: search, searchEngine: config.search.elasticsearchUrl ? 'elasticsearch' : 'postgres' });
     closers.push(() => http.close());
     const address = await http.listen({ host: config.http.host, port: config.http.port });
