@@ -17,6 +17,7 @@ import { createSchema, projectionTableOf } from './postgres/table-schema';
 
 export interface LegacyMoveOptions {
   readonly sql: SqlClient;
+  /** Every configured entity, those whose names another owns included: an old name they had is not proof. */
   readonly entities: EntityConfigSource;
   readonly logger: Logger;
   /** The Postgres search adapter's schema; absent when the search index is Elasticsearch. */

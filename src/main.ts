@@ -136,9 +136,10 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
 
     const { log, brokers, registryUrl } = await openWriteLog(config, logger, closers);
     const schemas = loadSchemas();
+    const configured = openEntityConfigSource(config, logger);
+    await moveLegacyProjections({ sql, entities: configured, logger, ...(!config.search.elasticsearchUrl && { searchSchema: DEFAULT_SEARCH_SCHEMA }) });
     // Every component looks configurations up here, so all refuse one whose names another owns.
-    const entities = new ClaimingEntityConfigSource(openEntityConfigSource(config, logger), { sql, datacenter: config.datacenter, logger });
-    await moveLegacyProjections({ sql, entities, logger, ...(!config.search.elasticsearchUrl && { searchSchema: DEFAULT_SEARCH_SCHEMA }) });
+    const entities = new ClaimingEntityConfigSource(configured, { sql, datacenter: config.datacenter, logger });
     const logAdmin = await openKafkaLogAdmin({ brokers, logger, clientId: `deltabroker-${config.datacenter}-admin` });
     closers.push(() => logAdmin.close());
     const metrics = new ServiceMetrics({

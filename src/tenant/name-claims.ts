@@ -82,21 +82,24 @@ export class ClaimingEntityConfigSource implements EntityConfigSource {
     const signature = JSON.stringify(claims);
     if (this.granted.get(id) === signature) return;
     const rows = JSON.stringify(claims.map(({ kind, name, owner }) => ({ kind, name, owner })));
-    // Two statements: the select must see a claim another instance committed while the insert waited on it.
-    await this.o.sql.query(
-      `insert into physical_name_claims (kind, name, owner)
-       select kind, name, owner from jsonb_to_recordset($1::jsonb) as r(kind text, name text, owner text)
-       on conflict (kind, name) do nothing`,
-      [rows],
-    );
-    const owners = await this.o.sql.query<{ kind: string; name: string; owner: string }>(
-      `select c.kind, c.name, c.owner from physical_name_claims c
-         join jsonb_to_recordset($1::jsonb) as r(kind text, name text) on c.kind = r.kind and c.name = r.name`,
-      [rows],
-    );
-    const ownerOf = new Map(owners.rows.map((r) => [`${r.kind}:${r.name}`, r.owner]));
-    const taken = claims.find((c) => ownerOf.get(`${c.kind}:${c.name}`) !== c.owner);
-    if (taken !== undefined) throw refusal(config, taken, ownerOf.get(`${taken.kind}:${taken.name}`) ?? '');
+    // One transaction, so a refused configuration claims nothing; two statements, so the select sees a claim
+    // another instance committed while the insert waited on it.
+    await this.o.sql.transaction(async (tx) => {
+      await tx.query(
+        `insert into physical_name_claims (kind, name, owner)
+         select kind, name, owner from jsonb_to_recordset($1::jsonb) as r(kind text, name text, owner text)
+         on conflict (kind, name) do nothing`,
+        [rows],
+      );
+      const owners = await tx.query<{ kind: string; name: string; owner: string }>(
+        `select c.kind, c.name, c.owner from physical_name_claims c
+           join jsonb_to_recordset($1::jsonb) as r(kind text, name text) on c.kind = r.kind and c.name = r.name`,
+        [rows],
+      );
+      const ownerOf = new Map(owners.rows.map((r) => [`${r.kind}:${r.name}`, r.owner]));
+      const taken = claims.find((c) => ownerOf.get(`${c.kind}:${c.name}`) !== c.owner);
+      if (taken !== undefined) throw refusal(config, taken, ownerOf.get(`${taken.kind}:${taken.name}`) ?? '');
+    });
     this.granted.set(id, signature);
   }
 }
