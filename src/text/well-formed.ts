@@ -13,6 +13,10 @@ export const isWellFormed = (text: string): boolean => !LONE_SURROGATE.test(text
 
 export const mayHoldLoneSurrogate = (jsonText: string): boolean => SURROGATE_ESCAPE.test(jsonText);
 
+/** Paths deeper than this end in `…`, so a refusal of deeply nested input stays short. */
+const MAX_PATH_LENGTH = 256;
+const extend = (path: string, part: string): string => (path.length < MAX_PATH_LENGTH ? `${path}${part}` : path.endsWith('…') ? path : `${path}…`);
+
 /**
  * The path (`payload.name`, `payload.tags[2]`) of the first string, object key included, that holds a lone
  * surrogate, or undefined. Walks with its own stack, so nesting depth cannot overflow it.
@@ -24,10 +28,10 @@ export function loneSurrogatePath(value: unknown, base: string): string | undefi
     if (typeof node === 'string') {
       if (!isWellFormed(node)) return path;
     } else if (Array.isArray(node)) {
-      node.forEach((item, i) => stack.push([item, `${path}[${i}]`]));
+      node.forEach((item, i) => stack.push([item, extend(path, `[${i}]`)]));
     } else if (node !== null && typeof node === 'object') {
       for (const [key, item] of Object.entries(node)) {
-        const at = path === '' ? key : `${path}.${key}`;
+        const at = path === '' ? key : extend(path, `.${key}`);
         if (!isWellFormed(key)) return at;
         stack.push([item, at]);
       }
