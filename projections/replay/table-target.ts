@@ -52,8 +52,8 @@ export function tableTarget(o: TableTargetOptions): TableTarget {
 
   return {
     kind: 'postgres',
-    live,
-    shadow,
+    live: `${liveTable.schema}.${live}`,
+    shadow: `${liveTable.schema}.${shadow}`,
     liveProjector,
     shadowProjector: shadowProjectorName,
     liveWritesBeforeCheckpoint: false,

@@ -113,9 +113,10 @@ describe('replay and rebuild on PostgreSQL', () => {
     expect(plan.partitions).toHaveLength(3);
     expect(plan.partitions.reduce((n, p) => n + Number(p.high), 0)).toBe(30 * 2 + 5);
     expect(plan.events).toBe(plan.partitions.reduce((n, p) => n + Number(p.high) - Math.min(5, Number(p.high)), 0));
+    const names = physicalNamesOf(config);
     expect(plan.targets.map((t) => [t.kind, t.live, t.shadow, t.resumable])).toEqual([
-      ['postgres', config.persistence.table, `${config.persistence.table}__rebuild`, false],
-      ['search', physicalNamesOf(config).index, `${physicalNamesOf(config).index}__rebuild`, false],
+      ['postgres', `${names.schema}.${names.table}`, `${names.schema}.${names.table}__rebuild`, false],
+      ['search', names.index, `${names.index}__rebuild`, false],
     ]);
     expect((await h.sql.query<{ t: string | null }>(`select to_regclass($1)::text as t`, [qualifiedTable(config, '__rebuild')])).rows[0]?.t).toBeNull();
   });
