@@ -35,8 +35,8 @@ export function authorizeCryptoOperation(principal: Principal, operation: Crypto
 export const OPERATOR_ROLE = 'operator';
 export const METRICS_ROLE = 'metrics';
 
-/** Throws DB_FORBIDDEN unless the principal holds one of `roles` (service roles, see OPERATOR_ROLE). */
-export function authorizeOperator(principal: Principal | undefined, roles: readonly string[], what: string): Principal {
+/** The caller, when it holds one of `roles` (service roles, see OPERATOR_ROLE); DB_FORBIDDEN (stage `auth`) otherwise. */
+export function requireServiceRole(principal: Principal | undefined, roles: readonly string[], what: string): Principal {
   if (!principal?.roles.some((role) => roles.includes(role))) {
     throw new DeltabrokerError('DB_FORBIDDEN', `${what} needs the operator role ${roles.join(' or ')}; a tenant's roles do not reach it`, {
       field: 'Authorization',

@@ -4,9 +4,9 @@ import { PIPELINE_TOPICS } from '../../streams/topics';
 import { deltaKey } from '../../streams/delta-ids';
 
 /**
- * Lets an HTTP request wait for the verdict on the delta it published. Each instance reads the outcomes topic
- * in a group of its own (from the latest offset), so a verdict reaches the waiting instance whichever
- * instance processed the delta.
+ * Lets an HTTP request wait for the verdict on the delta it published. The instance that decides a delta
+ * delivers its verdict here directly (`deliver`); each instance also reads the outcomes topic in a group of its
+ * own (from the latest offset), so a verdict reaches the waiting instance whichever instance decided it.
  */
 export class OutcomeWaiter {
   readonly #waiting = new Map<string, { resolve: (o: DeltaOutcome) => void; timer: NodeJS.Timeout }>();
@@ -21,7 +21,7 @@ export class OutcomeWaiter {
       readerSchema: schemas.DeltaOutcome,
       partitionsConsumedConcurrently: 3,
       handleBatch: async (batch) => {
-        for (const record of batch.records) this.#deliver(record.value);
+        for (const record of batch.records) this.deliver(record.value);
       },
     });
     await this.#subscription.joined;
@@ -44,26 +44,26 @@ export class OutcomeWaiter {
   }
 
   cancel(tenant: string, deltaId: string): void {
-    this.#forget(deltaKey(tenant, deltaId));
-  }
-
-  async stop(): Promise<void> {
-    await this.#subscription?.stop();
-    for (const key of [...this.#waiting.keys()]) this.#forget(key);
-  }
-
-  #forget(key: string): void {
+    const key = deltaKey(tenant, deltaId);
     const waiter = this.#waiting.get(key);
     if (!waiter) return;
     clearTimeout(waiter.timer);
     this.#waiting.delete(key);
   }
 
-  #deliver(outcome: DeltaOutcome): void {
+  async stop(): Promise<void> {
+    await this.#subscription?.stop();
+    for (const waiter of this.#waiting.values()) clearTimeout(waiter.timer);
+    this.#waiting.clear();
+  }
+
+  /** Answers the caller waiting for this verdict, if any; a verdict nobody waits for (or a second copy) is dropped. */
+  deliver(outcome: DeltaOutcome): void {
     const key = deltaKey(outcome.tenant, outcome.deltaId);
     const waiter = this.#waiting.get(key);
     if (!waiter) return;
-    this.#forget(key);
+    clearTimeout(waiter.timer);
+    this.#waiting.delete(key);
     waiter.resolve(outcome);
   }
 }

@@ -3,9 +3,10 @@ import type { Command } from 'commander';
 import { stringify as toYaml } from 'yaml';
 import type { Config } from '../config';
 import { DeltabrokerError } from '../errors';
+import { physicalNamesOf } from '../tenant/physical-names';
 import { createLogger } from '../logger';
 import { openEntityConfigSource } from '../main';
-import { physicalNamesOf, type EntityConfig, type EntityConfigSource } from '../tenant';
+import type { EntityConfig, EntityConfigSource } from '../tenant';
 import { renderTable } from './topics';
 
 export const ENTITY_FORMATS = ['yaml', 'json'] as const;

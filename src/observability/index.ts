@@ -3,7 +3,8 @@ export { METRIC_NAMES, ServiceMetrics, type LagSnapshot, type LagSource, type Se
 export { instrumentHttp } from './http-metrics';
 export { timeEncryption } from './crypto-timing';
 export { countVerdict, countProjected } from './pipeline-metrics';
-export { serviceLagSource, readCheckpoints, pipelineBacklog, type ServiceLagOptions } from './service-lag';
+export { serviceLagSource, readCheckpoints, type ServiceLagOptions } from './service-lag';
 export { consumerLag, projectionLag, watermarks, lagOf, type PartitionLag, type Checkpoint } from './lag';
 export { serviceGroups, persistenceTopics, PROJECTORS, type GroupTopics } from './consumer-groups';
 export type { LogAdmin, CommittedOffset } from './log-admin';
+export { pipelineBacklog } from './service-lag';

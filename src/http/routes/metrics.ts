@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { authorizeOperator, METRICS_ROLE, OPERATOR_ROLE } from '../../auth/roles';
+import { requireServiceRole, METRICS_ROLE, OPERATOR_ROLE } from '../../auth/roles';
 import type { ServiceMetrics } from '../../observability';
 
 /** Roles that may scrape: the metrics expose every tenant's topics and lag, so no tenant role may. */
@@ -14,7 +14,7 @@ export interface MetricsRouteOptions {
 export function registerMetricsRoute(app: FastifyInstance, metrics: ServiceMetrics, options: MetricsRouteOptions = {}): void {
   const open = options.public === true;
   app.get('/metrics', { config: { public: open } }, async (request, reply) => {
-    if (!open) authorizeOperator(request.principal, METRICS_ROLES, 'scraping metrics');
+    if (!open) requireServiceRole(request.principal, METRICS_ROLES, 'scraping metrics');
     return reply.type(metrics.contentType).send(await metrics.exposition());
   });
 }
