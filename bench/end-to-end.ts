@@ -44,7 +44,9 @@ export interface EndToEndOptions {
 
 const TENANT = 'acme';
 const ENTITY = 'merchant_account';
-const TABLE = 'acme_merchant_account';
+/** The projection table of acme/merchant_account, in acme's schema (src/tenant/physical-names.ts). */
+const [SCHEMA, TABLE_NAME] = ['tenant_acme', 'merchant_account'];
+const TABLE = `${SCHEMA}.${TABLE_NAME}`;
 const ROOT = path.resolve(__dirname, '..');
 const wallMs = (): number => performance.timeOrigin + performance.now();
 
@@ -137,8 +139,8 @@ class Harness {
   /** The phase's projected rows, read back as text, then COPYed into a keyless table of the same columns. */
   private async copyBaseline(prefix: string): Promise<number> {
     const columns = await this.db.query<{ name: string }>(
-      `select column_name as name from information_schema.columns where table_name = $1 and table_schema = current_schema() order by ordinal_position`,
-      [TABLE],
+      `select column_name as name from information_schema.columns where table_schema = $1 and table_name = $2 order by ordinal_position`,
+      [SCHEMA, TABLE_NAME],
     );
     const list = columns.rows.map((c) => `"${c.name.replace(/"/g, '""')}"::text`).join(', ');
     const images = await this.db.query({ text: `select ${list} from ${TABLE} where "merchantId" like $1`, values: [`${prefix}%`], rowMode: 'array' });

@@ -1,5 +1,6 @@
 import { startTableProjector } from '../projections/postgres/table-projector';
 import { TableProjection } from '../projections/postgres/table-projection';
+import { projectionTableOf } from '../projections/postgres/table-schema';
 import type { EntityEvent, LogRecord, PublishedRecord } from '../src/log';
 import { silentLogger } from '../src/logger';
 import { InMemoryEntityConfigSource } from '../src/tenant';
@@ -102,7 +103,7 @@ async function measure(o: ProjectOptions): Promise<ProjectResult> {
     const copySeconds = seconds(copyStarted);
 
     const finalVersions = new Map(events.map((e) => [e.key, e.version]));
-    const rows = await sql.query<{ key: string; version: string }>(`select "accountId" as key, "_version"::text as version from "${viaLog.persistence.table}"`);
+    const rows = await sql.query<{ key: string; version: string }>(`select "accountId" as key, "_version"::text as version from ${projectionTableOf(viaLog).qualifiedName}`);
     const atFinalVersion = rows.rows.filter((r) => finalVersions.get(r.key) === Number(r.version)).length;
     const copied = await sql.query<{ n: string }>(`select count(*)::text as n from ${plain}`);
     lines.push(`publish to the embedded broker (not part of the ratio): ${publishSeconds.toFixed(2)} s, ${rate(eventCount, publishSeconds)}`);

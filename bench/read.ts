@@ -15,7 +15,7 @@ import { formatTable, quantile, type Figure } from './support/figures';
 /**
  * RQL reads through HTTP (`POST /` with operation `read`) against the same two SQL statements (the page and
  * its count, as the read path sends them, in parallel) through a plain pg Pool of the service's size, with
- * the same concurrency, on the same table, in the same run. The table `acme_merchant_account` is filled with
+ * the same concurrency, on the same table, in the same run. The table `tenant_acme.merchant_account` is filled with
  * `rows` projected-shape rows by SQL (reads do not care how rows got there).
  * Usage: npx tsx bench/read.ts [seconds per case=5] [concurrency=16] [rows=50000]
  */
@@ -67,14 +67,14 @@ export async function run(o: ReadOptions): Promise<Figure[]> {
     const entity = await service.entities.get('acme', 'merchant_account');
     if (!entity) throw new Error('no acme/merchant_account configuration');
     await pool.query(
-      `insert into acme_merchant_account ("merchantId", name, country, mcc, status, "_doc", "_version", "_event_id", "_position", "_updated_at")
+      `insert into tenant_acme.merchant_account ("merchantId", name, country, mcc, status, "_doc", "_version", "_event_id", "_position", "_updated_at")
        select 'm-' || i, 'Merchant ' || i, (array['DE','FR','GB','NL'])[1 + i % 4], 5000 + i % 1000, 'active',
               jsonb_build_object('merchantId', 'm-' || i, 'name', 'Merchant ' || i, 'country', (array['DE','FR','GB','NL'])[1 + i % 4], 'mcc', 5000 + i % 1000, 'status', 'active'),
               1, gen_random_uuid()::text, 'acme.merchant_account.events/0/' || i, now()
          from generate_series(1, $1::int) as i`,
       [o.rows],
     );
-    await pool.query('analyze acme_merchant_account');
+    await pool.query('analyze tenant_acme.merchant_account');
     const issuer = await loadDevIssuer(config.dataDir, config.auth.issuer, config.auth.audience);
     const token = await issuer.mint({ sub: 'bench', tenant: 'acme', roles: ['admin'] });
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };

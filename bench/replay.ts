@@ -1,3 +1,4 @@
+import { projectionTableOf } from '../projections/postgres/table-schema';
 import { rebuildProjections, ReplayProgress, verifyProjection, type ReplayContext } from '../projections/replay';
 import { silentLogger } from '../src/logger';
 import { createPostgresSearchIndex } from '../src/search';
@@ -46,7 +47,7 @@ async function measure(o: ReplayBenchOptions): Promise<ReplayMeasurement> {
     if (process.env.BENCH_PHASES) probe.onChange((p) => console.error(`${p.elapsedSeconds}s ${p.phase} ${p.done}/${p.total}`));
     const table = await rebuildProjections(ctx, { ...request, target: 'postgres' }, { progress: probe });
     const tableSeconds = secondsSince(tableStarted);
-    const rows = await sql.query<{ key: string; version: string }>(`select "accountId" as key, "_version"::text as version from "${config.persistence.table}"`);
+    const rows = await sql.query<{ key: string; version: string }>(`select "accountId" as key, "_version"::text as version from ${projectionTableOf(config).qualifiedName}`);
     const atFinal = rows.rows.filter((r) => finalVersions.get(r.key) === Number(r.version)).length;
 
     const allStarted = process.hrtime.bigint();

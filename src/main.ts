@@ -26,9 +26,10 @@ import { startEmbeddedKafka } from './embedded/kafka';
 import { startEmbeddedRegistry } from './embedded/registry';
 import { loadSchemas, type DeltaOutcome, type WriteLog } from './log';
 import { openKafkaLogAdmin, openKafkaWriteLog } from './log/kafka';
-import { countProjected, countRejections, countVerdict, instrumentHttp, ServiceMetrics, serviceLagSource, timeEncryption } from './observability';
+import { countProjected, countRejections, countVerdict, instrumentHttp, pipelineBacklog, ServiceMetrics, serviceLagSource, timeEncryption } from './observability';
+import { DeltaStatusService } from './broker/delta-status';
 import { registerMetricsRoute } from './http/routes/metrics';
-import { FileEntityConfigSource, HttpEntityConfigSource, type EntityConfigSource } from './tenant';
+import { ClaimingEntityConfigSource, FileEntityConfigSource, HttpEntityConfigSource, type EntityConfigSource } from './tenant';
 import { startDeltaProcessor } from '../streams/delta-processor';
 import { RecordStateStore } from '../streams/record-state-store';
 import { restoreRecordState } from '../streams/state-restorer';
@@ -36,8 +37,9 @@ import { registerRecordSchemas } from '../streams/schema-registration';
 import { startActionEmitters } from '../projections/action-emitter';
 import { startTableProjector, TABLE_PROJECTOR_GROUP } from '../projections/postgres';
 import { startSearchProjector } from '../projections/search/search-projector';
+import { moveLegacyProjections } from '../projections/legacy-names';
 import { QueryService } from './broker/query-service';
-import { createPostgresSearchIndex, type SearchIndex } from './search';
+import { createPostgresSearchIndex, DEFAULT_SEARCH_SCHEMA, type SearchIndex } from './search';
 import { openElasticsearchSearchIndex } from './search/elasticsearch/elasticsearch-search-index';
 import type { Logger } from './logger';
 import { migrate } from './store/migrator';
@@ -198,7 +200,10 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
 
     const { log, brokers, registryUrl } = await openWriteLog(config, logger, closers);
     const schemas = loadSchemas();
-    const entities = openEntityConfigSource(config, logger);
+    const configured = openEntityConfigSource(config, logger);
+    await moveLegacyProjections({ sql, entities: configured, logger, ...(!config.search.elasticsearchUrl && { searchSchema: DEFAULT_SEARCH_SCHEMA }) });
+    // Every component looks configurations up here, so all refuse one whose names another owns.
+    const entities = new ClaimingEntityConfigSource(configured, { sql, datacenter: config.datacenter, logger });
     const logAdmin = await openKafkaLogAdmin({ brokers, logger, clientId: `deltabroker-${config.datacenter}-admin` });
     closers.push(() => logAdmin.close());
     const metrics = new ServiceMetrics({
@@ -244,7 +249,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     registerKeyRoutes(http, keyring);
     registerWhoamiRoute(http);
     registerMetricsRoute(http, metrics, { public: config.metrics.public });
-    registerStorageBrokerRoutes(http, writes, queries, states);
+    registerStorageBrokerRoutes(http, writes, queries, new DeltaStatusService({ states, backlog: () => pipelineBacklog(logAdmin) }));
     registerRejectionRoutes(http, rejections, { waitMs: config.writes.timeoutMs });
     registerReplayRoutes(http, { sql, log, schemas, entities, logger, liveSearchIndex: search, searchEngine: config.search.elasticsearchUrl ? 'elasticsearch' : 'postgres' });
     closers.push(() => http.close());

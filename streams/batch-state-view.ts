@@ -1,4 +1,5 @@
 import type { DeltaEnvelope } from '../src/log';
+import { deltaKey } from './delta-ids';
 import { recordIdKey, type DeltaOutcomeRow, type RecordId, type RecordState, type RecordStateReader, type RecordStateStore } from './record-state-store';
 
 /** A record never written: what RecordStateStore.get answers for it. */
@@ -16,12 +17,12 @@ export class BatchStateView implements RecordStateReader {
     private readonly store: RecordStateStore,
     private readonly loaded: ReadonlySet<string>,
     private readonly stored: Map<string, RecordState>,
-    private readonly outcomes: Map<string, { tenant: string; outcome: DeltaOutcomeRow }>,
+    private readonly outcomes: Map<string, DeltaOutcomeRow>,
   ) {}
 
   static async load(store: RecordStateStore, deltas: readonly DeltaEnvelope[]): Promise<BatchStateView> {
     const ids = deltas.map((d) => ({ tenant: d.tenant, entity: d.entity, key: d.key }));
-    const [stored, outcomes] = await Promise.all([store.getMany(ids), store.outcomes(deltas.map((d) => d.id))]);
+    const [stored, outcomes] = await Promise.all([store.getMany(ids), store.outcomes(deltas.map((d) => ({ tenant: d.tenant, deltaId: d.id })))]);
     return new BatchStateView(store, new Set(ids.map(recordIdKey)), stored, outcomes);
   }
 
@@ -34,10 +35,9 @@ export class BatchStateView implements RecordStateReader {
     return this.store.get(id);
   }
 
-  /** The outcome stored for a delta before this batch, when it is `tenant`'s. */
+  /** The outcome stored for `tenant`'s delta before this batch. */
   storedOutcome(deltaId: string, tenant: string): DeltaOutcomeRow | undefined {
-    const found = this.outcomes.get(deltaId);
-    return found?.tenant === tenant ? found.outcome : undefined;
+    return this.outcomes.get(deltaKey(tenant, deltaId));
   }
 
   /** A state this batch produced; later deltas of the batch see it. */

@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { DeltabrokerError } from '../src/errors';
 import type { Logger } from '../src/logger';
 import type { DeltaEnvelope, DeltaOutcome, EntityEvent, RecordBatch, RecordSchemas, Rejection, Subscription, WriteLog } from '../src/log';
@@ -7,6 +7,7 @@ import { decide, type PipelineDependencies } from './pipeline';
 import { BatchStateView } from './batch-state-view';
 import type { DeltaOutcomeRow, RecordState, RecordStateStore, StoredVerdict } from './record-state-store';
 import { PIPELINE_GROUPS, PIPELINE_TOPICS, persistenceTopicSpec, recordMessageKey } from './topics';
+import { deltaKey, eventIdOf } from './delta-ids';
 
 export interface DeltaProcessorOptions extends PipelineDependencies {
   log: WriteLog;
@@ -66,17 +67,17 @@ async function processBatch(options: DeltaProcessorOptions, createdTopics: Set<s
   const decisions: Decision[] = [];
   for (const record of batch.records) {
     const delta = record.value;
-    const earlier = decided.get(delta.id);
+    const earlier = decided.get(deltaKey(delta.tenant, delta.id));
     const known = view.storedOutcome(delta.id, delta.tenant);
-    if (earlier?.delta.tenant === delta.tenant || known) {
+    if (earlier || known) {
       options.logger.debug({ deltaId: delta.id }, 'delta seen again: answering its stored outcome');
-      decisions.push(earlier?.delta.tenant === delta.tenant ? { kind: 'repeat', delta, of: earlier } : { kind: 'known', delta, outcome: known as DeltaOutcomeRow });
+      decisions.push(earlier ? { kind: 'repeat', delta, of: earlier } : { kind: 'known', delta, outcome: known as DeltaOutcomeRow });
       continue;
     }
     const ctx: DeltaContext = { delta, source: { topic: record.topic, partition: record.partition, offset: record.offset } };
     const verdict = await decide({ entities: options.entities, states: view }, ctx);
     const decision = verdict.accepted ? accept(view, verdict.ctx) : refuse(verdict.ctx, verdict.refusal);
-    decided.set(delta.id, decision);
+    decided.set(deltaKey(delta.tenant, delta.id), decision);
     decisions.push(decision);
   }
   await persist(options, createdTopics, decisions);
@@ -89,7 +90,7 @@ function accept(view: BatchStateView, ctx: DeltaContext): Extract<Decision, { ki
   const doc = delta.operation === 'delete' ? null : { ...current, ...ctx.fields };
   const version = ctx.nextVersion as number;
   const event: EntityEvent = {
-    eventId: eventIdOf(delta.id),
+    eventId: eventIdOf(delta.tenant, delta.id),
     deltaId: delta.id,
     requestId: delta.requestId,
     tenant: delta.tenant,
@@ -193,12 +194,6 @@ function outcomeOf(delta: DeltaEnvelope, row: DeltaOutcomeRow): DeltaOutcome {
     message: problem.message ?? null,
     details: JSON.stringify(problem.details ?? {}),
   };
-}
-
-/** An event's id follows from its delta's id, so a delta persisted twice after a crash carries one event id. */
-export function eventIdOf(deltaId: string): string {
-  const h = createHash('sha256').update(`deltabroker-event|${deltaId}`).digest('hex');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((parseInt(h.slice(16, 18), 16) & 0x3f) | 0x80).toString(16)}${h.slice(18, 20)}-${h.slice(20, 32)}`;
 }
 
 const traceHeaders = (delta: DeltaEnvelope): Record<string, string> => ({

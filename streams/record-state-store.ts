@@ -1,4 +1,5 @@
 import type { SqlClient, SqlExecutor } from '../src/store/sql-client';
+import { deltaKey } from './delta-ids';
 
 /** What stage 3 needs to know of a record: its newest version, whether it is deleted, and its fields. */
 export interface RecordState {
@@ -63,24 +64,22 @@ export class RecordStateStore {
     return row ? { version: Number(row.version), deleted: row.deleted, doc: row.doc } : { version: 0, deleted: true, doc: null };
   }
 
-  /** The stored outcome of a delta; with `tenant`, only when the delta is that tenant's. */
-  async outcome(deltaId: string, tenant?: string): Promise<DeltaOutcomeRow | undefined> {
-    const result = await this.sql.query<OutcomeColumns>(`select ${OUTCOME_COLUMNS} from delta_outcomes where delta_id = $1 and ($2::text is null or tenant = $2)`, [
-      deltaId,
-      tenant ?? null,
-    ]);
+  /** The stored outcome of `tenant`'s delta (delta ids are unique per tenant only). */
+  async outcome(deltaId: string, tenant: string): Promise<DeltaOutcomeRow | undefined> {
+    const result = await this.sql.query<OutcomeColumns>(`select ${OUTCOME_COLUMNS} from delta_outcomes where tenant = $1 and delta_id = $2`, [tenant, deltaId]);
     const row = result.rows[0];
     return row ? outcomeRowOf(row) : undefined;
   }
 
-  /** The stored outcomes of several deltas in one query, by delta id, each with the tenant it belongs to. */
-  async outcomes(deltaIds: readonly string[]): Promise<Map<string, { tenant: string; outcome: DeltaOutcomeRow }>> {
-    const found = new Map<string, { tenant: string; outcome: DeltaOutcomeRow }>();
-    if (deltaIds.length === 0) return found;
-    const result = await this.sql.query<OutcomeColumns>(`select ${OUTCOME_COLUMNS} from delta_outcomes where delta_id in (select jsonb_array_elements_text($1::jsonb))`, [
-      JSON.stringify([...new Set(deltaIds)]),
-    ]);
-    for (const row of result.rows) found.set(row.delta_id, { tenant: row.tenant, outcome: outcomeRowOf(row) });
+  /** The stored outcomes of several deltas in one query, by deltaKey(tenant, delta id). */
+  async outcomes(deltas: readonly { tenant: string; deltaId: string }[]): Promise<Map<string, DeltaOutcomeRow>> {
+    const found = new Map<string, DeltaOutcomeRow>();
+    if (deltas.length === 0) return found;
+    const result = await this.sql.query<OutcomeColumns>(
+      `select o.* from delta_outcomes o join jsonb_to_recordset($1::jsonb) as r(tenant text, delta_id text) on o.tenant = r.tenant and o.delta_id = r.delta_id`,
+      [JSON.stringify(deltas.map((d) => ({ tenant: d.tenant, delta_id: d.deltaId })))],
+    );
+    for (const row of result.rows) found.set(deltaKey(row.tenant, row.delta_id), outcomeRowOf(row));
     return found;
   }
 
@@ -176,7 +175,7 @@ async function writeVerdicts(tx: SqlExecutor, verdicts: readonly StoredVerdict[]
     `insert into delta_outcomes (${OUTCOME_COLUMNS})
      select ${OUTCOME_COLUMNS}
        from jsonb_to_recordset($1::jsonb) as r(delta_id text, tenant text, status text, event_id text, version bigint, topic text, partition integer, log_offset text, problem jsonb)
-     on conflict (delta_id) do nothing`,
+     on conflict (tenant, delta_id) do nothing`,
     [JSON.stringify(outcomes)],
   );
 }

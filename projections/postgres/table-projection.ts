@@ -20,8 +20,6 @@ export interface TableProjectionOptions {
   readonly logger: Logger;
   /** Name of the checkpoints this projection keeps (the consumer group's id, by default). */
   readonly projector: string;
-  /** Schema of the entity tables; by default the connection's search_path decides. */
-  readonly schema?: string;
 }
 
 /** What one batch did. Offsets are decimal strings. */
@@ -58,13 +56,13 @@ export class TableProjection {
    * DB_CONFLICT when the change needs a rebuild (see table-schema.ts).
    */
   async tableFor(config: EntityConfig): Promise<ProjectionTable> {
-    const wanted = projectionTableOf(config, this.options.schema);
+    const wanted = projectionTableOf(config);
     const id = `${config.tenant}/${config.entity}`;
     const known = this.tables.get(id);
     if (known?.signature === wanted.signature) return known.ready;
     const ready = migrateProjectionTable(this.options.sql, wanted).then((migration) => {
       if (migration.created || migration.addedColumns.length > 0) {
-        this.options.logger.info({ tenant: config.tenant, entity: config.entity, table: config.persistence.table, ...migration }, 'projection table migrated');
+        this.options.logger.info({ tenant: config.tenant, entity: config.entity, table: wanted.qualifiedName, ...migration }, 'projection table migrated');
       }
       return wanted;
     });

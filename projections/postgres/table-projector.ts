@@ -13,6 +13,7 @@ import { persistenceTopicsOf } from '../../streams/topics';
 import { consumePersistenceTopics } from '../persistence-consumer';
 import type { LogPosition } from './applied-positions';
 import { TableProjection, type BatchReport } from './table-projection';
+import { projectionTableOf } from './table-schema';
 
 /** The default consumer group, which also names the checkpoints. */
 export const TABLE_PROJECTOR_GROUP = 'deltabroker-projector-postgres';
@@ -25,8 +26,6 @@ export interface TableProjectorOptions {
   readonly logger: Logger;
   /** Consumer group and checkpoint name (default TABLE_PROJECTOR_GROUP). */
   readonly groupId?: string;
-  /** Schema of the entity tables; by default the connection's search_path decides. */
-  readonly schema?: string;
   /** Partitions applied at the same time, each in its own transaction (default 3). */
   readonly concurrency?: number;
   /** Told about every committed batch (metrics, tests). */
@@ -52,7 +51,7 @@ export interface TableProjector {
 export async function startTableProjector(o: TableProjectorOptions): Promise<TableProjector> {
   const projector = o.groupId ?? TABLE_PROJECTOR_GROUP;
   const logger = o.logger.child({ component: 'table-projector', groupId: projector });
-  const projection = new TableProjection({ sql: o.sql, entities: o.entities, logger, projector, ...(o.schema === undefined ? {} : { schema: o.schema }) });
+  const projection = new TableProjection({ sql: o.sql, entities: o.entities, logger, projector });
   const configs = await o.entities.list();
   for (const config of configs) await projection.tableFor(config);
   const topics = persistenceTopicsOf(configs);
@@ -70,6 +69,6 @@ export async function startTableProjector(o: TableProjectorOptions): Promise<Tab
       return BigInt(report.checkpointAfter);
     },
   });
-  logger.info({ topics, tables: configs.map((c) => c.persistence.table) }, 'table projector running');
+  logger.info({ topics, tables: configs.map((c) => projectionTableOf(c).qualifiedName) }, 'table projector running');
   return { topics, waitFor: consumer.waitFor, stop: consumer.stop };
 }

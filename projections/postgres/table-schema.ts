@@ -16,7 +16,7 @@ import { DeltabrokerError } from '../../src/errors';
 import { COLUMN_TYPES, SYSTEM_COLUMNS } from '../../src/store/rql/compiler';
 import type { SqlClient, SqlExecutor } from '../../src/store/sql-client';
 import { quoteIdent, quoteQualified } from '../../src/store/sql-identifier';
-import type { EntityConfig, FieldType } from '../../src/tenant';
+import { physicalNamesOf, type EntityConfig, type FieldType } from '../../src/tenant';
 
 export interface FieldColumn {
   readonly name: string;
@@ -29,7 +29,9 @@ export interface FieldColumn {
 
 export interface ProjectionTable {
   readonly config: EntityConfig;
-  /** `"schema"."table"` or `"table"`, validated and quoted. */
+  /** The tenant's schema (src/tenant/physical-names.ts). */
+  readonly schema: string;
+  /** `"schema"."table"`, validated and quoted. */
   readonly qualifiedName: string;
   /** The key fields' columns, in key order (the primary key). */
   readonly keyColumns: readonly FieldColumn[];
@@ -48,7 +50,7 @@ export interface TableMigration {
 const SYSTEM_COLUMN_NAMES = Object.keys(SYSTEM_COLUMNS) as (keyof typeof SYSTEM_COLUMNS)[];
 
 /** The table an entity configuration asks for; throws DB_INTERNAL on a name that is not a safe identifier. */
-export function projectionTableOf(config: EntityConfig, schema?: string): ProjectionTable {
+export function projectionTableOf(config: EntityConfig): ProjectionTable {
   const fieldColumns = Object.entries(config.fields).map(([name, spec]) => ({
     name,
     type: spec.type,
@@ -60,9 +62,10 @@ export function projectionTableOf(config: EntityConfig, schema?: string): Projec
     if (!column) throw new DeltabrokerError('DB_INTERNAL', `key field ${k} of ${config.tenant}/${config.entity} is not a configured field`, { field: k, rule: 'key', stage: 'projection' });
     return column;
   });
-  const qualifiedName = quoteQualified(config.persistence.table, schema);
+  const { schema, table } = physicalNamesOf(config);
+  const qualifiedName = quoteQualified(table, schema);
   const signature = JSON.stringify([qualifiedName, config.key, fieldColumns.map((c) => [c.name, c.type])]);
-  return { config, qualifiedName, keyColumns, fieldColumns, signature };
+  return { config, schema, qualifiedName, keyColumns, fieldColumns, signature };
 }
 
 /**
@@ -94,8 +97,9 @@ export function fieldValueSql(column: FieldColumn, doc: string): string {
 const TIMESTAMP_PATTERN = '^[0-9]{4}-[0-9]{2}-[0-9]{2}([T ][0-9]{2}:[0-9]{2}(:[0-9]{2}(\\.[0-9]+)?)?(Z|[+-][0-9]{2}(:?[0-9]{2})?)?)?$';
 
 /**
- * Creates the table when missing, else adds the columns of new fields and fills them from `_doc`. Runs in
- * one transaction under an advisory lock on the table name, so instances starting together do not race.
+ * Creates the table (and the tenant's schema) when missing, else adds the columns of new fields and fills
+ * them from `_doc`. Runs in one transaction under advisory locks on the table and schema names, so instances
+ * starting together do not race.
  * Throws DB_CONFLICT (rule `column-type` or `primary-key`) when the table cannot follow the configuration
  * without a rebuild.
  */
@@ -104,6 +108,7 @@ export async function migrateProjectionTable(sql: SqlClient, table: ProjectionTa
     await tx.query('select pg_advisory_xact_lock(hashtext($1))', [`deltabroker-projection:${table.qualifiedName}`]);
     const existing = await existingColumns(tx, table);
     if (existing === undefined) {
+      await createSchema(tx, table.schema);
       await tx.query(createTableSql(table));
       return { created: true, addedColumns: [] };
     }
@@ -127,6 +132,12 @@ export async function migrateProjectionTable(sql: SqlClient, table: ProjectionTa
     }
     return { created: false, addedColumns: added };
   });
+}
+
+/** Creates a tenant's schema; the lock keeps two tables of one tenant from creating it at once. */
+export async function createSchema(tx: SqlExecutor, schema: string): Promise<void> {
+  await tx.query('select pg_advisory_xact_lock(hashtext($1))', [`deltabroker-schema:${schema}`]);
+  await tx.query(`create schema if not exists ${quoteIdent(schema, 'schema')}`);
 }
 
 /** A column type as Postgres's format_type() spells it (the only alias among our types is timestamptz). */

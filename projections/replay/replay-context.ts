@@ -19,8 +19,6 @@ export interface ReplayContext {
   readonly entities: EntityConfigSource;
   readonly sql: SqlClient;
   readonly logger: Logger;
-  /** Schema of the projection tables, as given to the table projector (default: the search_path). */
-  readonly tableSchema?: string;
   /** The search engine in use (default `postgres`: the Postgres search adapter on `sql`). */
   readonly searchEngine?: 'postgres' | 'elasticsearch';
   /** Schema of the Postgres search adapter (default `search`). */
@@ -74,7 +72,7 @@ export function targetsFor(ctx: ReplayContext, config: EntityConfig, choice: Tar
   const skipped: string[] = [];
   if (choice !== 'search') {
     targets.push(
-      tableTarget({ sql: ctx.sql, config, logger: ctx.logger, purpose, ...(ctx.tableSchema && { schema: ctx.tableSchema }), ...(ctx.liveProjectors?.postgres && { liveProjector: ctx.liveProjectors.postgres }) }),
+      tableTarget({ sql: ctx.sql, config, logger: ctx.logger, purpose, ...(ctx.liveProjectors?.postgres && { liveProjector: ctx.liveProjectors.postgres }) }),
     );
   }
   if (choice !== 'postgres') {

@@ -19,7 +19,7 @@ export interface ShadowState {
 
 export interface ReplayTarget {
   readonly kind: TargetKind;
-  /** Live table or index name, and the shadow's. */
+  /** Live table (`schema.table`) or index name, and the shadow's. */
   readonly live: string;
   readonly shadow: string;
   /** Checkpoints' names: the live projector's (handed over at the swap) and the shadow's. */

@@ -6,7 +6,7 @@
  */
 import type { EntityEvent, LogRecord } from '../../src/log';
 import type { Logger } from '../../src/logger';
-import { createPostgresSearchIndex, type SearchDocument, type SearchIndex } from '../../src/search';
+import { createPostgresSearchIndex, DEFAULT_SEARCH_SCHEMA, type SearchDocument, type SearchIndex } from '../../src/search';
 import { ensureCatalog, tableOf } from '../../src/search/postgres/schema';
 import type { SqlClient, SqlExecutor } from '../../src/store/sql-client';
 import { quoteIdent, quoteQualified } from '../../src/store/sql-identifier';
@@ -14,7 +14,7 @@ import type { EntityConfig } from '../../src/tenant';
 import { indexDefinitionOf, SEARCH_PROJECTOR_GROUP } from '../search/search-projector';
 import { advanceCheckpoint, claimCheckpoint } from '../postgres/checkpoint-store';
 import { checkpointsOf, dropCheckpoints, lockCheckpoints, writeCheckpoints, type Positions } from './checkpoints';
-import { withPersistence, type ReplayTarget, type ShadowState } from './replay-target';
+import type { ReplayTarget, ShadowState } from './replay-target';
 import { shadowName, shadowProjector, type ShadowPurpose } from './shadow-names';
 
 export interface SearchTargetOptions {
@@ -34,11 +34,11 @@ export interface SearchTargetOptions {
 const CATALOG = '_indexes';
 
 export function searchTarget(o: SearchTargetOptions): ReplayTarget {
-  const schema = o.schema ?? 'search';
-  const live = o.config.persistence.index;
-  const shadow = shadowName(live, o.purpose);
+  const schema = o.schema ?? DEFAULT_SEARCH_SCHEMA;
   const liveDefinition = indexDefinitionOf(o.config);
-  const shadowDefinition = indexDefinitionOf(withPersistence(o.config, { index: shadow }));
+  const live = liveDefinition.name;
+  const shadow = shadowName(live, o.purpose);
+  const shadowDefinition = { ...liveDefinition, name: shadow };
   const topic = o.config.persistence.topic;
   const shadowProjectorName = shadowProjector('search', o.purpose, `${schema}.${shadow}`);
   const liveProjector = o.liveProjector ?? SEARCH_PROJECTOR_GROUP;

@@ -21,8 +21,6 @@ export interface TableTargetOptions {
   readonly config: EntityConfig;
   readonly logger: Logger;
   readonly purpose: ShadowPurpose;
-  /** Schema of the tables; by default the connection's search_path decides. */
-  readonly schema?: string;
   /** The live table projector's checkpoints' name (its consumer group); default TABLE_PROJECTOR_GROUP. */
   readonly liveProjector?: string;
 }
@@ -37,15 +35,15 @@ export function tableTarget(o: TableTargetOptions): TableTarget {
   const live = o.config.persistence.table;
   const shadow = shadowName(live, o.purpose);
   const shadowConfig = withPersistence(o.config, { table: shadow });
-  const liveTable = projectionTableOf(o.config, o.schema);
-  const shadowTable = projectionTableOf(shadowConfig, o.schema);
+  const liveTable = projectionTableOf(o.config);
+  const shadowTable = projectionTableOf(shadowConfig);
   const topic = o.config.persistence.topic;
-  const shadowProjectorName = shadowProjector('postgres', o.purpose, quoteQualified(shadow, o.schema));
+  const shadowProjectorName = shadowProjector('postgres', o.purpose, shadowTable.qualifiedName);
   const liveProjector = o.liveProjector ?? TABLE_PROJECTOR_GROUP;
   const exists = async (sql: SqlExecutor, qualified: string): Promise<boolean> =>
     (await sql.query<{ present: boolean }>('select to_regclass($1) is not null as present', [qualified])).rows[0]?.present === true;
   const projectionOn = (sql: SqlClient): TableProjection =>
-    new TableProjection({ sql, entities: onlyEntity(shadowConfig), logger: o.logger, projector: shadowProjectorName, ...(o.schema === undefined ? {} : { schema: o.schema }) });
+    new TableProjection({ sql, entities: onlyEntity(shadowConfig), logger: o.logger, projector: shadowProjectorName });
 
   const discard = async (): Promise<void> => {
     await o.sql.query(`drop table if exists ${shadowTable.qualifiedName}`);
@@ -54,8 +52,8 @@ export function tableTarget(o: TableTargetOptions): TableTarget {
 
   return {
     kind: 'postgres',
-    live,
-    shadow,
+    live: `${liveTable.schema}.${live}`,
+    shadow: `${liveTable.schema}.${shadow}`,
     liveProjector,
     shadowProjector: shadowProjectorName,
     liveWritesBeforeCheckpoint: false,
@@ -102,7 +100,7 @@ export function tableTarget(o: TableTargetOptions): TableTarget {
       const wanted = `${live}_pkey`;
       const current = rows[0]?.name;
       if (current !== undefined && current !== wanted && wanted.length <= 63) {
-        await tx.query(`alter index ${quoteQualified(current, o.schema)} rename to ${quoteIdent(wanted, 'index')}`);
+        await tx.query(`alter index ${quoteQualified(current, liveTable.schema)} rename to ${quoteIdent(wanted, 'index')}`);
       }
       await dropCheckpoints(tx, shadowProjectorName, topic);
     },

@@ -41,7 +41,6 @@ export async function verifyProjection(ctx: ReplayContext, request: { tenant: st
     config,
     logger: ctx.logger,
     purpose: 'verify',
-    ...(ctx.tableSchema && { schema: ctx.tableSchema }),
     ...(ctx.liveProjectors?.postgres && { liveProjector: ctx.liveProjectors.postgres }),
   });
   try {
@@ -74,7 +73,7 @@ export async function verifyProjection(ctx: ReplayContext, request: { tenant: st
       tenant: config.tenant,
       entity: config.entity,
       topic,
-      table: config.persistence.table,
+      table: target.liveTable.qualifiedName,
       positions: Object.fromEntries([...comparison.live].map(([p, next]) => [String(p), next.toString()])),
       events,
       durationMs: Date.now() - started,

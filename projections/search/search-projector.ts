@@ -2,7 +2,7 @@ import type { EntityEvent, RecordSchemas, WriteLog } from '../../src/log';
 import type { Logger } from '../../src/logger';
 import type { IndexDefinition, SearchDocument, SearchIndex } from '../../src/search';
 import type { SqlClient } from '../../src/store/sql-client';
-import type { EntityConfig, EntityConfigSource } from '../../src/tenant';
+import { physicalNamesOf, type EntityConfig, type EntityConfigSource } from '../../src/tenant';
 import { persistenceTopicsOf } from '../../streams/topics';
 import { consumePersistenceTopics, type PersistenceConsumer } from '../persistence-consumer';
 import { advanceCheckpoint, claimCheckpoint, readCheckpoint } from '../postgres/checkpoint-store';
@@ -24,7 +24,7 @@ export type SearchProjector = PersistenceConsumer;
 
 /** The search index of an entity, as declared by its configuration. */
 export const indexDefinitionOf = (config: EntityConfig): IndexDefinition => ({
-  name: config.persistence.index,
+  name: physicalNamesOf(config).index,
   fields: Object.entries(config.fields).map(([name, field]) => ({ name, type: field.type })),
 });
 
@@ -61,7 +61,7 @@ export async function startSearchProjector(o: SearchProjectorOptions): Promise<S
       for (const event of newest.values()) {
         const config = await o.entities.get(event.tenant, event.entity);
         if (!config) continue;
-        const index = config.persistence.index;
+        const index = physicalNamesOf(config).index;
         if (event.payload === null) deletes.set(index, [...(deletes.get(index) ?? []), event.key]);
         else upserts.set(index, [...(upserts.get(index) ?? []), { id: event.key, source: JSON.parse(event.payload) as Record<string, unknown>, version: event.version }]);
       }

@@ -1,5 +1,6 @@
 import { createRemoteJWKSet, importSPKI, jwtVerify, type JWTPayload, type JWTVerifyGetKey, type KeyLike } from 'jose';
 import { DeltabrokerError } from '../errors';
+import { isTenantName, MAX_NAME_LENGTH } from '../tenant/entity-config';
 import type { Principal, TokenVerifier } from './principal';
 
 export interface JwtVerifierOptions {
@@ -44,6 +45,10 @@ export async function createJwtVerifier(options: JwtVerifierOptions): Promise<To
       const roles = payload[options.rolesClaim];
       if (typeof payload.sub !== 'string' || payload.sub === '') throw unauthenticated('the token has no subject');
       if (typeof tenant !== 'string' || tenant === '') throw unauthenticated(`the token has no '${options.tenantClaim}' claim`);
+      // Tenant names become parts of schema, topic and index names: a claim that breaks the pattern names no tenant.
+      if (!isTenantName(tenant)) {
+        throw unauthenticated(`the token's '${options.tenantClaim}' claim is not a tenant name (1-${MAX_NAME_LENGTH} lowercase letters and digits in words joined by single underscores)`);
+      }
       if (!Array.isArray(roles) || !roles.every((r) => typeof r === 'string')) {
         throw unauthenticated(`the token's '${options.rolesClaim}' claim must be a list of strings`);
       }

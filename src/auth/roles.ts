@@ -25,3 +25,24 @@ export function authorizeCryptoOperation(principal: Principal, operation: Crypto
     });
   }
 }
+
+/**
+ * Service roles, held by the service's operators and never by a tenant: operator routes show or change state
+ * of every tenant (metrics name every tenant's topics and their lag), so a tenant's `admin` does not reach
+ * them. The identity provider must not let tenants grant these roles. `metrics` is for a scraper that needs
+ * nothing else.
+ */
+export const OPERATOR_ROLE = 'operator';
+export const METRICS_ROLE = 'metrics';
+
+/** The caller, when it holds one of `roles` (service roles, see OPERATOR_ROLE); DB_FORBIDDEN (stage `auth`) otherwise. */
+export function requireServiceRole(principal: Principal | undefined, roles: readonly string[], what: string): Principal {
+  if (!principal?.roles.some((role) => roles.includes(role))) {
+    throw new DeltabrokerError('DB_FORBIDDEN', `${what} needs the operator role ${roles.join(' or ')}; a tenant's roles do not reach it`, {
+      field: 'Authorization',
+      rule: 'operator-role',
+      stage: 'auth',
+    });
+  }
+  return principal;
+}

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DeltaOutcome, RecordSchemas, Subscription, WriteLog } from '../log';
 import { PIPELINE_TOPICS } from '../../streams/topics';
+import { deltaKey } from '../../streams/delta-ids';
 
 /**
  * Lets an HTTP request wait for the verdict on the delta it published. The instance that decides a delta
@@ -27,37 +28,42 @@ export class OutcomeWaiter {
   }
 
   /**
-   * Registers interest in a delta's verdict; call before publishing the delta so the verdict cannot slip past.
-   * The promise resolves to undefined when no verdict came within `timeoutMs`.
+   * Registers interest in the verdict on `tenant`'s delta; call before publishing the delta so the verdict
+   * cannot slip past. Resolves to undefined when no verdict came within `timeoutMs`. Another tenant's delta
+   * with the same id never answers it.
    */
-  expect(deltaId: string, timeoutMs: number): Promise<DeltaOutcome | undefined> {
+  expect(tenant: string, deltaId: string, timeoutMs: number): Promise<DeltaOutcome | undefined> {
+    const key = deltaKey(tenant, deltaId);
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
-        this.#waiting.delete(deltaId);
+        this.#waiting.delete(key);
         resolve(undefined);
       }, timeoutMs);
-      this.#waiting.set(deltaId, { resolve, timer });
+      this.#waiting.set(key, { resolve, timer });
     });
   }
 
-  cancel(deltaId: string): void {
-    const waiter = this.#waiting.get(deltaId);
+  cancel(tenant: string, deltaId: string): void {
+    const key = deltaKey(tenant, deltaId);
+    const waiter = this.#waiting.get(key);
     if (!waiter) return;
     clearTimeout(waiter.timer);
-    this.#waiting.delete(deltaId);
+    this.#waiting.delete(key);
   }
 
   async stop(): Promise<void> {
     await this.#subscription?.stop();
-    for (const id of [...this.#waiting.keys()]) this.cancel(id);
+    for (const waiter of this.#waiting.values()) clearTimeout(waiter.timer);
+    this.#waiting.clear();
   }
 
   /** Answers the caller waiting for this verdict, if any; a verdict nobody waits for (or a second copy) is dropped. */
   deliver(outcome: DeltaOutcome): void {
-    const waiter = this.#waiting.get(outcome.deltaId);
+    const key = deltaKey(outcome.tenant, outcome.deltaId);
+    const waiter = this.#waiting.get(key);
     if (!waiter) return;
     clearTimeout(waiter.timer);
-    this.#waiting.delete(outcome.deltaId);
+    this.#waiting.delete(key);
     waiter.resolve(outcome);
   }
 }

@@ -3,7 +3,7 @@ import { DeltabrokerError } from '../errors';
 import type { SearchIndex, SearchResponse } from '../search';
 import { compileRql, decodeCount, decodeRow } from '../store/rql';
 import type { SqlClient } from '../store/sql-client';
-import { assertMayPerform, readableFields, type EntityConfig, type EntityConfigSource } from '../tenant';
+import { assertMayPerform, physicalNamesOf, readableFields, type EntityConfig, type EntityConfigSource } from '../tenant';
 
 /** A log position a write answered; a read may ask to see at least that write. */
 export interface LogPosition {
@@ -58,7 +58,7 @@ export class QueryService {
   async search(principal: Principal, entity: string, body: unknown, after?: LogPosition): Promise<SearchResponse> {
     const config = await this.#authorize(principal, entity, 'search');
     await this.#catchUp(this.o.index, after, 'search');
-    return this.o.search.search(config.persistence.index, body, { readableFields: readableFields(config, principal.roles, 'search') });
+    return this.o.search.search(physicalNamesOf(config).index, body, { readableFields: readableFields(config, principal.roles, 'search') });
   }
 
   async #authorize(principal: Principal, entity: string, operation: 'read' | 'search'): Promise<EntityConfig> {

@@ -85,7 +85,7 @@ export class WriteService {
       expectedVersion: command.expectedVersion ?? null,
       retryOf: null,
     };
-    const verdict = command.async ? undefined : this.o.waiter.expect(deltaId, this.o.timeoutMs);
+    const verdict = command.async ? undefined : this.o.waiter.expect(principal.tenant, deltaId, this.o.timeoutMs);
     let position: PublishedRecord;
     try {
       position = await this.deltas.publish({
@@ -96,7 +96,7 @@ export class WriteService {
         headers: { 'request-id': command.requestId, 'delta-id': deltaId },
       });
     } catch (cause) {
-      this.o.waiter.cancel(deltaId);
+      this.o.waiter.cancel(principal.tenant, deltaId);
       throw new DeltabrokerError('DB_DEPENDENCY_UNAVAILABLE', 'the write log did not acknowledge the delta; it was not written', { stage: 'publish' }, { cause });
     }
     if (!verdict) return { status: 'pending', deltaId, entity: command.entity, key, position };

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { stringify as toYaml } from 'yaml';
 import type { Config } from '../config';
 import { DeltabrokerError } from '../errors';
+import { physicalNamesOf } from '../tenant/physical-names';
 import { createLogger } from '../logger';
 import { openEntityConfigSource } from '../main';
 import type { EntityConfig, EntityConfigSource } from '../tenant';
@@ -14,17 +15,20 @@ export type EntityFormat = (typeof ENTITY_FORMATS)[number];
 export function renderEntityList(configs: readonly EntityConfig[]): string {
   return renderTable(
     ['TENANT', 'ENTITY', 'VERSION', 'KEY', 'FIELDS', 'TOPIC', 'TABLE', 'INDEX', 'NOTIFICATIONS'],
-    configs.map((c) => [
-      c.tenant,
-      c.entity,
-      String(c.version),
-      c.key.join(','),
-      String(Object.keys(c.fields).length),
-      c.persistence.topic,
-      c.persistence.table,
-      c.persistence.index,
-      c.notifications.methods.join(',') || '-',
-    ]),
+    configs.map((c) => {
+      const names = physicalNamesOf(c);
+      return [
+        c.tenant,
+        c.entity,
+        String(c.version),
+        c.key.join(','),
+        String(Object.keys(c.fields).length),
+        names.topic,
+        `${names.schema}.${names.table}`,
+        names.index,
+        c.notifications.methods.join(',') || '-',
+      ];
+    }),
   );
 }
 

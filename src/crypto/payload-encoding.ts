@@ -1,4 +1,5 @@
 import { DeltabrokerError } from '../errors';
+import { isWellFormed } from '../text/well-formed';
 
 /** Encodings a payload may be sent in (seed 2.1: absent means UTF-8 text). */
 export const PAYLOAD_ENCODINGS = ['utf8', 'base64', 'base64url', 'hex'] as const;
@@ -20,18 +21,25 @@ export function parseEncoding(value: unknown): PayloadEncoding {
   });
 }
 
-/** Decodes the payload strictly: Node's Buffer.from silently skips bad characters, we refuse them. */
+/**
+ * Decodes the payload strictly: Node's Buffer.from silently skips bad characters (whitespace and line breaks
+ * included) and turns a lone surrogate into U+FFFD; we refuse both.
+ */
 export function decodePayload(payload: string, encoding: PayloadEncoding): Buffer {
-  if (encoding === 'utf8') return Buffer.from(payload, 'utf8');
-  const compact = encoding === 'hex' ? payload : payload.replace(/\s+/g, '');
-  if (!PATTERNS[encoding].test(compact) || (encoding === 'base64url' && compact.length % 4 === 1)) {
-    throw new DeltabrokerError('DB_VALIDATION', `payload is not valid ${encoding}`, {
+  if (encoding === 'utf8') {
+    if (!isWellFormed(payload)) {
+      throw new DeltabrokerError('DB_VALIDATION', 'payload holds a lone UTF-16 surrogate, which no UTF-8 text can carry', { field: 'payload', rule: 'utf16', stage: 'dispatch' });
+    }
+    return Buffer.from(payload, 'utf8');
+  }
+  if (!PATTERNS[encoding].test(payload) || (encoding === 'base64url' && payload.length % 4 === 1)) {
+    throw new DeltabrokerError('DB_VALIDATION', `payload is not valid ${encoding}: only its alphabet is allowed, no whitespace or line breaks`, {
       field: 'payload',
       rule: `encoding:${encoding}`,
       stage: 'dispatch',
     });
   }
-  return Buffer.from(compact, encoding);
+  return Buffer.from(payload, encoding);
 }
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });

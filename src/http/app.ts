@@ -7,6 +7,7 @@ import { DeltabrokerError } from '../errors';
 import type { Logger } from '../logger';
 import type { Principal, TokenVerifier } from '../auth/principal';
 import { fromFrameworkError, httpStatusOf, toProblem } from './problem';
+import { loneSurrogatePath, mayHoldLoneSurrogate } from '../text/well-formed';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -25,6 +26,8 @@ export interface HttpAppOptions {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/** Node's limit on the request line and headers together (`--max-http-header-size`). */
+const MAX_URL_BYTES = 16 * 1024;
 
 /** The fastify application: Request-ID, Bearer authentication, problem+json errors. Routes are added by the caller. */
 export function buildHttpApp(options: HttpAppOptions): FastifyInstance {
@@ -38,6 +41,9 @@ export function buildHttpApp(options: HttpAppOptions): FastifyInstance {
     },
     logController: new LogController({ requestIdLogLabel: 'requestId' }),
     return503OnClosing: true,
+    // Above this fastify answers its own 414 before authentication; Node's 16 KiB header limit bounds URLs, so
+    // every path parameter reaches the auth hook and the route's own problem+json refusal.
+    maxParamLength: MAX_URL_BYTES,
     clientErrorHandler: answerClientError,
   });
 
@@ -52,7 +58,16 @@ export function buildHttpApp(options: HttpAppOptions): FastifyInstance {
       done(new DeltabrokerError('DB_BAD_REQUEST', 'the body is not valid UTF-8', { field: 'body', rule: 'utf8', stage: 'http' }), undefined);
       return;
     }
-    parseJson(request, (body as Buffer).toString('utf8'), done);
+    const text = (body as Buffer).toString('utf8');
+    parseJson(request, text, (error, parsed) => {
+      // A "\ud800" escape parses, but would be stored or encrypted as U+FFFD: refused like invalid UTF-8.
+      const at = error || !mayHoldLoneSurrogate(text) ? undefined : loneSurrogatePath(parsed, '');
+      if (at !== undefined) {
+        done(new DeltabrokerError('DB_VALIDATION', `${at || 'the body'} holds a lone UTF-16 surrogate, which no UTF-8 text can carry`, { field: at || 'body', rule: 'utf16', stage: 'http' }), undefined);
+        return;
+      }
+      done(error, parsed);
+    });
   });
 
   app.addHook('onSend', async (request, reply) => {

@@ -8,3 +8,4 @@ export { serviceLagSource, readCheckpoints, type ServiceLagOptions } from './ser
 export { consumerLag, projectionLag, watermarks, lagOf, type PartitionLag, type Checkpoint } from './lag';
 export { serviceGroups, persistenceTopics, PROJECTORS, type GroupTopics } from './consumer-groups';
 export type { LogAdmin, CommittedOffset } from './log-admin';
+export { pipelineBacklog } from './service-lag';

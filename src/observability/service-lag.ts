@@ -1,7 +1,7 @@
 /** The service's lag source: its consumer groups through the log admin, its projectors through their checkpoints. */
 import type { SqlExecutor } from '../store/sql-client';
 import type { EntityConfigSource } from '../tenant';
-import { PIPELINE_TOPICS } from '../../streams/topics';
+import { PIPELINE_GROUPS, PIPELINE_TOPICS } from '../../streams/topics';
 import { PROJECTORS, persistenceTopics, serviceGroups } from './consumer-groups';
 import { consumerLag, projectionLag, watermarks, type Checkpoint } from './lag';
 import type { LogAdmin } from './log-admin';
@@ -30,4 +30,11 @@ export function serviceLagSource(o: ServiceLagOptions): LagSource {
     const [consumer, checkpoints] = await Promise.all([consumerLag(o.admin, serviceGroups(o.datacenter, configs), marks), readCheckpoints(o.sql)]);
     return { consumer, projection: projectionLag(PROJECTORS, persistence, marks, checkpoints) };
   };
+}
+
+/** Deltas on the deltas topic that the pipeline has not decided yet (its group's lag). */
+export async function pipelineBacklog(admin: Pick<LogAdmin, 'listTopics' | 'topicOffsets' | 'committedOffsets'>): Promise<number> {
+  const marks = await watermarks(admin, [PIPELINE_TOPICS.deltas]);
+  const lag = await consumerLag(admin, [{ group: PIPELINE_GROUPS.pipeline, topics: [PIPELINE_TOPICS.deltas] }], marks);
+  return lag.reduce((sum, p) => sum + p.lag, 0);
 }

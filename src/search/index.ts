@@ -5,4 +5,4 @@
  */
 export * from './search-port';
 export { validateIndexDefinition, validateDocuments } from './index-definition';
-export { createPostgresSearchIndex, type PostgresSearchOptions } from './postgres/postgres-search-index';
+export { createPostgresSearchIndex, DEFAULT_SEARCH_SCHEMA, type PostgresSearchOptions } from './postgres/postgres-search-index';

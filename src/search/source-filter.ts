@@ -3,7 +3,7 @@
  * readable fields, applied to each hit by both adapters. Patterns match top-level keys; `*` is a wildcard.
  */
 import type { SourceFilter } from './dsl/ast';
-import { invalid, isPlainObject } from './dsl/errors';
+import { forbiddenField, invalid, isPlainObject } from './dsl/errors';
 import { wildcardToRegExp } from './dsl/fields';
 
 function patterns(value: unknown, path: string): string[] {
@@ -14,15 +14,28 @@ function patterns(value: unknown, path: string): string[] {
   return list as string[];
 }
 
-export function parseSourceFilter(value: unknown, path = 'payload._source'): SourceFilter {
+/**
+ * Includes that name a field the caller may not read are refused, as a query naming one is; a `*` pattern
+ * silently covers readable fields only, and excludes hide nothing the caller could see.
+ */
+function included(value: unknown, path: string, isHidden: (field: string) => boolean): string[] {
+  const list = patterns(value, path);
+  list.forEach((pattern, i) => {
+    if (!pattern.includes('*') && isHidden(pattern)) throw forbiddenField(typeof value === 'string' ? path : `${path}[${i}]`, pattern);
+  });
+  return list;
+}
+
+/** `isHidden` says which fields the caller may not read (declared but not readable). */
+export function parseSourceFilter(value: unknown, path = 'payload._source', isHidden: (field: string) => boolean = () => false): SourceFilter {
   if (value === undefined || value === true) return { includes: [], excludes: [] };
   if (value === false) return false;
-  if (!isPlainObject(value)) return { includes: patterns(value, path), excludes: [] };
+  if (!isPlainObject(value)) return { includes: included(value, path, isHidden), excludes: [] };
   for (const key of Object.keys(value)) {
     if (key !== 'includes' && key !== 'excludes') throw invalid(`${path}.${key}`, 'unsupported-clause', `_source option "${key}" is not supported`);
   }
   return {
-    includes: value.includes === undefined ? [] : patterns(value.includes, `${path}.includes`),
+    includes: value.includes === undefined ? [] : included(value.includes, `${path}.includes`, isHidden),
     excludes: value.excludes === undefined ? [] : patterns(value.excludes, `${path}.excludes`),
   };
 }

@@ -4,8 +4,6 @@
  * config/entities/acme/merchant_account.yaml. This module holds the normalised shape and small helpers over
  * it; parse-entity-config.ts turns a YAML file or tenant API answer into it.
  */
-import { DeltabrokerError } from '../errors';
-import { MAX_IDENTIFIER_LENGTH } from '../store/sql-identifier';
 
 export const OPERATIONS = ['create', 'read', 'search', 'update', 'delete'] as const;
 export type Operation = (typeof OPERATIONS)[number];
@@ -61,8 +59,13 @@ export interface EntityConfig {
 // ---------------------------------------------------------------------------------------------------------
 // Name rules
 
-/** Tenant and entity names end up in topic, table and index names, so: lowercase identifiers. */
-export const LOWER_NAME = /^[a-z][a-z0-9_]*$/;
+/**
+ * Tenant and entity names: lowercase words of letters and digits joined by single underscores, 1-30
+ * characters. Physical names are built from them (src/tenant/physical-names.ts); the rule keeps `__`, `.` and
+ * `-` free to separate their parts, and 30 characters leave room for a tenant prefix within Postgres's 63.
+ */
+export const NAME_PATTERN = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/;
+export const MAX_NAME_LENGTH = 30;
 /** Field names are column names; a leading underscore is reserved for system columns (`_doc`, `_version`). */
 export const FIELD_NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
 /** Role names come from tokens; no leading underscore, so `__proto__` can never be one. */
@@ -71,8 +74,7 @@ export const ROLE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.:-]*$/;
 export const TOPIC_NAME = /^[A-Za-z0-9._-]+$/;
 export const MAX_TOPIC_LENGTH = 249;
 
-export const isTenantName = (s: unknown): s is string =>
-  typeof s === 'string' && s.length <= MAX_IDENTIFIER_LENGTH && LOWER_NAME.test(s);
+export const isTenantName = (s: unknown): s is string => typeof s === 'string' && s.length <= MAX_NAME_LENGTH && NAME_PATTERN.test(s);
 export const isEntityName = isTenantName;
 
 // ---------------------------------------------------------------------------------------------------------
@@ -97,24 +99,3 @@ export const sensitiveFields = (config: EntityConfig): string[] =>
   Object.entries(config.fields)
     .filter(([, s]) => s.sensitive !== false)
     .map(([n]) => n);
-
-/**
- * The action topics a message that originated in `datacenter` goes to: the global topic when `global` is on,
- * `<localTopicPrefix>.<datacenter>` when `local` is on. Empty when the entity has no notification methods.
- */
-export function actionTopics(config: EntityConfig, datacenter: string): string[] {
-  const out: string[] = [];
-  const { methods, globalTopic, localTopicPrefix } = config.notifications;
-  if (methods.includes('global')) out.push(globalTopic);
-  if (methods.includes('local')) {
-    if (!TOPIC_NAME.test(datacenter) || datacenter === 'global') {
-      throw new DeltabrokerError('DB_INTERNAL', `datacenter name ${JSON.stringify(datacenter)} cannot form a topic name`, {
-        field: 'datacenter',
-        rule: 'topic-name',
-        stage: 'notification',
-      });
-    }
-    out.push(`${localTopicPrefix}.${datacenter}`);
-  }
-  return out;
-}

@@ -4,3 +4,5 @@ export * from './permissions';
 export * from './source';
 export { FileEntityConfigSource, type FileEntityConfigSourceOptions } from './file-source';
 export { HttpEntityConfigSource, type HttpEntityConfigSourceOptions } from './http-source';
+export * from './physical-names';
+export { ClaimingEntityConfigSource, claimsOf, type ClaimingSourceOptions } from './name-claims';

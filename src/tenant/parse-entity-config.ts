@@ -9,8 +9,9 @@ import { MAX_IDENTIFIER_LENGTH } from '../store/sql-identifier';
 import {
   FIELD_NAME,
   FIELD_TYPES,
-  LOWER_NAME,
+  MAX_NAME_LENGTH,
   MAX_TOPIC_LENGTH,
+  NAME_PATTERN,
   NOTIFICATION_METHODS,
   OPERATIONS,
   ROLE_NAME,
@@ -21,12 +22,14 @@ import {
   type FieldSpec,
   type RolePermissions,
 } from './entity-config';
+import { defaultNames, maxIndexNameLength, tenantTopicPrefix } from './physical-names';
 
-const lowerName = (what: string) =>
+const NAME_RULE = 'lowercase words of letters and digits joined by single underscores, starting with a letter';
+const lowerName = (what: string, max: number) =>
   z
     .string()
-    .max(MAX_IDENTIFIER_LENGTH, `${what} is longer than ${MAX_IDENTIFIER_LENGTH} characters`)
-    .regex(LOWER_NAME, `${what} must be a lowercase identifier (a-z, then a-z, 0-9 or _)`);
+    .max(max, `${what} is longer than ${max} characters`)
+    .regex(NAME_PATTERN, `${what} must be ${NAME_RULE}`);
 const fieldName = z
   .string()
   .max(MAX_IDENTIFIER_LENGTH, `field name is longer than ${MAX_IDENTIFIER_LENGTH} characters`)
@@ -106,8 +109,8 @@ const notificationsInput = z.preprocess(
 );
 
 const entityConfigInput = z.strictObject({
-  tenant: lowerName('tenant'),
-  entity: lowerName('entity'),
+  tenant: lowerName('tenant', MAX_NAME_LENGTH),
+  entity: lowerName('entity', MAX_NAME_LENGTH),
   version: z.number().int().positive().default(1),
   description: z.string().optional(),
   key: z.preprocess((v) => (typeof v === 'string' ? [v] : v), z.array(fieldName, expected('a field name or a list of them')).min(1)),
@@ -117,8 +120,8 @@ const entityConfigInput = z.strictObject({
   persistence: z
     .strictObject({
       topic: topicName.optional(),
-      table: lowerName('table').optional(),
-      index: lowerName('index').optional(),
+      table: lowerName('table', MAX_IDENTIFIER_LENGTH).optional(),
+      index: lowerName('index', MAX_IDENTIFIER_LENGTH).optional(),
     })
     .default({}),
   notifications: notificationsInput.default({ methods: [] }),
@@ -182,6 +185,26 @@ function checkReferences(c: EntityConfigInput, ctx: z.RefinementCtx): void {
   if (new Set(methods).size !== methods.length) {
     ctx.addIssue({ code: 'custom', path: ['notifications'], message: 'notification methods repeat' });
   }
+  checkNamespace(c, ctx);
+}
+
+/** A configuration names objects only inside its tenant's namespace (see physical-names.ts). */
+function checkNamespace(c: EntityConfigInput, ctx: z.RefinementCtx): void {
+  const prefix = tenantTopicPrefix(c.tenant);
+  const topics: [string[], string | undefined][] = [
+    [['persistence', 'topic'], c.persistence.topic],
+    [['notifications', 'globalTopic'], c.notifications.globalTopic],
+    [['notifications', 'localTopicPrefix'], c.notifications.localTopicPrefix],
+  ];
+  for (const [path, topic] of topics) {
+    if (topic !== undefined && !topic.startsWith(prefix)) {
+      ctx.addIssue({ code: 'custom', path, message: `topic "${topic}" is outside the tenant's namespace: it must start with "${prefix}"` });
+    }
+  }
+  const maxIndex = maxIndexNameLength(c.tenant);
+  if (c.persistence.index !== undefined && c.persistence.index.length > maxIndex) {
+    ctx.addIssue({ code: 'custom', path: ['persistence', 'index'], message: `index name is longer than ${maxIndex} characters (tenant "${c.tenant}" and "__" come before it)` });
+  }
 }
 
 function normaliseField(spec: z.output<typeof fieldSpecInput>): FieldSpec {
@@ -215,7 +238,7 @@ function normalise(c: EntityConfigInput): EntityConfig {
     };
   }
   const n = c.notifications;
-  const base = `${c.tenant}.${c.entity}`;
+  const defaults = defaultNames(c.tenant, c.entity);
   const out: EntityConfig = {
     tenant: c.tenant,
     entity: c.entity,
@@ -224,14 +247,14 @@ function normalise(c: EntityConfigInput): EntityConfig {
     key,
     fields,
     persistence: {
-      topic: c.persistence.topic ?? `${base}.events`,
-      table: c.persistence.table ?? `${c.tenant}_${c.entity}`,
-      index: c.persistence.index ?? `${c.tenant}_${c.entity}_search`,
+      topic: c.persistence.topic ?? defaults.topic,
+      table: c.persistence.table ?? defaults.table,
+      index: c.persistence.index ?? defaults.index,
     },
     notifications: {
       methods: NOTIFICATION_METHODS.filter((m) => n.methods.includes(m)),
-      globalTopic: n.globalTopic ?? `${base}.actions.global`,
-      localTopicPrefix: n.localTopicPrefix ?? `${base}.actions`,
+      globalTopic: n.globalTopic ?? defaults.globalTopic,
+      localTopicPrefix: n.localTopicPrefix ?? defaults.localTopicPrefix,
     },
     roles,
   };

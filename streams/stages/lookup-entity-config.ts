@@ -1,4 +1,4 @@
-import { DeltabrokerError } from '../../src/errors';
+import { DeltabrokerError, isDeltabrokerError } from '../../src/errors';
 import type { EntityConfigSource } from '../../src/tenant';
 import { STAGES } from '../context';
 import { stage } from './stage-operator';
@@ -11,6 +11,8 @@ export const lookupEntityConfig = (source: EntityConfigSource) =>
     try {
       config = await source.get(tenant, entity);
     } catch (cause) {
+      // A configuration that maps onto another's names is a verdict; an API that does not answer is retried.
+      if (isDeltabrokerError(cause) && !cause.retriable) throw cause;
       throw new DeltabrokerError('DB_DEPENDENCY_UNAVAILABLE', 'the tenant API did not answer', { field: 'dispatch.entity', stage: STAGES.entityConfig }, { cause });
     }
     if (!config) {

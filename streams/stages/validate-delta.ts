@@ -1,5 +1,6 @@
 import { DeltabrokerError } from '../../src/errors';
 import type { EntityConfig, FieldSpec } from '../../src/tenant';
+import { loneSurrogatePath, mayHoldLoneSurrogate } from '../../src/text/well-formed';
 import { required, STAGES } from '../context';
 import { stage } from './stage-operator';
 
@@ -44,6 +45,8 @@ function parsePayload(payload: string | null, operation: string): Record<string,
     return refuse('payload', 'json', 'the payload is not valid JSON');
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return refuse('payload', 'object', 'the payload must be a JSON object');
+  const lone = mayHoldLoneSurrogate(payload) ? loneSurrogatePath(parsed, 'payload') : undefined;
+  if (lone !== undefined) refuse(lone, 'utf16', `${lone} holds a lone UTF-16 surrogate, which no UTF-8 text can carry`);
   return parsed as Record<string, unknown>;
 }
 

@@ -123,7 +123,7 @@ describe('refused deltas: list, show, fix, retry', () => {
   });
 
   test('the rejections metric counts them by stage and code', async () => {
-    const scrape = async () => parseExposition(await (await fetch(`${t.url}/metrics`, { headers: { authorization: `Bearer ${admin}` } })).text());
+    const scrape = async () => parseExposition(await (await fetch(`${t.url}/metrics`, { headers: { authorization: `Bearer ${await t.token(['operator'], { tenant: 'ops' })}` } })).text());
     const samples = await eventually(scrape, (s) => valueOf(s, METRIC_NAMES.rejections, { stage: 'encryption', code: 'DB_VALIDATION' }) === 1);
     expect(valueOf(samples, METRIC_NAMES.rejections, { stage: 'permission', code: 'DB_FORBIDDEN' })).toBe(1);
     expect(valueOf(samples, METRIC_NAMES.rejections, { stage: 'entity-config', code: 'DB_NOT_FOUND' })).toBe(1);
@@ -147,7 +147,7 @@ describe('refused deltas: list, show, fix, retry', () => {
     expect(run.code).toBe(0);
     const first = JSON.parse(run.stdout) as Retried;
     const retryOf = (id: string) => retryIdOf('acme', id);
-    expect([...first.sent].sort()).toEqual([ids.entity, ids.permission, ids.encryption].map(retryOf).sort());
+    expect(first.sent.map((d) => d.deltaId).sort()).toEqual([ids.entity, ids.permission, ids.encryption].map(retryOf).sort());
     expect(first.verdicts[retryOf(ids.entity)]).toMatchObject({ status: 'accepted', version: 1 });
     expect(first.verdicts[retryOf(ids.permission)]).toMatchObject({ status: 'accepted', version: 1 });
     expect(first.verdicts[retryOf(ids.encryption)]).toMatchObject({ status: 'refused', stage: 'encryption', field: 'payload.iban', rule: 'encrypted' });
@@ -177,7 +177,7 @@ describe('refused deltas: list, show, fix, retry', () => {
       ].sort(),
     );
     // The plaintext one and its refused retry are one chain: one new attempt, from the newest refused one.
-    expect(second.sent).toEqual([retryOf(retryOf(ids.encryption))]);
+    expect(second.sent).toEqual([{ tenant: 'acme', deltaId: retryOf(retryOf(ids.encryption)) }]);
     expect(second.verdicts[retryOf(retryOf(ids.encryption))]).toMatchObject({ status: 'refused', stage: 'encryption' });
     const byId = JSON.parse(await runCli(cli, ['rejections', 'retry', ids.permission, ids.entity, '--json'])) as Retried;
     expect(byId.sent).toEqual([]);

@@ -116,7 +116,7 @@ describe('replay and verify on the running service, then from the CLI', () => {
     expect(dry.code).toBe(0);
     const plan = JSON.parse(dry.stdout) as { dryRun: boolean; from: string; targets: { live: string }[] };
     expect(plan).toMatchObject({ dryRun: true, from: 'offset 3' });
-    expect(plan.targets.map((x) => x.live)).toEqual(['acme_merchant_account', 'acme_merchant_account_search']);
+    expect(plan.targets.map((x) => x.live)).toEqual(['tenant_acme.merchant_account', 'acme__merchant_account']);
 
     const clean = await runCli(['verify', '--entity', 'merchant_account'], env);
     expect(clean.stdout).toContain('equal');
@@ -125,7 +125,7 @@ describe('replay and verify on the running service, then from the CLI', () => {
     const { Client } = await import('pg');
     const pg = new Client({ connectionString: database.url });
     await pg.connect();
-    await pg.query(`update acme_merchant_account set name = 'tampered' where "merchantId" = 'e-5'`);
+    await pg.query(`update tenant_acme.merchant_account set name = 'tampered' where "merchantId" = 'e-5'`);
     await pg.end();
     const tampered = await runCli(['verify', '--entity', 'merchant_account'], env);
     expect(tampered.code).toBe(2);

@@ -61,7 +61,7 @@ describe('storage broker reads and searches', () => {
     expect(unknown.body).toMatchObject({ code: 'DB_VALIDATION', field: 'colour', rule: 'unknown-field' });
     const syntax = await ask(admin, 'read', 'eq(country,');
     expect(syntax.body.code).toBe('DB_BAD_REQUEST');
-    const injection = await ask(admin, 'read', "eq(name,x'%3B drop table acme_merchant_account%3B --)");
+    const injection = await ask(admin, 'read', "eq(name,x'%3B drop table tenant_acme.merchant_account%3B --)");
     expect(injection.status).toBe(200);
     expect(injection.body.count).toBe(0);
     expect((await ask(admin, 'read', 'ne(merchantId,none)')).body.count).toBe(3);

@@ -31,7 +31,7 @@ describe(`bad input: ${profile.corpusSize} malformed requests (seed ${profile.se
 
   test('no crash, no 5xx, no hang, every refusal explained, nothing half-written', async () => {
     const admin = await sut.token(['admin']);
-    const ctx = { adminToken: admin, writerToken: await sut.token(['writer']), readerToken: await sut.token(['reader']) };
+    const ctx = { adminToken: admin, writerToken: await sut.token(['writer']), readerToken: await sut.token(['reader']), otherTenantToken: await sut.token(['admin'], { tenant: 'acme_merchant' }) };
     for (let i = 0; i < SEEDED_RECORDS; i++) {
       const res = await post(`${sut.url}/`, { dispatch: { entity: 'merchant_account', operation: 'create' }, payload: { merchantId: `good-${i}`, name: `Good ${i}`, country: 'DE', mcc: 5000 + i } }, { authorization: `Bearer ${admin}` });
       expect(res.status).toBe(201);
@@ -40,12 +40,12 @@ describe(`bad input: ${profile.corpusSize} malformed requests (seed ${profile.se
     const log = await sut.openLog();
     const snapshot = async () => ({
       events: (await readTopic(log, EVENTS_TOPIC, schemas.EntityEvent)).length,
-      rows: await sut.count('select count(*) as n from acme_merchant_account'),
+      rows: await sut.count('select count(*) as n from tenant_acme.merchant_account'),
       states: await sut.count('select count(*) as n from record_state'),
       accepted: await sut.count(`select count(*) as n from delta_outcomes where status = 'accepted'`),
     });
     try {
-      await eventually(() => sut.count('select count(*) as n from acme_merchant_account'), (n) => n === SEEDED_RECORDS, 30_000);
+      await eventually(() => sut.count('select count(*) as n from tenant_acme.merchant_account'), (n) => n === SEEDED_RECORDS, 30_000);
       const before = await snapshot();
 
       const cases = await buildHttpCorpus(HTTP_CASES, profile.seed, ctx, await loadTokenForge(sut.dataDir));
@@ -76,11 +76,11 @@ describe(`bad input: ${profile.corpusSize} malformed requests (seed ${profile.se
       expect(report).toEqual([]);
 
       // Nothing refused was written: the only change is the one good write after the corpus.
-      await eventually(() => sut.count('select count(*) as n from acme_merchant_account'), (n) => n >= before.rows + 1, 30_000);
+      await eventually(() => sut.count('select count(*) as n from tenant_acme.merchant_account'), (n) => n >= before.rows + 1, 30_000);
       const end = await snapshot();
       expect(end).toEqual({ events: before.events + 1, rows: before.rows + 1, states: before.states + 1, accepted: before.accepted + 1 });
       expect(await sut.count(`select count(*) as n from record_state where record_key like $1`, [`${BAD_KEY_PREFIX}%`])).toBe(0);
-      expect(await sut.count(`select count(*) as n from acme_merchant_account where _doc->>'merchantId' like $1`, [`${BAD_KEY_PREFIX}%`])).toBe(0);
+      expect(await sut.count(`select count(*) as n from tenant_acme.merchant_account where _doc->>'merchantId' like $1`, [`${BAD_KEY_PREFIX}%`])).toBe(0);
 
       const byCategory: Record<string, Record<string, number>> = {};
       for (const o of outcomes) {

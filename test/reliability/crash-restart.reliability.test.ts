@@ -129,7 +129,7 @@ describe(`crash: ${profile.kills} SIGKILLs while ${N} deltas stream in (seed ${p
         120_000,
       );
       const rows = await sut.pg.query<{ key: string; version: string; doc: Record<string, unknown> }>(
-        `select _doc->>'merchantId' as key, _version as version, _doc as doc from acme_merchant_account`,
+        `select _doc->>'merchantId' as key, _version as version, _doc as doc from tenant_acme.merchant_account`,
       );
       const diff = diffProjection(folded, rows.rows.map((r) => ({ key: r.key, version: Number(r.version), doc: r.doc })));
       expect(diff).toEqual([]);

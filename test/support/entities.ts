@@ -1,6 +1,8 @@
 import { cpSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { quoteIdent } from '../../src/store/sql-identifier';
+import { physicalNamesOf, type EntityConfig } from '../../src/tenant';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -10,4 +12,10 @@ export function testEntitiesDir(): string {
   cpSync(path.join(ROOT, 'config/entities'), dir, { recursive: true });
   cpSync(path.join(ROOT, 'test/fixtures/entities'), dir, { recursive: true });
   return dir;
+}
+
+/** An entity's projection table, schema-qualified and quoted, optionally with a shadow's suffix (`__rebuild`). */
+export function qualifiedTable(config: EntityConfig, suffix = ''): string {
+  const { schema, table } = physicalNamesOf(config);
+  return `${quoteIdent(schema, 'schema')}."${table}${suffix}"`;
 }

@@ -1,6 +1,7 @@
 import type { DeltaOutcome, PartitionOffset, RecordSchemas, WriteLog } from '../../log';
 import { PIPELINE_TOPICS } from '../../../streams/topics';
-import { verdictOfOutcome, type DeltaVerdict, type VerdictLookup } from './verdicts';
+import { deltaKey } from '../../../streams/delta-ids';
+import { verdictOfOutcome, type DeltaVerdict, type TenantDelta, type VerdictLookup } from './verdicts';
 
 /**
  * Verdicts read from the outcomes topic, for a process that has no access to the pipeline's store (the CLI
@@ -19,20 +20,24 @@ export class OutcomeTopicVerdicts implements VerdictLookup {
     private readonly schemas: RecordSchemas,
   ) {}
 
-  async verdicts(deltaIds: readonly string[]): Promise<Map<string, DeltaVerdict>> {
-    const fresh = deltaIds.filter((id) => !this.#watched.has(id));
+  async verdicts(deltas: readonly TenantDelta[]): Promise<Map<string, DeltaVerdict>> {
+    const keys = deltas.map((d) => deltaKey(d.tenant, d.deltaId));
+    const fresh = keys.filter((id) => !this.#watched.has(id));
     for (const id of fresh) this.#watched.add(id);
     const result = await this.log.replay<DeltaOutcome>({
       topic: PIPELINE_TOPICS.outcomes,
       readerSchema: this.schemas.DeltaOutcome,
       from: fresh.length > 0 || this.#readUpTo === undefined ? { kind: 'earliest' } : { kind: 'offsets', offsets: this.#readUpTo },
       handleBatch: async (batch) => {
-        for (const { value } of batch.records) if (this.#watched.has(value.deltaId)) this.#found.set(value.deltaId, verdictOfOutcome(value));
+        for (const { value } of batch.records) {
+          const key = deltaKey(value.tenant, value.deltaId);
+          if (this.#watched.has(key)) this.#found.set(key, verdictOfOutcome(value));
+        }
       },
     });
     this.#readUpTo = result.endOffsets;
     const out = new Map<string, DeltaVerdict>();
-    for (const id of deltaIds) {
+    for (const id of keys) {
       const verdict = this.#found.get(id);
       if (verdict) out.set(id, verdict);
     }

@@ -16,7 +16,7 @@ import type { RejectionFilter } from './rejection-filter';
 import { chainKey, walkChains, type Attempt, type ChainState } from './retry-chains';
 import { planRetries, retriable, type RetryItem } from './retry-plan';
 import { retryIdOf } from './retry-id';
-import type { DeltaVerdict, VerdictLookup } from './verdicts';
+import type { DeltaVerdict, TenantDelta, VerdictLookup } from './verdicts';
 
 export interface RejectionServiceOptions {
   readonly log: WriteLog;
@@ -76,8 +76,8 @@ export type RetrySelection =
 export interface RetryReport {
   readonly dryRun: boolean;
   readonly items: readonly RetryItem[];
-  /** The ids published (empty for a dry run). */
-  readonly sent: readonly string[];
+  /** The deltas published (empty for a dry run). */
+  readonly sent: readonly TenantDelta[];
 }
 
 /** Most retries in one publish. */
@@ -180,15 +180,15 @@ export class RejectionService {
     if (!options.dryRun) {
       for (let i = 0; i < records.length; i += PUBLISH_CHUNK) await this.publish(records.slice(i, i + PUBLISH_CHUNK));
     }
-    return { dryRun: options.dryRun, items, sent: options.dryRun ? [] : records.map((r) => r.value.id) };
+    return { dryRun: options.dryRun, items, sent: options.dryRun ? [] : records.map((r) => ({ tenant: r.value.tenant, deltaId: r.value.id })) };
   }
 
-  /** Waits until every id has a verdict or `timeoutMs` passed; answers the verdicts there are. */
-  async awaitVerdicts(deltaIds: readonly string[], timeoutMs: number): Promise<Map<string, DeltaVerdict>> {
+  /** Waits until every delta has a verdict or `timeoutMs` passed; answers the verdicts there are, by delta id. */
+  async awaitVerdicts(deltas: readonly TenantDelta[], timeoutMs: number): Promise<Map<string, DeltaVerdict>> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const verdicts = await this.o.verdicts.verdicts(deltaIds);
-      if (verdicts.size >= new Set(deltaIds).size || Date.now() >= deadline) return verdicts;
+      const verdicts = new Map([...(await this.o.verdicts.verdicts(deltas)).values()].map((v) => [v.deltaId, v]));
+      if (verdicts.size >= new Set(deltas.map((d) => d.deltaId)).size || Date.now() >= deadline) return verdicts;
       await new Promise((resolve) => setTimeout(resolve, Math.min(this.o.pollMs ?? 250, Math.max(0, deadline - Date.now()))));
     }
   }

@@ -1,3 +1,4 @@
+import { deltaKey } from '../../../streams/delta-ids';
 import { retryIdOf } from './retry-id';
 import type { DeltaVerdict, VerdictLookup } from './verdicts';
 
@@ -49,13 +50,10 @@ export async function walkChains(refused: readonly RefusedDelta[], lookup: Verdi
     const ahead = walking.flatMap((w) => {
       const ids = w.first ? [w.start.deltaId] : [];
       for (let id = w.latest, i = 0; i < LOOKAHEAD; i++) ids.push((id = retryIdOf(w.start.tenant, id)));
-      return ids;
+      return ids.map((deltaId) => ({ tenant: w.start.tenant, deltaId }));
     });
     const verdicts = await lookup.verdicts(ahead);
-    const ofTenant = (id: string, tenant: string): DeltaVerdict | undefined => {
-      const v = verdicts.get(id);
-      return v?.tenant === tenant ? v : undefined;
-    };
+    const ofTenant = (id: string, tenant: string): DeltaVerdict | undefined => verdicts.get(deltaKey(tenant, id));
     for (const w of walking) {
       const state = advance(w, ofTenant);
       if (state) done.set(chainKey(w.start), state);

@@ -1,4 +1,5 @@
 import type { DeltaOutcome } from '../../log';
+import { deltaKey } from '../../../streams/delta-ids';
 import type { DeltaOutcomeRow, RecordStateStore } from '../../../streams/record-state-store';
 
 /** The pipeline's verdict on one delta, as operators see it. */
@@ -27,8 +28,14 @@ export type DeltaVerdict =
  * outcomes topic when no store is at hand (the CLI beside a service on the embedded defaults).
  */
 export interface VerdictLookup {
-  /** The verdicts known for these delta ids, whatever their tenant; an id without one is absent. */
-  verdicts(deltaIds: readonly string[]): Promise<Map<string, DeltaVerdict>>;
+  /** The verdicts known for these tenants' deltas, by `deltaKey(tenant, deltaId)`; a delta without one is absent. */
+  verdicts(deltas: readonly TenantDelta[]): Promise<Map<string, DeltaVerdict>>;
+}
+
+/** Delta ids are unique only within a tenant. */
+export interface TenantDelta {
+  readonly tenant: string;
+  readonly deltaId: string;
 }
 
 interface RefusalProblem {
@@ -84,8 +91,13 @@ function verdictOfRow(tenant: string, row: DeltaOutcomeRow): DeltaVerdict {
 export class StoreVerdicts implements VerdictLookup {
   constructor(private readonly states: RecordStateStore) {}
 
-  async verdicts(deltaIds: readonly string[]): Promise<Map<string, DeltaVerdict>> {
-    const rows = await this.states.outcomes(deltaIds);
-    return new Map([...rows].map(([id, { tenant, outcome }]) => [id, verdictOfRow(tenant, outcome)]));
+  async verdicts(deltas: readonly TenantDelta[]): Promise<Map<string, DeltaVerdict>> {
+    const rows = await this.states.outcomes(deltas);
+    const out = new Map<string, DeltaVerdict>();
+    for (const { tenant, deltaId } of deltas) {
+      const row = rows.get(deltaKey(tenant, deltaId));
+      if (row) out.set(deltaKey(tenant, deltaId), verdictOfRow(tenant, row));
+    }
+    return out;
   }
 }

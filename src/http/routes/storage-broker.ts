@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { Principal } from '../../auth/principal';
+import type { DeltaStatusService } from '../../broker/delta-status';
 import type { QueryService } from '../../broker/query-service';
 import type { WriteService } from '../../broker/write-service';
 import { DeltabrokerError } from '../../errors';
-import type { RecordStateStore } from '../../../streams/record-state-store';
 import { parseBody } from '../body';
 
 const StorageBody = z.strictObject({
@@ -22,7 +22,7 @@ const StorageBody = z.strictObject({
 const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** POST / (seed 4.2): the storage broker call; GET /deltas/:id: the verdict on a delta. */
-export function registerStorageBrokerRoutes(app: FastifyInstance, writes: WriteService, queries: QueryService, states: RecordStateStore): void {
+export function registerStorageBrokerRoutes(app: FastifyInstance, writes: WriteService, queries: QueryService, deltas: DeltaStatusService): void {
   app.post('/', async (request, reply) => {
     const body = parseBody(StorageBody, request.body, 'http');
     const { operation, entity, after } = body.dispatch;
@@ -37,12 +37,7 @@ export function registerStorageBrokerRoutes(app: FastifyInstance, writes: WriteS
     if (!IDEMPOTENCY_KEY.test(request.params.id)) {
       throw new DeltabrokerError('DB_VALIDATION', 'a delta id is 1-128 characters of letters, digits, . _ : -', { field: 'id', rule: 'pattern', stage: 'http' });
     }
-    const principal = request.principal as Principal;
-    const outcome = await states.outcome(request.params.id, principal.tenant);
-    if (!outcome) return { deltaId: request.params.id, status: 'pending' };
-    if (outcome.status === 'refused') return { deltaId: outcome.deltaId, status: 'refused', ...outcome.problem };
-    const { status, deltaId, eventId, version, topic, partition, offset } = outcome;
-    return { deltaId, status, eventId, version, position: { topic, partition, offset } };
+    return deltas.statusOf((request.principal as Principal).tenant, request.params.id);
   });
 }
 

@@ -25,6 +25,11 @@ export class FieldResolver {
     return this.readable === undefined || this.readable.has(name);
   }
 
+  /** A declared field the caller may not read. */
+  isHidden(name: string): boolean {
+    return this.byName.has(name) && !this.isReadable(name);
+  }
+
   /** `name` or, for string fields, `name.keyword`. Unknown, unreadable and `object` fields are refused. */
   resolve(name: unknown, path: string): FieldRef {
     if (typeof name !== 'string' || name.length === 0) throw invalid(path, 'type', 'a field name must be a non-empty string');

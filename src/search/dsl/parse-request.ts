@@ -38,7 +38,7 @@ export function parseSearchBody(body: unknown, fields: FieldResolver): SearchReq
     from,
     size,
     ...(sort === undefined ? {} : { sort }),
-    source: parseSourceFilter(body._source),
+    source: parseSourceFilter(body._source, 'payload._source', (name) => fields.isHidden(name)),
     aggregations: parseAggregations(body.aggs ?? body.aggregations, body.aggs === undefined ? 'payload.aggregations' : 'payload.aggs', fields),
     trackTotalHits: parseTrackTotalHits(body.track_total_hits),
     scored: sort === undefined || trackScores || sort.some((key) => key.kind === 'score'),

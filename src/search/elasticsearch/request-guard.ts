@@ -45,6 +45,10 @@ class Guard {
     this.strings = new Set(definition.fields.filter((f) => f.type === 'string').map((f) => f.name));
   }
 
+  isHidden(name: string): boolean {
+    return this.hidden.includes(name);
+  }
+
   /** Refuses a field name, or a `*` pattern, that reaches a hidden field. `name^2` boosts are ignored. */
   checkField(name: string, path: string): void {
     const bare = name.split('^')[0] as string;
@@ -135,7 +139,7 @@ export function guardSearch(body: unknown, definition: IndexDefinition, readable
   refuseIndexKeys(body);
   for (const key of Object.keys(body)) if (!TOP_LEVEL.has(key)) throw unsupported(`payload.${key}`, `search option "${key}"`);
   const guard = new Guard(definition, readable);
-  const source = parseSourceFilter(body._source);
+  const source = parseSourceFilter(body._source, 'payload._source', (name) => guard.isHidden(name));
   const params: Record<string, unknown> = { ...parsePaging(body) };
   if (readable !== undefined && readable.size === 0 && source !== false) params._source = false;
   else if (sourceParam(source, readable) !== undefined) params._source = sourceParam(source, readable);

@@ -14,6 +14,9 @@ import { sourceProjector } from '../source-filter';
 import { compileSearch, type SearchRow } from './compile-search';
 import { applyDefinition, findDefinition, tableOf } from './schema';
 
+/** Where the adapter keeps its tables unless told otherwise. */
+export const DEFAULT_SEARCH_SCHEMA = 'search';
+
 export interface PostgresSearchOptions {
   /** Schema holding the index tables and their catalog. Default `search`. */
   schema?: string;
@@ -33,7 +36,7 @@ export interface PostgresSearchIndex extends SearchIndex {
 
 /** The SqlClient stays the caller's: `close()` forgets cached definitions but does not close it. */
 export function createPostgresSearchIndex(sql: SqlClient, options: PostgresSearchOptions = {}): PostgresSearchIndex {
-  const schema = options.schema ?? 'search';
+  const schema = options.schema ?? DEFAULT_SEARCH_SCHEMA;
   const batchSize = options.batchSize ?? 1000;
   const definitions = new Map<string, IndexDefinition>();
 

@@ -1,6 +1,8 @@
 import { keyring } from './001-keyring';
 import { pipelineState } from './002-pipeline-state';
 import { projectionCheckpoints } from './003-projection-checkpoints';
+import { tenantScopedDeltas } from './004-tenant-scoped-deltas';
+import { physicalNameClaims } from './005-physical-name-claims';
 
 /** A versioned schema change. Statements run in order inside one transaction. */
 export interface Migration {
@@ -9,4 +11,4 @@ export interface Migration {
   statements: readonly string[];
 }
 
-export const MIGRATIONS: readonly Migration[] = [keyring, pipelineState, projectionCheckpoints];
+export const MIGRATIONS: readonly Migration[] = [keyring, pipelineState, projectionCheckpoints, tenantScopedDeltas, physicalNameClaims];

@@ -12,6 +12,7 @@
 import { DeltabrokerError } from '../../errors';
 import type { EntityConfig, FieldSpec, FieldType } from '../../tenant/entity-config';
 import { fieldSpec } from '../../tenant/entity-config';
+import { physicalNamesOf } from '../../tenant/physical-names';
 import { quoteIdent, quoteQualified } from '../sql-identifier';
 import type { FieldRef, Filter, RqlQuery, RqlValue } from './ast';
 import { rqlFieldError, rqlForbiddenField } from './errors';
@@ -45,8 +46,6 @@ export const MAX_LIMIT = 1000;
 export interface CompileOptions extends ParseOptions {
   /** Fields the caller may read (permissions.readableFields). Others are never selected, filtered or sorted on. */
   readableFields: ReadonlySet<string>;
-  /** Schema of the table; without it the connection's search_path decides. */
-  schema?: string;
   /** Page size when the query has no limit(). Default 100. */
   defaultLimit?: number;
   /** Largest page; a bigger limit() is lowered to it (see `limitCapped`). Default 1000. */
@@ -233,7 +232,8 @@ export function globToLike(glob: string): string {
 export function compileRql(query: string | RqlQuery, entity: EntityConfig, opts: CompileOptions): CompiledRql {
   const ast = typeof query === 'string' ? parseRql(query, opts) : query;
   const c = new Compiler(entity, opts.readableFields);
-  const table = quoteQualified(entity.persistence.table, opts.schema);
+  const names = physicalNamesOf(entity);
+  const table = quoteQualified(names.table, names.schema);
 
   const where = ast.filter === undefined ? '' : ` WHERE ${c.where(ast.filter)}`;
   const whereValues = [...c.params.values];

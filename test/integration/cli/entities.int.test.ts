@@ -22,7 +22,7 @@ describe('deltabroker entities', () => {
     expect(lines[0]).toMatch(/^TENANT\s+ENTITY\s+VERSION\s+KEY\s+FIELDS\s+TOPIC\s+TABLE\s+INDEX\s+NOTIFICATIONS$/);
     expect(lines.slice(1).map((l) => l.split(/\s+/).slice(0, 2).join('/'))).toEqual(configs.map((c) => `${c.tenant}/${c.entity}`));
     expect(lines.find((l) => l.startsWith('acme ') && l.includes(' merchant_account '))).toMatch(
-      /^acme\s+merchant_account\s+1\s+merchantId\s+6\s+acme\.merchant_account\.events\s+acme_merchant_account\s+acme_merchant_account_search\s+global,local$/,
+      /^acme\s+merchant_account\s+1\s+merchantId\s+6\s+acme\.merchant_account\.events\s+tenant_acme\.merchant_account\s+acme__merchant_account\s+global,local$/,
     );
 
     const acme = JSON.parse(await runCli(cli, ['entities', 'list', '--tenant', 'acme', '--json'])) as EntityConfig[];

@@ -30,14 +30,19 @@ async function app(options: { public?: boolean }) {
 }
 
 describe('GET /metrics access', () => {
-  test('by default: 401 without a token, 403 without role admin or metrics, 200 with either', async () => {
+  test("by default: 401 without a token, 403 with a tenant's roles (admin included), 200 with operator or metrics", async () => {
     const http = await app({});
     expect((await http.get('/metrics')).statusCode).toBe(401);
-    expect((await http.get('/metrics', { authorization: 'Bearer roles.writer' })).statusCode).toBe(403);
-    for (const role of ['admin', 'metrics']) {
+    for (const roles of ['writer', 'admin', 'admin.writer.reader']) {
+      const refused = await http.get('/metrics', { authorization: `Bearer roles.${roles}` });
+      expect(refused.statusCode).toBe(403);
+      expect(JSON.parse(refused.body)).toMatchObject({ code: 'DB_FORBIDDEN', rule: 'operator-role', stage: 'auth' });
+      expect(refused.body).not.toContain('deltabroker_');
+    }
+    for (const role of ['operator', 'metrics']) {
       const answer = await http.get('/metrics', { authorization: `Bearer roles.reader.${role}` });
       expect(answer.statusCode).toBe(200);
-      expect(answer.body).toContain(`${METRIC_NAMES.httpRequests}{route="/metrics",method="GET",status="403"} 1`);
+      expect(answer.body).toContain(`${METRIC_NAMES.httpRequests}{route="/metrics",method="GET",status="403"} 3`);
     }
     await http.close();
   });

@@ -28,13 +28,18 @@ describe('GET /metrics', () => {
   const write = (operation: string, payload: unknown) =>
     post(`${t.url}/`, { dispatch: { entity: 'merchant_account', operation }, payload }, { authorization: `Bearer ${writer}` });
 
-  test('needs a token with role admin or metrics', async () => {
+  test("needs a token with role operator or metrics: a tenant's admin does not see other tenants' topics and lag", async () => {
     expect((await fetch(`${t.url}/metrics`)).status).toBe(401);
-    const forbidden = await fetch(`${t.url}/metrics`, { headers: { authorization: `Bearer ${writer}` } });
-    expect(forbidden.status).toBe(403);
-    expect(await forbidden.json()).toMatchObject({ code: 'DB_FORBIDDEN', rule: 'role' });
-    const admin = await fetch(`${t.url}/metrics`, { headers: { authorization: `Bearer ${await t.token(['admin'])}` } });
-    expect(admin.status).toBe(200);
+    for (const token of [writer, await t.token(['admin']), await t.token(['admin'], { tenant: 'globex' })]) {
+      const forbidden = await fetch(`${t.url}/metrics`, { headers: { authorization: `Bearer ${token}` } });
+      expect(forbidden.status).toBe(403);
+      const body = await forbidden.text();
+      expect(JSON.parse(body)).toMatchObject({ code: 'DB_FORBIDDEN', rule: 'operator-role' });
+      expect(body).not.toContain(EVENTS);
+    }
+    const operator = await fetch(`${t.url}/metrics`, { headers: { authorization: `Bearer ${await t.token(['operator'])}` } });
+    expect(operator.status).toBe(200);
+    expect(await operator.text()).toContain(EVENTS);
   });
 
   test('a refused write counts a validate verdict; an accepted one an accepted verdict and its HTTP status', async () => {

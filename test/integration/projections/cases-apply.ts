@@ -1,4 +1,5 @@
 /** Applying batches: typed columns, merges, folding, one transaction per batch, checkpoints across redelivery and crashes. */
+import { qualifiedTable } from '../../support/entities';
 import { readCheckpoint } from '../../../projections/postgres/checkpoint-store';
 import type { EntityConfig } from '../../../src/tenant';
 import type { ProjectionContext, Row } from './projection-context';
@@ -103,7 +104,7 @@ export function applyCases({ sql, projectionOf, rows, rowOf }: ProjectionContext
     const events = [0, 1, 2, 3, 4].map((i) => entityEvent(config, { operation: i === 0 ? 'create' : 'update', key: 'r', version: i + 1, payload: { accountId: 'r', mcc: i } }));
     await projection.apply(batchOf(config, 0, events.slice(0, 3)));
     // Make a second application visible: only the checkpoint can keep these events out now.
-    await sql().query(`update "${config.persistence.table}" set name = 'tampered', "_version" = 0`);
+    await sql().query(`update ${qualifiedTable(config)} set name = 'tampered', "_version" = 0`);
 
     const again = await projection.apply(batchOf(config, 0, events.slice(0, 3)));
     expect(again).toMatchObject({ checkpointBefore: '3', checkpointAfter: '3', appliedOffsets: [], alreadyApplied: 3, upserted: 0 });

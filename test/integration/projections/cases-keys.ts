@@ -1,4 +1,5 @@
 /** Keys and payloads: composite and integer keys, events that cannot be projected, values of the wrong type. */
+import { qualifiedTable } from '../../support/entities';
 import type { EntityConfig } from '../../../src/tenant';
 import type { ProjectionContext, Row } from './projection-context';
 import { accountConfig, batchOf, configSource, entityEvent, uniqueEntity } from './projection-fixtures';
@@ -22,7 +23,7 @@ export function keyCases({ sql, projectionOf, rowOf }: ProjectionContext): void 
         entityEvent(config, { operation: 'update', key: 'eu:7', version: 2, payload: { label: 'SEVEN' } }),
       ]),
     );
-    const all = (await sql().query<Row>(`select region, seq::text as seq, label, "_doc" from "${config.persistence.table}" order by region`)).rows;
+    const all = (await sql().query<Row>(`select region, seq::text as seq, label, "_doc" from ${qualifiedTable(config)} order by region`)).rows;
     expect(all).toEqual([
       { region: 'eu', seq: '7', label: 'SEVEN', _doc: { region: 'eu', seq: 7, label: 'SEVEN' } },
       { region: 'us', seq: '9007199254740993', label: 'big', _doc: { region: 'us', seq: '9007199254740993', label: 'big' } },
@@ -46,7 +47,7 @@ export function keyCases({ sql, projectionOf, rowOf }: ProjectionContext): void 
     const good = entityEvent(config, { operation: 'create', key: 'eu:z', version: 1, payload: {} });
     const report = await projection.apply(batchOf(config, 0, [ambiguous, notJson, unconfigured, good]));
     expect(report).toMatchObject({ appliedOffsets: ['3'], unprojectable: 3, checkpointAfter: '4' });
-    expect((await sql().query<Row>(`select region, code from "${config.persistence.table}"`)).rows).toEqual([{ region: 'eu', code: 'z' }]);
+    expect((await sql().query<Row>(`select region, code from ${qualifiedTable(config)}`)).rows).toEqual([{ region: 'eu', code: 'z' }]);
   });
 
   test('a value of the wrong type leaves its column null and stays in _doc', async () => {

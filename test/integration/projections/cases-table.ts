@@ -1,11 +1,12 @@
 /** The table itself: its shape, migration from configuration, refusals, injection, the RQL reader, waitFor. */
+import { qualifiedTable } from '../../support/entities';
 import { AppliedPositions } from '../../../projections/postgres/applied-positions';
 import { readCheckpoint } from '../../../projections/postgres/checkpoint-store';
 import { TableProjection } from '../../../projections/postgres/table-projection';
 import { migrateProjectionTable, projectionTableOf } from '../../../projections/postgres/table-schema';
 import { silentLogger } from '../../../src/logger';
 import { compileRql, decodeRow } from '../../../src/store/rql';
-import { readableFields, type EntityConfig } from '../../../src/tenant';
+import { physicalNamesOf, readableFields, type EntityConfig } from '../../../src/tenant';
 import type { ProjectionContext, Row } from './projection-context';
 import { accountConfig, batchOf, configSource, entityEvent, uniqueEntity } from './projection-fixtures';
 
@@ -17,7 +18,7 @@ export function tableCases({ sql, projectionOf }: ProjectionContext): void {
     const columns = await sql().query<{ name: string; type: string; notnull: boolean }>(
       `select attname as name, format_type(atttypid, atttypmod) as type, attnotnull as notnull from pg_attribute
         where attrelid = to_regclass($1) and attnum > 0 and not attisdropped order by attnum`,
-      [`"${config.persistence.table}"`],
+      [qualifiedTable(config)],
     );
     expect(columns.rows.map((c) => [c.name, c.type])).toEqual([
       ['accountId', 'text'],
@@ -36,7 +37,7 @@ export function tableCases({ sql, projectionOf }: ProjectionContext): void {
     const pk = await sql().query<{ name: string }>(
       `select a.attname as name from pg_index i join pg_attribute a on a.attrelid = i.indrelid and a.attnum = any(i.indkey)
         where i.indrelid = to_regclass($1) and i.indisprimary`,
-      [`"${config.persistence.table}"`],
+      [qualifiedTable(config)],
     );
     expect(pk.rows.map((r) => r.name)).toEqual(['accountId']);
   });
@@ -56,7 +57,7 @@ export function tableCases({ sql, projectionOf }: ProjectionContext): void {
     const v2 = entities.put({ ...accountConfig(entity, { tier: { type: 'string' }, level: { type: 'integer' } }), version: 2 });
     const report = await projection.apply(batchOf(v2, 2, [entityEvent(v2, { operation: 'create', key: 'new', version: 1, payload: { accountId: 'new', tier: 'silver', level: 1 } })]));
     expect(report.appliedOffsets).toEqual(['2']);
-    const all = (await sql().query<Row>(`select "accountId", tier, level::int as level from "${v2.persistence.table}" order by "accountId"`)).rows;
+    const all = (await sql().query<Row>(`select "accountId", tier, level::int as level from ${qualifiedTable(v2)} order by "accountId"`)).rows;
     expect(all).toEqual([
       { accountId: 'bare', tier: null, level: null },
       { accountId: 'new', tier: 'silver', level: 1 },
@@ -81,7 +82,7 @@ export function tableCases({ sql, projectionOf }: ProjectionContext): void {
   test('injection-shaped keys and values are stored literally; an unsafe table name is refused', async () => {
     const { entities, configs } = configSource(accountConfig(uniqueEntity('inject')));
     const config = configs[0] as EntityConfig;
-    const nasty = [`x'); drop table projection_checkpoints; --`, `"; delete from "${config.persistence.table}"; --`, `$1 ? '\\' || $$`];
+    const nasty = [`x'); drop table projection_checkpoints; --`, `"; delete from ${qualifiedTable(config)}; --`, `$1 ? '\\' || $$`];
     await projectionOf(entities).apply(
       batchOf(
         config,
@@ -89,7 +90,7 @@ export function tableCases({ sql, projectionOf }: ProjectionContext): void {
         nasty.map((key) => entityEvent(config, { operation: 'create', key, version: 1, payload: { accountId: key, name: key, address: { [key]: key } } })),
       ),
     );
-    const stored = (await sql().query<Row>(`select "accountId", name, address from "${config.persistence.table}"`)).rows;
+    const stored = (await sql().query<Row>(`select "accountId", name, address from ${qualifiedTable(config)}`)).rows;
     const byKey = (a: Row, b: Row): number => String(a.accountId).localeCompare(String(b.accountId));
     expect(stored.sort(byKey)).toEqual(nasty.map((key) => ({ accountId: key, name: key, address: { [key]: key } })).sort(byKey));
     expect((await sql().query('select 1 from projection_checkpoints')).rows.length).toBeGreaterThan(0);
@@ -98,12 +99,11 @@ export function tableCases({ sql, projectionOf }: ProjectionContext): void {
     expect(() => projectionTableOf(unsafe)).toThrow(expect.objectContaining({ code: 'DB_INTERNAL', details: expect.objectContaining({ rule: 'identifier' }) }));
   });
 
-  test('the RQL reader reads the projected table, here in a named schema', async () => {
-    const schema = uniqueEntity('projections');
-    await sql().query(`create schema "${schema}"`);
+  test("the RQL reader reads the projected table, in the tenant's schema", async () => {
     const { entities, configs } = configSource(accountConfig(uniqueEntity('rql')));
     const config = configs[0] as EntityConfig;
-    const projection = new TableProjection({ sql: sql(), entities, logger: silentLogger(), projector: uniqueEntity('projector'), schema });
+    const { schema, table } = physicalNamesOf(config);
+    const projection = new TableProjection({ sql: sql(), entities, logger: silentLogger(), projector: uniqueEntity('projector') });
     await projection.apply(
       batchOf(config, 0, [
         entityEvent(config, { operation: 'create', key: 'a', version: 1, payload: { accountId: 'a', name: 'Alpha', mcc: 5411, openedAt: '2026-01-02T00:00:00Z' } }),
@@ -112,13 +112,13 @@ export function tableCases({ sql, projectionOf }: ProjectionContext): void {
         entityEvent(config, { operation: 'create', key: 'c', version: 1, payload: { accountId: 'c', name: 'Gamma', mcc: 1 } }),
       ]),
     );
-    const compiled = compileRql('ge(mcc,5000),sort(-mcc),select(accountId,name,mcc)', config, { readableFields: readableFields(config, ['admin']), schema, meta: ['_version'] });
+    const compiled = compileRql('ge(mcc,5000),sort(-mcc),select(accountId,name,mcc)', config, { readableFields: readableFields(config, ['admin']), meta: ['_version'] });
     const result = await sql().query<Row>(compiled.text, compiled.values);
     expect(result.rows.map((r) => decodeRow(r, compiled))).toEqual([
       { accountId: 'b', name: 'Beta', mcc: 7995, _version: 2 },
       { accountId: 'a', name: 'Alpha', mcc: 5411, _version: 1 },
     ]);
-    expect((await sql().query(`select 1 from "${schema}"."${config.persistence.table}"`)).rows).toHaveLength(3);
+    expect((await sql().query(`select 1 from "${schema}"."${table}"`)).rows).toHaveLength(3);
   });
 
   test('waitFor answers true once the stored checkpoint passes the position, false on timeout', async () => {

@@ -4,6 +4,7 @@
  * unprojectable events and injection-shaped input. Run against PostgreSQL; the cases live in
  * the `cases-*.ts` files beside this one.
  */
+import { qualifiedTable } from '../../support/entities';
 import { TableProjection } from '../../../projections/postgres/table-projection';
 import { silentLogger } from '../../../src/logger';
 import { migrate } from '../../../src/store/migrator';
@@ -29,8 +30,8 @@ export function describeTableProjectionContract(name: string, open: () => Promis
     const context: ProjectionContext = {
       sql,
       projectionOf: (entities, client = sql()) => new TableProjection({ sql: client, entities, logger: silentLogger(), projector: uniqueEntity('projector') }),
-      rows: async (config) => (await sql().query<Row>(`select * from "${config.persistence.table}" order by "${config.key[0]}"`)).rows,
-      rowOf: async (config, key) => (await sql().query<Row>(`select * from "${config.persistence.table}" where "${config.key[0]}" = $1`, [key])).rows[0],
+      rows: async (config) => (await sql().query<Row>(`select * from ${qualifiedTable(config)} order by "${config.key[0]}"`)).rows,
+      rowOf: async (config, key) => (await sql().query<Row>(`select * from ${qualifiedTable(config)} where "${config.key[0]}" = $1`, [key])).rows[0],
     };
 
     beforeAll(async () => {

@@ -4,6 +4,7 @@
  * waitFor, a crash between the database commit and the offset commit, and a restart whose committed offsets
  * lag behind the stored checkpoint. Run against PostgreSQL.
  */
+import { qualifiedTable } from '../../support/entities';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -50,7 +51,7 @@ export function describeTableProjectorOnLog(name: string, open: () => Promise<Sq
           schema: schemas.EntityEvent,
         })),
       );
-    const rows = async (config: EntityConfig): Promise<Row[]> => (await sql().query<Row>(`select * from "${config.persistence.table}" order by "accountId"`)).rows;
+    const rows = async (config: EntityConfig): Promise<Row[]> => (await sql().query<Row>(`select * from ${qualifiedTable(config)} order by "accountId"`)).rows;
     const waitForAll = async (projector: TableProjector, positions: readonly PublishedRecord[]): Promise<boolean[]> =>
       Promise.all(positions.map((p) => projector.waitFor(p, 20_000)));
 
@@ -110,7 +111,7 @@ export function describeTableProjectorOnLog(name: string, open: () => Promise<Sq
       const v2 = entities.put({ ...accountConfig(entity, { tier: { type: 'string' } }), version: 2 });
       const late = await publish(v2, [{ operation: 'create', key: 'g2', version: 1, payload: { accountId: 'g2', tier: 'silver' } }]);
       expect(await waitForAll(projector, late)).toEqual([true]);
-      const tiers = (await sql().query<Row>(`select "accountId", tier from "${v2.persistence.table}" order by "accountId"`)).rows;
+      const tiers = (await sql().query<Row>(`select "accountId", tier from ${qualifiedTable(v2)} order by "accountId"`)).rows;
       expect(tiers).toEqual([
         { accountId: 'g1', tier: 'gold' },
         { accountId: 'g2', tier: 'silver' },
@@ -128,7 +129,7 @@ export function describeTableProjectorOnLog(name: string, open: () => Promise<Sq
     test('a crash between the database commit and the offset commit: the batch comes again and takes effect once', async () => {
       const { entities, configs } = configSource(accountConfig(uniqueEntity('crash')));
       const config = configs[0] as EntityConfig;
-      const table = `"${config.persistence.table}"`;
+      const table = qualifiedTable(config);
       // Every row write leaves its position in an audit table: a second application would show twice.
       const bootstrap = await start(entities, uniqueEntity('bootstrap'));
       await bootstrap.stop();
@@ -182,7 +183,7 @@ export function describeTableProjectorOnLog(name: string, open: () => Promise<Sq
       await first.stop();
       // The log forgets the group's progress; the database keeps it. Tampered rows show any re-application.
       await resetGroupToEarliest(kafka?.brokers ?? [], groupId, config.persistence.topic);
-      await sql().query(`update "${config.persistence.table}" set name = 'tampered', "_version" = 0`);
+      await sql().query(`update ${qualifiedTable(config)} set name = 'tampered', "_version" = 0`);
 
       const reports: BatchReport[] = [];
       const second = await start(entities, groupId, sql(), (r) => reports.push(r));

@@ -128,7 +128,7 @@ describe('refused deltas: verdict sources, undecodable records, retries over HTT
     const waited = await retryOverHttp({ since: '10m', stage: 'permission', code: 'DB_FORBIDDEN' });
     expect(waited.status).toBe(200);
     // m-both, refused in the first test for the auditor role granted since, matches the filter too.
-    expect([...(waited.body.sent as string[])].sort()).toEqual([retryIdOf('acme', deltaId), retryIdOf('acme', refusedEarlier)].sort());
+    expect((waited.body.sent as { deltaId: string }[]).map((d) => d.deltaId).sort()).toEqual([retryIdOf('acme', deltaId), retryIdOf('acme', refusedEarlier)].sort());
     expect((waited.body.verdicts as Record<string, unknown>)[retryIdOf('acme', deltaId)]).toMatchObject({ status: 'accepted', version: 1 });
 
     expect(await retryOverHttp({ deltaIds: [deltaId], since: '1h' })).toMatchObject({ status: 400, body: { code: 'DB_VALIDATION', field: 'deltaIds', stage: 'rejections' } });

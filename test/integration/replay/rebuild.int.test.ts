@@ -3,6 +3,8 @@
  * projectors running: the swap, the handover (nothing lost, nothing applied twice), resuming an interrupted
  * replay, a changed configuration, dry runs, and verify.
  */
+import { physicalNamesOf } from '../../../src/tenant';
+import { qualifiedTable } from '../../support/entities';
 import { planReplay, rebuildProjections, ReplayJobs, ReplayProgress, verifyProjection, type ReplayJobView } from '../../../projections/replay';
 import type { EntityConfig } from '../../../src/tenant';
 import { accountConfig, expectedRows, historyOf, lastPerPartition, openReplayHarness, uniqueName, type EventSpec, type ReplayHarness } from './replay-harness';
@@ -21,7 +23,7 @@ describe('replay and rebuild on PostgreSQL', () => {
   afterEach(async () => h.stopLive());
 
   const rowsOf = async (config: EntityConfig): Promise<Map<string, { version: number; name: unknown }>> => {
-    const { rows } = await h.sql.query<Row>(`select "accountId", name, "_version" from "${config.persistence.table}"`);
+    const { rows } = await h.sql.query<Row>(`select "accountId", name, "_version" from ${qualifiedTable(config)}`);
     return new Map(rows.map((r) => [r.accountId, { version: Number(r._version), name: r.name }]));
   };
   const sorted = (m: Map<string, unknown>): [string, unknown][] => [...m].sort(([a], [b]) => (a < b ? -1 : 1));
@@ -48,7 +50,7 @@ describe('replay and rebuild on PostgreSQL', () => {
     let reading = true;
     const reader = (async () => {
       while (reading) {
-        reads.push(Number((await h.sql.query<{ n: string }>(`select count(*) as n from "${config.persistence.table}"`)).rows[0]?.n));
+        reads.push(Number((await h.sql.query<{ n: string }>(`select count(*) as n from ${qualifiedTable(config)}`)).rows[0]?.n));
         await new Promise((r) => setTimeout(r, 5));
       }
     })();
@@ -91,10 +93,10 @@ describe('replay and rebuild on PostgreSQL', () => {
     // Nothing of the shadow is left behind.
     const leftovers = await h.sql.query(`select 1 from projection_checkpoints where projector like 'deltabroker-rebuild-%' and topic = $1`, [config.persistence.topic]);
     expect(leftovers.rows).toEqual([]);
-    expect((await h.sql.query<{ t: string | null }>(`select to_regclass($1)::text as t`, [`"${config.persistence.table}__rebuild"`])).rows[0]?.t).toBeNull();
+    expect((await h.sql.query<{ t: string | null }>(`select to_regclass($1)::text as t`, [qualifiedTable(config, '__rebuild')])).rows[0]?.t).toBeNull();
 
     // The search index was swapped too, and the live search projector goes on into it.
-    const hits = await h.search.search(config.persistence.index, { query: { match_all: {} }, track_total_hits: true, size: 0 });
+    const hits = await h.search.search(physicalNamesOf(config).index, { query: { match_all: {} }, track_total_hits: true, size: 0 });
     expect(hits.hits.total?.value).toBe(expected.size);
 
     const verdict = await verifyProjection(h.context(), { tenant: 'acme', entity: config.entity });
@@ -111,11 +113,12 @@ describe('replay and rebuild on PostgreSQL', () => {
     expect(plan.partitions).toHaveLength(3);
     expect(plan.partitions.reduce((n, p) => n + Number(p.high), 0)).toBe(30 * 2 + 5);
     expect(plan.events).toBe(plan.partitions.reduce((n, p) => n + Number(p.high) - Math.min(5, Number(p.high)), 0));
+    const names = physicalNamesOf(config);
     expect(plan.targets.map((t) => [t.kind, t.live, t.shadow, t.resumable])).toEqual([
-      ['postgres', config.persistence.table, `${config.persistence.table}__rebuild`, false],
-      ['search', config.persistence.index, `${config.persistence.index}__rebuild`, false],
+      ['postgres', `${names.schema}.${names.table}`, `${names.schema}.${names.table}__rebuild`, false],
+      ['search', names.index, `${names.index}__rebuild`, false],
     ]);
-    expect((await h.sql.query<{ t: string | null }>(`select to_regclass($1)::text as t`, [`"${config.persistence.table}__rebuild"`])).rows[0]?.t).toBeNull();
+    expect((await h.sql.query<{ t: string | null }>(`select to_regclass($1)::text as t`, [qualifiedTable(config, '__rebuild')])).rows[0]?.t).toBeNull();
   });
 
   test('a replay interrupted halfway resumes from its shadow checkpoints and ends equal to a clean replay', async () => {
@@ -151,7 +154,7 @@ describe('replay and rebuild on PostgreSQL', () => {
     const config = h.put(accountConfig(uniqueName('tamper')));
     await h.startLive();
     await h.applied(lastPerPartition(await h.publish(config, historyOf(200, 2))));
-    const table = `"${config.persistence.table}"`;
+    const table = qualifiedTable(config);
     expect(await verifyProjection(h.context(), { tenant: 'acme', entity: config.entity })).toMatchObject({ equal: true });
 
     await h.sql.query(`update ${table} set name = 'tampered' where "accountId" = 'k1'`);
@@ -171,7 +174,7 @@ describe('replay and rebuild on PostgreSQL', () => {
       ['(k2)', 'missing-in-live'],
     ]);
     // Verify leaves no shadow behind.
-    expect((await h.sql.query<{ t: string | null }>(`select to_regclass($1)::text as t`, [`"${config.persistence.table}__verify"`])).rows[0]?.t).toBeNull();
+    expect((await h.sql.query<{ t: string | null }>(`select to_regclass($1)::text as t`, [qualifiedTable(config, '__verify')])).rows[0]?.t).toBeNull();
   });
 
   test('after a configuration change (a field added, a field retyped) the rebuilt table has the new shape', async () => {
@@ -185,7 +188,7 @@ describe('replay and rebuild on PostgreSQL', () => {
     ];
     await h.applied(await h.publish(v1, specs));
     await h.stopLive();
-    const before = (await h.sql.query<{ score: unknown }>(`select score from "${v1.persistence.table}" order by "accountId"`)).rows;
+    const before = (await h.sql.query<{ score: unknown }>(`select score from ${qualifiedTable(v1)} order by "accountId"`)).rows;
     expect(before.map((r) => r.score)).toEqual([null, '3']); // 2.5 is no integer
 
     const v2 = h.put({ ...accountConfig(entity, { score: { type: 'number' }, tier: { type: 'string' } }), version: 2 });
@@ -198,7 +201,7 @@ describe('replay and rebuild on PostgreSQL', () => {
       { column_name: 'score', data_type: 'double precision' },
       { column_name: 'tier', data_type: 'text' },
     ]);
-    const after = (await h.sql.query<{ score: number; tier: string }>(`select score, tier from "${v2.persistence.table}" order by "accountId"`)).rows;
+    const after = (await h.sql.query<{ score: number; tier: string }>(`select score, tier from ${qualifiedTable(v2)} order by "accountId"`)).rows;
     expect(after).toEqual([
       { score: 2.5, tier: 'gold' },
       { score: 3, tier: 'silver' },
@@ -206,7 +209,7 @@ describe('replay and rebuild on PostgreSQL', () => {
     // The live projector starts again on the rebuilt table (it refused the retyped column before).
     await h.startLive({ search: false });
     await h.applied(await h.publish(v2, [{ operation: 'update', key: 'a', version: 2, payload: { accountId: 'a', name: 'A2', score: 7.25, tier: 'gold' } }]));
-    expect((await h.sql.query<{ score: number }>(`select score from "${v2.persistence.table}" where "accountId" = 'a'`)).rows).toEqual([{ score: 7.25 }]);
+    expect((await h.sql.query<{ score: number }>(`select score from ${qualifiedTable(v2)} where "accountId" = 'a'`)).rows).toEqual([{ score: 7.25 }]);
   });
 
   test('--from-time copies the live rows into the configured shape and re-applies only the tail of the log', async () => {
@@ -227,7 +230,7 @@ describe('replay and rebuild on PostgreSQL', () => {
     expect(plan.partitions.every((p) => p.start === null)).toBe(true);
     const result = await rebuildProjections(h.context(), { tenant: 'acme', entity, target: 'postgres', from: { kind: 'time', timestamp: since } });
     expect(result.events).toBe(1);
-    const rows = (await h.sql.query<{ accountId: string; name: string; tier: string; _version: unknown }>(`select "accountId", name, tier, "_version" from "${v2.persistence.table}" order by "accountId"`)).rows;
+    const rows = (await h.sql.query<{ accountId: string; name: string; tier: string; _version: unknown }>(`select "accountId", name, tier, "_version" from ${qualifiedTable(v2)} order by "accountId"`)).rows;
     expect(rows.map((r) => [r.accountId, r.name, r.tier, Number(r._version)])).toEqual([
       ['a', 'A', 'gold', 1],
       ['b', 'B2', 'silver', 2],
@@ -235,7 +238,7 @@ describe('replay and rebuild on PostgreSQL', () => {
     // The live projector takes over after the tail: nothing is applied twice, the next event lands.
     await h.startLive({ search: false });
     await h.applied(await h.publish(v2, [{ operation: 'update', key: 'a', version: 2, payload: { accountId: 'a', name: 'A2', tier: 'gold' } }]));
-    expect((await h.sql.query<{ name: string }>(`select name from "${v2.persistence.table}" where "accountId" = 'a'`)).rows).toEqual([{ name: 'A2' }]);
+    expect((await h.sql.query<{ name: string }>(`select name from ${qualifiedTable(v2)} where "accountId" = 'a'`)).rows).toEqual([{ name: 'A2' }]);
     expect(await verifyProjection(h.context(), { tenant: 'acme', entity })).toMatchObject({ equal: true });
   });
 

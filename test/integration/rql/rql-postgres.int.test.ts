@@ -1,18 +1,18 @@
 /**
  * RQL against a real PostgreSQL: every operator, typed values, sorting and paging over seeded rows, with the
- * exact rows checked; injection attempts in values and field names. The suite makes its own schema in the
- * `test` database and drops it afterwards.
+ * exact rows checked; injection attempts in values and field names. The suite's entity belongs to a tenant of
+ * its own, whose schema it makes in the `test` database and drops afterwards.
  */
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { compileRql, COLUMN_TYPES, decodeCount, decodeRow, SYSTEM_COLUMNS, type CompileOptions } from '../../../src/store/rql';
 import { quoteIdent, quoteQualified } from '../../../src/store/sql-identifier';
-import { readableFields } from '../../../src/tenant';
-import { rqlEntity } from '../../unit/rql/fixtures';
+import { parseEntityConfig, physicalNamesOf, readableFields } from '../../../src/tenant';
+import { rqlEntityInput } from '../../unit/rql/fixtures';
 
 const DATABASE_URL = process.env.TEST_RQL_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const schema = `rql_it_${randomBytes(5).toString('hex')}`;
-const entity = rqlEntity('merchants');
+const entity = parseEntityConfig({ ...rqlEntityInput('merchants'), tenant: `rql${randomBytes(5).toString('hex')}` });
+const { schema } = physicalNamesOf(entity);
 let client: Client;
 
 /** Connects to the test database, creating it first on a machine that lacks it. */
@@ -52,8 +52,8 @@ const ROWS: Row[] = [
   { merchantId: 'm10', name: 'Zeta Shop', country: 'NL', mcc: 5311, score: 0, active: true, openedAt: '2017-11-11T11:11:11Z', meta: null, iban: null },
 ];
 
-const admin: CompileOptions = { readableFields: readableFields(entity, ['admin']), schema };
-const reader: CompileOptions = { readableFields: readableFields(entity, ['reader']), schema };
+const admin: CompileOptions = { readableFields: readableFields(entity, ['admin']) };
+const reader: CompileOptions = { readableFields: readableFields(entity, ['reader']) };
 
 async function read(q: string, opts: CompileOptions = admin): Promise<{ items: Row[]; count: number; next: string; limitCapped: boolean }> {
   const c = compileRql(q, entity, opts);

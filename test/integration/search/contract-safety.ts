@@ -5,13 +5,16 @@ import { READABLE_WITHOUT_SECRET } from './search-fixtures';
 export function safetyCases(ctx: ContractContext): void {
   const restricted = (body: unknown) => ctx.search(body, READABLE_WITHOUT_SECRET);
 
-  test('a hidden field is never returned in _source, even when asked for', async () => {
-    for (const source of [true, ['secret', 'name'], { includes: ['*'] }, 'secret']) {
+  test('a hidden field is never returned in _source; naming one there is DB_FORBIDDEN naming it', async () => {
+    for (const source of [true, ['s*', 'name'], { includes: ['*'] }, { excludes: ['secret'] }]) {
       const response = await restricted({ query: { ids: { values: ['p1'] } }, _source: source });
       expect(response.hits.hits).toHaveLength(1);
       expect(response.hits.hits[0]?._source).not.toHaveProperty('secret');
     }
     expect((await restricted({ query: { ids: { values: ['p1'] } } })).hits.hits[0]?._source).toHaveProperty('name');
+    await expectRefusal(restricted({ query: { ids: { values: ['p1'] } }, _source: ['secret', 'name'] }), 'DB_FORBIDDEN', { field: 'payload._source[0]', rule: 'field-not-readable' });
+    await expectRefusal(restricted({ _source: 'secret' }), 'DB_FORBIDDEN', { field: 'payload._source' });
+    await expectRefusal(restricted({ _source: { includes: ['name', 'secret'] } }), 'DB_FORBIDDEN', { field: 'payload._source.includes[1]' });
   });
 
   test('a hidden field may not be queried, sorted or aggregated (DB_FORBIDDEN naming it)', async () => {

@@ -71,7 +71,7 @@ describe('record state restore from the persistence topics', () => {
     expect(await restore()).toBe(4);
     expect(await states.get({ tenant: 'acme', entity: 'merchant_account', key: 'a' })).toEqual({ version: 2, deleted: false, doc: { merchantId: 'a', name: 'A2' } });
     expect(await states.get({ tenant: 'acme', entity: 'merchant_account', key: 'b' })).toEqual({ version: 2, deleted: true, doc: null });
-    expect(await states.outcome('d-a-1')).toMatchObject({ status: 'accepted', eventId: 'e-a-1', version: 1, topic: TOPIC });
+    expect(await states.outcome('d-a-1', 'acme')).toMatchObject({ status: 'accepted', eventId: 'e-a-1', version: 1, topic: TOPIC });
 
     // Nothing new: the checkpoint says so, and nothing is read again.
     expect(await restore()).toBe(0);

@@ -1,4 +1,5 @@
 import { retryIdOf, type DeltaVerdict, type VerdictLookup } from '../../../src/broker/rejections';
+import type { TenantDelta } from '../../../src/broker/rejections/verdicts';
 import { walkChains } from '../../../src/broker/rejections/retry-chains';
 import { planRetries } from '../../../src/broker/rejections/retry-plan';
 import type { Rejection } from '../../../src/log';
@@ -11,12 +12,13 @@ class MapVerdicts implements VerdictLookup {
   lookups = 0;
   constructor(readonly known = new Map<string, DeltaVerdict>()) {}
   add(...verdicts: DeltaVerdict[]): this {
-    for (const v of verdicts) this.known.set(v.deltaId, v);
+    for (const v of verdicts) this.known.set(`${v.tenant}/${v.deltaId}`, v);
     return this;
   }
-  async verdicts(ids: readonly string[]): Promise<Map<string, DeltaVerdict>> {
+  async verdicts(deltas: readonly TenantDelta[]): Promise<Map<string, DeltaVerdict>> {
     this.lookups++;
-    return new Map(ids.flatMap((id) => (this.known.has(id) ? [[id, this.known.get(id) as DeltaVerdict] as const] : [])));
+    const keys = deltas.map((d) => `${d.tenant}/${d.deltaId}`);
+    return new Map(keys.flatMap((key) => (this.known.has(key) ? [[key, this.known.get(key) as DeltaVerdict] as const] : [])));
   }
 }
 

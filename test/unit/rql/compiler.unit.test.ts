@@ -1,7 +1,7 @@
 import { DeltabrokerError } from '../../../src/errors';
 import { compileRql, decodeRow, globToLike, type CompileOptions } from '../../../src/store/rql';
-import { readableFields } from '../../../src/tenant';
-import { rqlEntity } from './fixtures';
+import { parseEntityConfig, readableFields } from '../../../src/tenant';
+import { rqlEntity, rqlEntityInput } from './fixtures';
 
 const entity = rqlEntity();
 const admin: CompileOptions = { readableFields: readableFields(entity, ['admin']) };
@@ -30,23 +30,24 @@ describe('the statement', () => {
   it('is one parameterised SELECT with every readable column, key order, default page', () => {
     const c = compile('eq(country,DE)');
     expect(c.text).toBe(
-      `SELECT ${ALL} FROM "rt_merchant" WHERE "country" = $1::text ORDER BY "merchantId" ASC NULLS LAST LIMIT $2::bigint OFFSET $3::bigint`,
+      `SELECT ${ALL} FROM "tenant_rt"."rt_merchant" WHERE "country" = $1::text ORDER BY "merchantId" ASC NULLS LAST LIMIT $2::bigint OFFSET $3::bigint`,
     );
     expect(c.values).toEqual(['DE', 100, 0]);
-    expect(c.countText).toBe('SELECT count(*) AS "count" FROM "rt_merchant" WHERE "country" = $1::text');
+    expect(c.countText).toBe('SELECT count(*) AS "count" FROM "tenant_rt"."rt_merchant" WHERE "country" = $1::text');
     expect(c.countValues).toEqual(['DE']);
     expect(c).toMatchObject({ limit: 100, offset: 0, limitCapped: false, sort: [] });
     expect(c.nextQuery).toBe('eq(country,DE),limit(100,100)');
   });
 
-  it('has no WHERE for an empty query, and qualifies the table with a schema', () => {
-    const c = compile('', { ...admin, schema: 'tenant_data' });
-    expect(c.text).toBe(`SELECT ${ALL} FROM "tenant_data"."rt_merchant" ORDER BY "merchantId" ASC NULLS LAST LIMIT $1::bigint OFFSET $2::bigint`);
-    expect(c.countText).toBe('SELECT count(*) AS "count" FROM "tenant_data"."rt_merchant"');
+  it("has no WHERE for an empty query, and reads the table in the tenant's schema", () => {
+    const c = compile('');
+    expect(c.text).toBe(`SELECT ${ALL} FROM "tenant_rt"."rt_merchant" ORDER BY "merchantId" ASC NULLS LAST LIMIT $1::bigint OFFSET $2::bigint`);
+    expect(c.countText).toBe('SELECT count(*) AS "count" FROM "tenant_rt"."rt_merchant"');
   });
 
-  it('refuses a schema that is not an identifier', () => {
-    expect(() => compile('', { ...admin, schema: 'x"; drop table y; --' })).toThrow(/invalid SQL schema/);
+  it("never reads another tenant's table, whatever the configuration names", () => {
+    const other = parseEntityConfig({ ...rqlEntityInput(), tenant: 'rt_merchant', entity: 'x', persistence: { table: 'rt_merchant' } });
+    expect(compileRql('', other, admin).text).toContain('FROM "tenant_rt_merchant"."rt_merchant"');
   });
 
   it('accepts a parsed query as well as a string', () => {

@@ -1,8 +1,7 @@
 import { parseEntityConfig, type EntityConfig } from '../../../src/tenant';
 
-/** An entity with a field of every type, for RQL tests (unit and integration). */
-export const rqlEntity = (table = 'rt_merchant'): EntityConfig =>
-  parseEntityConfig({
+/** The input of an entity with a field of every type, for RQL tests (unit and integration). */
+export const rqlEntityInput = (table = 'rt_merchant') => ({
     tenant: 'rt',
     entity: 'merchant',
     key: 'merchantId',
@@ -23,3 +22,5 @@ export const rqlEntity = (table = 'rt_merchant'): EntityConfig =>
       reader: { operations: ['read'], read: { except: ['iban'] } },
     },
   });
+
+export const rqlEntity = (table = 'rt_merchant'): EntityConfig => parseEntityConfig(rqlEntityInput(table));

@@ -100,7 +100,7 @@ describe('Elasticsearch adapter: search requests', () => {
   });
 
   test('with hidden fields: _source is narrowed in the request and again in the answer', async () => {
-    const response = await index.search('people', { _source: ['name', 'ssn'] }, { readableFields: READABLE });
+    const response = await index.search('people', { _source: ['name', 's*'] }, { readableFields: READABLE });
     expect(sent().body).toMatchObject({ _source: { includes: ['name', 'email'] } });
     expect(response.hits.hits[0]?._source).toEqual({ name: 'Ada' });
     await index.search('people', { _source: { excludes: ['email'] } }, { readableFields: READABLE });
@@ -121,6 +121,8 @@ describe('Elasticsearch adapter: search requests', () => {
       [{ sort: [{ salary: 'asc' }] }, 'payload.sort[0].salary'],
       [{ aggs: { s: { terms: { field: 'ssn' } } } }, 'payload.aggs.s.terms.field'],
       [{ post_filter: { range: { salary: { gt: 1 } } } }, 'payload.post_filter.range.salary'],
+      [{ _source: ['name', 'ssn'] }, 'payload._source[1]'],
+      [{ _source: { includes: 'salary' } }, 'payload._source.includes'],
     ];
     const returnsValues: [unknown, string][] = [
       [{ aggs: { top: { top_hits: { size: 1 } } } }, 'payload.aggs.top.top_hits'],

@@ -26,6 +26,24 @@ describe('source filtering', () => {
     expect(project(false, readable)).toBeUndefined();
   });
 
+  test('an include naming a hidden field is refused with 403 naming it; patterns and excludes pass', () => {
+    const hidden = (field: string) => field === 'secret';
+    const refusal = (filter: unknown) => {
+      try {
+        parseSourceFilter(filter, 'payload._source', hidden);
+      } catch (error) {
+        return error;
+      }
+      throw new Error('expected a refusal');
+    };
+    expect(refusal('secret')).toMatchObject({ code: 'DB_FORBIDDEN', details: { field: 'payload._source', rule: 'field-not-readable', name: 'secret' } });
+    expect(refusal(['name', 'secret'])).toMatchObject({ code: 'DB_FORBIDDEN', details: { field: 'payload._source[1]' } });
+    expect(refusal({ includes: ['secret'] })).toMatchObject({ code: 'DB_FORBIDDEN', details: { field: 'payload._source.includes[0]' } });
+    expect(parseSourceFilter(['s*', 'name'], 'payload._source', hidden)).toEqual({ includes: ['s*', 'name'], excludes: [] });
+    expect(parseSourceFilter({ excludes: ['secret'] }, 'payload._source', hidden)).toEqual({ includes: [], excludes: ['secret'] });
+    expect(sourceProjector(parseSourceFilter(['s*', 'name'], 'payload._source', hidden), new Set(['name', 'price']))(SOURCE)).toEqual({ name: 'n' });
+  });
+
   test('malformed filters are refused naming the path', () => {
     expect(() => parseSourceFilter(3)).toThrow(expect.objectContaining({ details: expect.objectContaining({ field: 'payload._source' }) }));
     expect(() => parseSourceFilter({ includes: [1] })).toThrow(expect.objectContaining({ details: expect.objectContaining({ field: 'payload._source.includes' }) }));

@@ -29,7 +29,7 @@ export function entityConfigSourceContract(name: string, make: (inputs: Record<s
 
     it('gets a configured entity, validated and normalised', async () => {
       expect(await subject.source.get('acme', 'merchant_account')).toEqual(parseEntityConfig(defaultConfigInput()));
-      expect((await subject.source.get('t1', 'thing'))?.persistence.table).toBe('t1_thing');
+      expect((await subject.source.get('t1', 'thing'))?.persistence.table).toBe('thing');
     });
 
     it('answers undefined for an entity or a tenant it does not have', async () => {

@@ -2,6 +2,7 @@ import { DeltabrokerError } from '../../../src/errors';
 import {
   acceptsMethod,
   actionTopics,
+  physicalNamesOf,
   parseEntityConfig,
   safeParseEntityConfig,
   sensitiveFields,
@@ -34,11 +35,8 @@ describe('the shipped default configuration (acme/merchant_account)', () => {
   });
 
   it('names its topic, table and index, and turns both action topics on', () => {
-    expect(c.persistence).toEqual({
-      topic: 'acme.merchant_account.events',
-      table: 'acme_merchant_account',
-      index: 'acme_merchant_account_search',
-    });
+    expect(c.persistence).toEqual({ topic: 'acme.merchant_account.events', table: 'merchant_account', index: 'merchant_account' });
+    expect(physicalNamesOf(c)).toEqual({ schema: 'tenant_acme', table: 'merchant_account', index: 'acme__merchant_account', topic: 'acme.merchant_account.events' });
     expect(c.notifications.methods).toEqual(['global', 'local']);
     expect(actionTopics(c, 'dc1')).toEqual(['acme.merchant_account.actions.global', 'acme.merchant_account.actions.dc1']);
   });
@@ -89,7 +87,7 @@ describe('defaults and shorthands', () => {
 
   it('derives topic, table, index and action topic names from tenant and entity', () => {
     expect(c.version).toBe(1);
-    expect(c.persistence).toEqual({ topic: 't1.thing.events', table: 't1_thing', index: 't1_thing_search' });
+    expect(c.persistence).toEqual({ topic: 't1.thing.events', table: 'thing', index: 'thing' });
     expect(c.notifications).toEqual({ methods: [], globalTopic: 't1.thing.actions.global', localTopicPrefix: 't1.thing.actions' });
     expect(actionTopics(c, 'dc1')).toEqual([]);
     expect(c.roles).toEqual({});
@@ -107,16 +105,17 @@ describe('defaults and shorthands', () => {
     expect(actionTopics(d, 'eu-west-1')).toEqual(['t1.thing.actions.eu-west-1']);
   });
 
-  it('keeps explicit names and custom action topics', () => {
+  it('keeps explicit names and custom action topics, inside the tenant namespace', () => {
     const d = parseEntityConfig({
       ...minimalInput(),
       version: 7,
-      persistence: { topic: 'custom-topic', table: 'things', index: 'things_idx' },
-      notifications: { methods: ['global'], globalTopic: 'all.things' },
+      persistence: { topic: 't1.custom-topic', table: 'things', index: 'things_idx' },
+      notifications: { methods: ['global'], globalTopic: 't1.all.things' },
     });
     expect(d.version).toBe(7);
-    expect(d.persistence).toEqual({ topic: 'custom-topic', table: 'things', index: 'things_idx' });
-    expect(actionTopics(d, 'dc1')).toEqual(['all.things']);
+    expect(d.persistence).toEqual({ topic: 't1.custom-topic', table: 'things', index: 'things_idx' });
+    expect(physicalNamesOf(d)).toEqual({ schema: 'tenant_t1', table: 'things', index: 't1__things_idx', topic: 't1.custom-topic' });
+    expect(actionTopics(d, 'dc1')).toEqual(['t1.all.things']);
   });
 
   it('gives a role that names no field sets every field to read and write', () => {
@@ -128,7 +127,14 @@ describe('defaults and shorthands', () => {
 describe('refusals name the field path', () => {
   const cases: Array<[string, (c: Record<string, unknown>) => unknown, RegExp]> = [
     ['a missing tenant', ({ tenant: _t, ...rest }) => rest, /^tenant: /],
-    ['an entity name that is not identifier-safe', (c) => ({ ...c, entity: 'Merchant-Account' }), /^entity: entity must be a lowercase identifier/],
+    ['an entity name that is not identifier-safe', (c) => ({ ...c, entity: 'Merchant-Account' }), /^entity: entity must be lowercase words/],
+    ['an entity name with a double underscore', (c) => ({ ...c, entity: 'merchant__account' }), /^entity: entity must be lowercase words/],
+    ['a tenant name with a trailing underscore', (c) => ({ ...c, tenant: 'acme_' }), /^tenant: tenant must be lowercase words/],
+    ['a tenant name over 30 characters', (c) => ({ ...c, tenant: 'a'.repeat(31) }), /^tenant: tenant is longer than 30 characters/],
+    ["a persistence topic outside the tenant's namespace", (c) => ({ ...c, persistence: { topic: 'acme.merchant_account.events' } }), /^persistence\.topic: topic "acme\.merchant_account\.events" is outside the tenant's namespace: it must start with "t1\."/],
+    ["a global action topic outside the tenant's namespace", (c) => ({ ...c, notifications: { methods: ['global'], globalTopic: 'acme.x.actions.global' } }), /^notifications\.globalTopic: .*outside the tenant's namespace/],
+    ["a local topic prefix outside the tenant's namespace", (c) => ({ ...c, notifications: { methods: ['local'], localTopicPrefix: 't1' } }), /^notifications\.localTopicPrefix: .*must start with "t1\."/],
+    ['an index name too long for the tenant prefix', (c) => ({ ...c, persistence: { index: 'x'.repeat(60) } }), /^persistence\.index: index name is longer than 59 characters/],
     ['a path-traversing tenant', (c) => ({ ...c, tenant: '../etc' }), /^tenant: /],
     ['an unknown top-level key (a typo)', (c) => ({ ...c, feilds: {} }), /feilds/],
     ['an unknown field type', (c) => ({ ...c, fields: { id: 'string', n: { type: 'float' } } }), /^fields\.n\.type: Invalid option/],

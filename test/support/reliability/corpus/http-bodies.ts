@@ -153,8 +153,8 @@ function badEncoding(ctx: CorpusContext, prng: Prng): HttpCase {
       : prng.pick([
           // base64 takes + and /, base64url takes - and _: each alphabet's own characters are wrong for the other.
           ...(encoding === 'base64' ? ['AP8B-g==', 'AP8B_g==', '-_-_'] : ['AP8B+g', 'AP8B/g', '+/+/']),
-          // Whitespace is skipped on purpose (line-wrapped base64), so it is not in this list.
-          '@@@@', 'A', 'AAAAA', '*'.repeat(prng.int(1, 50)), 'ÿÿÿÿ', 'AP8B%2Fg',
+          // Decoding is strict (README): whitespace and line breaks are refused too.
+          '@@@@', 'A', 'AAAAA', '*'.repeat(prng.int(1, 50)), 'ÿÿÿÿ', 'AP8B%2Fg', 'AP8B\n/g==', ' AP8B', 'AP8B\r\n', 'AP 8B',
         ]);
   const operation = prng.pick(['encrypt', 'decrypt']);
   const body =

@@ -2,7 +2,7 @@ import { Prng } from '../prng';
 import { type CorpusContext, type HttpCase, json, JSON_HEADERS } from './types';
 
 const FIELDS = ['merchantId', 'name', 'country', 'mcc', 'status', 'iban', 'colour', '_doc', '_version', 'tenant', '"name"', 'name;--', 'x'.repeat(70)];
-const VALUES = ["x'; drop table acme_merchant_account; --", "' or '1'='1", '%00', '%ZZ', '%', '\\', '*', '?', '$1', '::text', 'null', 'number:abc', 'date:not-a-date', 'boolean:maybe', '1e400', '-', '%E2%82', 'ÿ', '\u0000', '😀'];
+const VALUES = ["x'; drop table tenant_acme.merchant_account; --", "' or '1'='1", '%00', '%ZZ', '%', '\\', '*', '?', '$1', '::text', 'null', 'number:abc', 'date:not-a-date', 'boolean:maybe', '1e400', '-', '%E2%82', 'ÿ', '\u0000', '😀'];
 const OPS = ['eq', 'ne', 'lt', 'le', 'gt', 'ge', 'in', 'out', 'contains', 'like', 'match', 'not', 'and', 'or', 'sort', 'limit', 'select', 'exec', 'sleep', 'pg_sleep', 'eval'];
 
 function randomTerm(prng: Prng, depth: number): string {
@@ -58,7 +58,7 @@ function hostileDsl(ctx: CorpusContext, prng: Prng): HttpCase {
     () => ({ query: { wildcard: { name: '*'.repeat(prng.int(1, 5_000)) } } }),
     () => ({ query: { match_all: {} }, size: prng.pick([-1, 1e9, 'x', 1.5]), from: prng.pick([-5, 1e12, 'y']) }),
     () => ({ query: { terms: { country: { index: 'other_tenant_index', id: '1', path: 'x' } } } }),
-    () => ({ index: 'globex_merchant_account_search', query: { match_all: {} } }),
+    () => ({ index: prng.pick(['globex__merchant_account', 'acme_merchant_account_search']), query: { match_all: {} } }),
     () => ({ query: { [prng.pick(['percolate', 'geo_shape', 'has_child', 'nested', 'unknown_clause', 'sql'])]: { x: 1 } } }),
     () => ({ query: { term: { [prng.pick(['colour', 'iban', '_doc', 'tenant', 'name.keyword.x'])]: 'x' } } }),
     () => ({ query: { [prng.pick(['term', 'match', 'prefix', 'wildcard'])]: { [prng.pick(['name', 'country', 'merchantId'])]: prng.pick(['\u0000', 'a\u0000b', '\ud800']) } } }),

@@ -1,6 +1,7 @@
 import { Prng } from '../prng';
 import { BODY_GENERATORS } from './http-bodies';
 import { QUERY_GENERATORS } from './queries';
+import { tenantIsolationCase } from './tenant-isolation';
 import { badEnvelopeCase, badTokenCase, type TokenForge } from './tokens';
 import type { CorpusContext, HttpCase } from './types';
 
@@ -16,6 +17,7 @@ const WEIGHTS: Record<string, number> = {
   'hostile-dsl': 10,
   'bad-tokens': 14,
   'bad-envelope': 7,
+  'tenant-isolation': 6,
 };
 
 /** The HTTP part of the corpus, generated in a fixed order from `seed`, so a failing case reproduces by index. */
@@ -29,6 +31,7 @@ export async function buildHttpCorpus(size: number, seed: number, ctx: CorpusCon
       const generate = BODY_GENERATORS[category] ?? QUERY_GENERATORS[category];
       if (generate) cases.push(generate(ctx, prng));
       else if (category === 'bad-tokens') cases.push(await badTokenCase(ctx, forge, prng));
+      else if (category === 'tenant-isolation') cases.push(tenantIsolationCase(ctx, prng));
       else cases.push(badEnvelopeCase(ctx, prng));
     }
   }

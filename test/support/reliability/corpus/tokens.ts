@@ -42,6 +42,8 @@ async function forgedToken(forge: TokenForge, prng: Prng): Promise<[string, stri
     ['wrong issuer', () => signDev({ ...claims, iss: prng.pick(['evil', 'deltabroker-devx', '']) })],
     ['wrong audience', () => signDev({ ...claims, aud: prng.pick(['other', ['x', 'y'], '']) })],
     ['no tenant', () => signDev({ ...claims, tenant: prng.pick([undefined, '', 42, ['acme']]) })],
+    // Issue 15: a tenant claim that breaks the tenant name pattern names no tenant.
+    ['malformed tenant', () => signDev({ ...claims, tenant: prng.pick(['../acme', 'ACME', 'acme ', 'acme%00', 'acme\u0000', '\uff41\uff43\uff4d\uff45', 'acme__x', 'acme_', 'acme/x', 'a'.repeat(31)]) })],
     ['roles not a list of strings', () => signDev({ ...claims, roles: prng.pick(['admin', [1], { admin: true }, null]) })],
     ['no expiry', () => signDev({ sub: 'mallory', tenant: 'acme', roles: ['admin'], iss: 'deltabroker-dev', aud: 'deltabroker' })],
     ['no subject', () => signDev({ ...claims, sub: undefined })],

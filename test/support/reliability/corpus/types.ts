@@ -18,6 +18,8 @@ export interface CorpusContext {
   adminToken: string;
   writerToken: string;
   readerToken: string;
+  /** An admin of another tenant (`acme_merchant`, the issue's squatter), which has no entity of its own here. */
+  otherTenantToken: string;
 }
 
 export const json = (value: unknown): Buffer => Buffer.from(JSON.stringify(value), 'utf8');
