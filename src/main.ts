@@ -214,7 +214,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     const registered = await registerRecordSchemas({ log, schemas, entities, datacenter: config.datacenter });
     logger.info({ topics: registered.length }, 'record schemas registered');
     const states = new RecordStateStore(sql);
-    await restoreRecordState({ log, schemas, entities, states, logger });
+    const { recorded } = await restoreRecordState({ log, schemas, entities, states, logger });
     // Verdicts this instance decides reach its waiting HTTP callers at once; the outcomes topic serves the rest.
     const waiter = new OutcomeWaiter();
     await waiter.start(log, schemas);
@@ -223,7 +223,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
       countVerdict(metrics, outcome);
       waiter.deliver(outcome);
     };
-    const processor = await startDeltaProcessor({ log, schemas, entities, states, logger, onVerdict });
+    const processor = await startDeltaProcessor({ log, schemas, entities, states, logger, onVerdict, recorded });
     closers.push(() => processor.stop());
     const emitters = await startActionEmitters({ log, schemas, entities, datacenter: config.datacenter, logger });
     closers.push(async () => void (await Promise.all(emitters.map((e) => e.stop()))));

@@ -3,6 +3,7 @@ import type { DeltabrokerError } from '../src/errors';
 import type { Logger } from '../src/logger';
 import type { DeltaEnvelope, DeltaOutcome, EntityEvent, RecordBatch, RecordSchemas, Rejection, Subscription, WriteLog } from '../src/log';
 import type { DeltaContext } from './context';
+import type { RecordedOffsets } from './recorded-offsets';
 import { decide, type PipelineDependencies } from './pipeline';
 import { BatchStateView } from './batch-state-view';
 import type { DeltaOutcomeRow, RecordState, RecordStateStore, StoredVerdict } from './record-state-store';
@@ -16,6 +17,8 @@ export interface DeltaProcessorOptions extends PipelineDependencies {
   logger: Logger;
   /** Partitions of the deltas topic handled at once; order holds within each (the bound on in-flight work). */
   concurrency?: number;
+  /** Persistence offsets whose state is stored, from the start-up catch-up: moves the state checkpoints on. */
+  recorded?: RecordedOffsets;
   /** Told of every verdict (metrics, tests). */
   onVerdict?: (outcome: DeltaOutcome) => void;
 }
@@ -153,7 +156,10 @@ async function persist(options: DeltaProcessorOptions, createdTopics: Set<string
     if (d.kind === 'accepted') verdicts.push({ status: 'accepted', id: { tenant: d.delta.tenant, entity: d.delta.entity, key: d.delta.key }, state: d.state, outcome: d.outcome as AcceptedRow });
     else if (d.kind === 'refused') verdicts.push({ status: 'refused', tenant: d.delta.tenant, outcome: { status: 'refused', deltaId: d.delta.id, problem: d.problem } });
   }
-  await options.states.recordVerdicts(verdicts);
+  const checkpoints = options.recorded?.due() ?? [];
+  await options.states.recordVerdicts(verdicts, checkpoints);
+  options.recorded?.stored(checkpoints);
+  options.recorded?.recorded(accepted.map((d) => d.outcome as AcceptedRow));
   for (const d of accepted) {
     const { requestId, id: deltaId } = d.delta;
     const { topic, partition, offset, version } = d.outcome as AcceptedRow;

@@ -1,4 +1,5 @@
 import type { SqlClient, SqlExecutor } from '../src/store/sql-client';
+import type { StateCheckpoint } from './recorded-offsets';
 import { deltaKey } from './delta-ids';
 
 /** What stage 3 needs to know of a record: its newest version, whether it is deleted, and its fields. */
@@ -100,12 +101,16 @@ export class RecordStateStore {
   }
 
   /**
-   * Records a batch of verdicts in one transaction with two statements: the records' newest states (a batch
-   * may change one record several times; a stored state only moves forward) and the deltas' outcomes.
+   * Records a batch of verdicts in one transaction: the records' newest states (a batch may change one record
+   * several times; a stored state only moves forward), the deltas' outcomes, and state checkpoints that earlier
+   * transactions made safe to move (see recorded-offsets.ts).
    */
-  async recordVerdicts(verdicts: readonly StoredVerdict[]): Promise<void> {
-    if (verdicts.length === 0) return;
-    await this.sql.transaction((tx) => writeVerdicts(tx, verdicts));
+  async recordVerdicts(verdicts: readonly StoredVerdict[], checkpoints: readonly StateCheckpoint[] = []): Promise<void> {
+    if (verdicts.length === 0 && checkpoints.length === 0) return;
+    await this.sql.transaction(async (tx) => {
+      if (verdicts.length > 0) await writeVerdicts(tx, verdicts);
+      if (checkpoints.length > 0) await writeCheckpoints(tx, checkpoints);
+    });
   }
 
   /**
@@ -123,14 +128,7 @@ export class RecordStateStore {
       state: { version: e.version, deleted: e.doc === null, doc: e.doc },
       outcome: { status: 'accepted', deltaId: e.deltaId, eventId: e.eventId, version: e.version, topic: partition.topic, partition: partition.partition, offset: e.offset },
     }));
-    await this.sql.transaction(async (tx) => {
-      if (verdicts.length > 0) await writeVerdicts(tx, verdicts);
-      await tx.query(
-        `insert into state_checkpoints (topic, partition, next_offset) values ($1, $2, $3)
-         on conflict (topic, partition) do update set next_offset = greatest(state_checkpoints.next_offset, excluded.next_offset)`,
-        [partition.topic, partition.partition, partition.nextOffset],
-      );
-    });
+    await this.recordVerdicts(verdicts, [partition]);
   }
 
   /** Where the catch-up of a persistence topic partition resumes. */
@@ -144,6 +142,16 @@ export class RecordStateStore {
   }
 }
 
+
+/** Moves state checkpoints forward (never back) inside the caller's transaction. */
+async function writeCheckpoints(tx: SqlExecutor, checkpoints: readonly StateCheckpoint[]): Promise<void> {
+  await tx.query(
+    `insert into state_checkpoints (topic, partition, next_offset)
+     select topic, partition, next_offset from jsonb_to_recordset($1::jsonb) as r(topic text, partition integer, next_offset bigint)
+     on conflict (topic, partition) do update set next_offset = greatest(state_checkpoints.next_offset, excluded.next_offset)`,
+    [JSON.stringify(checkpoints.map((c) => ({ topic: c.topic, partition: c.partition, next_offset: c.nextOffset })))],
+  );
+}
 
 /** Writes verdicts inside the caller's transaction: the newest state per record, and every delta's outcome. */
 async function writeVerdicts(tx: SqlExecutor, verdicts: readonly StoredVerdict[]): Promise<void> {

@@ -1,6 +1,7 @@
 import type { Logger } from '../src/logger';
 import type { EntityEvent, RecordSchemas, WriteLog } from '../src/log';
 import type { EntityConfigSource } from '../src/tenant';
+import { RecordedOffsets } from './recorded-offsets';
 import type { RecordStateStore } from './record-state-store';
 import { persistenceTopicSpec, persistenceTopicsOf } from './topics';
 
@@ -8,10 +9,18 @@ import { persistenceTopicSpec, persistenceTopicsOf } from './topics';
  * Brings the pipeline's state store up to date with the persistence topics before deltas are processed: events
  * written but not recorded (a crash between the two) are applied, so stage 3 sees them and a redelivered delta
  * is recognised. The store is derived from the log; an empty store is rebuilt by this same read. Each fetched
- * batch is applied in one transaction with its checkpoint.
+ * batch is applied in one transaction with its checkpoint. Answers the offsets restored, from which the
+ * pipeline moves the checkpoints on as it records states, so the next start reads only what came after.
  */
-export async function restoreRecordState(o: { log: WriteLog; schemas: RecordSchemas; entities: EntityConfigSource; states: RecordStateStore; logger: Logger }): Promise<number> {
+export async function restoreRecordState(o: {
+  log: WriteLog;
+  schemas: RecordSchemas;
+  entities: EntityConfigSource;
+  states: RecordStateStore;
+  logger: Logger;
+}): Promise<{ applied: number; recorded: RecordedOffsets }> {
   let applied = 0;
+  const recorded = new RecordedOffsets();
   const topics = persistenceTopicsOf(await o.entities.list());
   await o.log.createTopics(topics.map(persistenceTopicSpec));
   for (const topic of topics) {
@@ -23,7 +32,10 @@ export async function restoreRecordState(o: { log: WriteLog; schemas: RecordSche
       offsets.push({ partition: p.partition, offset: from });
       if (BigInt(from) < BigInt(p.high)) behind = true;
     }
-    if (!behind) continue;
+    if (!behind) {
+      for (const p of partitions) recorded.start(topic, p.partition, BigInt(p.high));
+      continue;
+    }
     const result = await o.log.replay<EntityEvent>({
       topic,
       from: { kind: 'offsets', offsets },
@@ -45,7 +57,8 @@ export async function restoreRecordState(o: { log: WriteLog; schemas: RecordSche
       },
     });
     applied += result.records;
+    for (const end of result.endOffsets) recorded.start(topic, end.partition, BigInt(end.offset));
   }
   if (applied > 0) o.logger.info({ events: applied }, 'record state caught up with the persistence topics');
-  return applied;
+  return { applied, recorded };
 }

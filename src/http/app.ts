@@ -43,7 +43,7 @@ export function buildHttpApp(options: HttpAppOptions): FastifyInstance {
     return503OnClosing: true,
     // Above this fastify answers its own 414 before authentication; Node's 16 KiB header limit bounds URLs, so
     // every path parameter reaches the auth hook and the route's own problem+json refusal.
-    maxParamLength: MAX_URL_BYTES,
+    routerOptions: { maxParamLength: MAX_URL_BYTES },
     clientErrorHandler: answerClientError,
   });
 

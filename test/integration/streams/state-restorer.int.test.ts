@@ -68,15 +68,15 @@ describe('record state restore from the persistence topics', () => {
     await log.createTopics([{ topic: TOPIC, partitions: 3 }]);
     await log.publish(events.map((value) => ({ topic: TOPIC, key: `acme/merchant_account/${value.key}`, value, schema: schemas.EntityEvent })));
 
-    expect(await restore()).toBe(4);
+    expect((await restore()).applied).toBe(4);
     expect(await states.get({ tenant: 'acme', entity: 'merchant_account', key: 'a' })).toEqual({ version: 2, deleted: false, doc: { merchantId: 'a', name: 'A2' } });
     expect(await states.get({ tenant: 'acme', entity: 'merchant_account', key: 'b' })).toEqual({ version: 2, deleted: true, doc: null });
     expect(await states.outcome('d-a-1', 'acme')).toMatchObject({ status: 'accepted', eventId: 'e-a-1', version: 1, topic: TOPIC });
 
     // Nothing new: the checkpoint says so, and nothing is read again.
-    expect(await restore()).toBe(0);
+    expect((await restore()).applied).toBe(0);
     await log.publish([{ topic: TOPIC, key: 'acme/merchant_account/a', value: event('a', 3, { merchantId: 'a', name: 'A3' }), schema: schemas.EntityEvent }]);
-    expect(await restore()).toBe(1);
+    expect((await restore()).applied).toBe(1);
     expect((await states.get({ tenant: 'acme', entity: 'merchant_account', key: 'a' })).version).toBe(3);
   });
 });
