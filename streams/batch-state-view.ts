@@ -1,6 +1,6 @@
 import type { DeltaEnvelope } from '../src/log';
 import { deltaKey } from './delta-ids';
-import { recordIdKey, type DeltaOutcomeRow, type RecordId, type RecordState, type RecordStateReader, type RecordStateStore } from './record-state-store';
+import { recordIdKey, type DeltaOutcomeRow, type LoadedStates, type RecordId, type RecordState, type RecordStateStore } from './record-state-store';
 
 /** A record never written: what RecordStateStore.get answers for it. */
 const ABSENT: RecordState = { version: 0, deleted: true, doc: null };
@@ -10,11 +10,10 @@ const ABSENT: RecordState = { version: 0, deleted: true, doc: null };
  * up front, plus the states the batch's own accepted deltas produce, so a later delta of the batch on the same
  * record sees the earlier one before anything is written.
  */
-export class BatchStateView implements RecordStateReader {
+export class BatchStateView implements LoadedStates {
   private readonly pending = new Map<string, RecordState>();
 
   private constructor(
-    private readonly store: RecordStateStore,
     private readonly loaded: ReadonlySet<string>,
     private readonly stored: Map<string, RecordState>,
     private readonly outcomes: Map<string, DeltaOutcomeRow>,
@@ -23,16 +22,15 @@ export class BatchStateView implements RecordStateReader {
   static async load(store: RecordStateStore, deltas: readonly DeltaEnvelope[]): Promise<BatchStateView> {
     const ids = deltas.map((d) => ({ tenant: d.tenant, entity: d.entity, key: d.key }));
     const [stored, outcomes] = await Promise.all([store.getMany(ids), store.outcomes(deltas.map((d) => ({ tenant: d.tenant, deltaId: d.id })))]);
-    return new BatchStateView(store, new Set(ids.map(recordIdKey)), stored, outcomes);
+    return new BatchStateView(new Set(ids.map(recordIdKey)), stored, outcomes);
   }
 
-  async get(id: RecordId): Promise<RecordState> {
+  get(id: RecordId): RecordState {
     const key = recordIdKey(id);
     const known = this.pending.get(key) ?? this.stored.get(key);
     if (known) return known;
     if (this.loaded.has(key)) return { ...ABSENT };
-    // Not one of the batch's records as loaded (a stage asked for another): the store answers.
-    return this.store.get(id);
+    throw new Error('pipeline: a stage asked for a record that is not one of the batch’s');
   }
 
   /** The outcome stored for `tenant`'s delta before this batch. */

@@ -1,16 +1,20 @@
 import { randomUUID } from 'node:crypto';
+import { filter, from, map } from 'rxjs';
 import type { DeltabrokerError } from '../src/errors';
 import type { Logger } from '../src/logger';
 import type { DeltaEnvelope, DeltaOutcome, EntityEvent, RecordBatch, RecordSchemas, Rejection, Subscription, WriteLog } from '../src/log';
+import type { EntityConfigSource } from '../src/tenant';
 import type { DeltaContext } from './context';
 import type { RecordedOffsets } from './recorded-offsets';
-import { decide, type PipelineDependencies } from './pipeline';
+import { BatchConfigs } from './batch-configs';
 import { BatchStateView } from './batch-state-view';
+import { stages } from './pipeline';
 import type { DeltaOutcomeRow, RecordState, RecordStateStore, StoredVerdict } from './record-state-store';
 import { PIPELINE_GROUPS, PIPELINE_TOPICS, persistenceTopicSpec, recordMessageKey } from './topics';
 import { deltaKey, eventIdOf } from './delta-ids';
 
-export interface DeltaProcessorOptions extends PipelineDependencies {
+export interface DeltaProcessorOptions {
+  entities: EntityConfigSource;
   log: WriteLog;
   schemas: RecordSchemas;
   states: RecordStateStore;
@@ -65,24 +69,36 @@ type AcceptedRow = Extract<DeltaOutcomeRow, { status: 'accepted' }>;
  * A failure anywhere throws, so the batch is retried and its offsets are not committed.
  */
 async function processBatch(options: DeltaProcessorOptions, createdTopics: Set<string>, batch: RecordBatch<DeltaEnvelope>): Promise<void> {
-  const view = await BatchStateView.load(options.states, batch.records.map((r) => r.value));
+  const deltas = batch.records.map((r) => r.value);
+  const [view, configs] = await Promise.all([BatchStateView.load(options.states, deltas), BatchConfigs.load(options.entities, deltas)]);
   const decided = new Map<string, Extract<Decision, { kind: 'accepted' | 'refused' }>>();
   const decisions: Decision[] = [];
-  for (const record of batch.records) {
-    const delta = record.value;
+  // A delta decided before (stored outcome, or earlier in this batch) is answered again, not run through the stages.
+  const seenBefore = (delta: DeltaEnvelope): boolean => {
     const earlier = decided.get(deltaKey(delta.tenant, delta.id));
     const known = view.storedOutcome(delta.id, delta.tenant);
-    if (earlier || known) {
-      options.logger.debug({ deltaId: delta.id }, 'delta seen again: answering its stored outcome');
-      decisions.push(earlier ? { kind: 'repeat', delta, of: earlier } : { kind: 'known', delta, outcome: known as DeltaOutcomeRow });
-      continue;
-    }
-    const ctx: DeltaContext = { delta, source: { topic: record.topic, partition: record.partition, offset: record.offset } };
-    const verdict = await decide({ entities: options.entities, states: view }, ctx);
-    const decision = verdict.accepted ? accept(view, verdict.ctx) : refuse(verdict.ctx, verdict.refusal);
-    decided.set(deltaKey(delta.tenant, delta.id), decision);
-    decisions.push(decision);
-  }
+    if (!earlier && !known) return false;
+    options.logger.debug({ deltaId: delta.id }, 'delta seen again: answering its stored outcome');
+    decisions.push(earlier ? { kind: 'repeat', delta, of: earlier } : { kind: 'known', delta, outcome: known as DeltaOutcomeRow });
+    return true;
+  };
+  let failure: { error: unknown } | undefined;
+  // Every operator is synchronous: this runs the whole batch, in order, before subscribe returns.
+  from(batch.records)
+    .pipe(
+      filter((record) => !seenBefore(record.value)),
+      map((record): DeltaContext => ({ delta: record.value, source: { topic: record.topic, partition: record.partition, offset: record.offset } })),
+      stages({ configs, states: view }),
+    )
+    .subscribe({
+      next: (verdict) => {
+        const decision = verdict.accepted ? accept(view, verdict.ctx) : refuse(verdict.ctx, verdict.refusal);
+        decided.set(deltaKey(decision.delta.tenant, decision.delta.id), decision);
+        decisions.push(decision);
+      },
+      error: (error: unknown) => (failure = { error }),
+    });
+  if (failure) throw failure.error;
   await persist(options, createdTopics, decisions);
 }
 

@@ -16,9 +16,9 @@ export interface RecordId {
   key: string;
 }
 
-/** What stage 3 reads: the store itself, or a batch's view of it (batch-state-view.ts). */
-export interface RecordStateReader {
-  get(id: RecordId): Promise<RecordState>;
+/** What stage 3 reads: the states of a batch's records, loaded before the batch is decided (batch-state-view.ts). */
+export interface LoadedStates {
+  get(id: RecordId): RecordState;
 }
 
 /** The outcome of one delta, kept so a redelivered delta is answered again instead of applied twice. */

@@ -1,5 +1,5 @@
 import { DeltabrokerError } from '../../src/errors';
-import type { RecordStateReader } from '../record-state-store';
+import type { LoadedStates } from '../record-state-store';
 import { required, STAGES } from '../context';
 import { stage } from './stage-operator';
 
@@ -7,11 +7,11 @@ import { stage } from './stage-operator';
  * Stage 3: the tenant has the entity with this key — a create needs a new (or deleted) key, an update or delete
  * an existing one — and, when the delta names an expectedVersion, the record is at that version.
  */
-export const ensureRecordKey = (states: RecordStateReader) =>
-  stage(STAGES.recordKey, async (ctx) => {
+export const ensureRecordKey = (states: LoadedStates) =>
+  stage(STAGES.recordKey, (ctx) => {
     const config = required(ctx, 'config');
     const { delta } = ctx;
-    const current = await states.get({ tenant: delta.tenant, entity: delta.entity, key: delta.key });
+    const current = states.get({ tenant: delta.tenant, entity: delta.entity, key: delta.key });
     const exists = current.version > 0 && !current.deleted;
     if (delta.operation === 'create' && exists) {
       conflict('already-exists', `${config.entity} '${delta.key.slice(0, 64)}' already exists (version ${current.version})`);
