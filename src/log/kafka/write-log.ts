@@ -7,13 +7,13 @@ import { Kafka, logLevel, Partitioners, type Admin, type Producer } from 'kafkaj
 import { silentLogger, type Logger } from '../../logger';
 import type { OutgoingRecord, PublishedRecord, ReplayOptions, ReplayResult, SubscribeOptions, Subscription, TopicOffsets, TopicSpec, WriteLog } from '../port';
 import type { Rejection } from '../schema-types';
-import { loadSchemas, type RecordSchema } from '../schemas';
+import type { RecordSchema } from '../schemas';
+import { DEFAULT_REJECTIONS_TOPIC, rejectionRecords, topicNameStrategy, ValueCodec, type SubjectStrategy, type ValueCodecOptions } from '../codec';
 import { kafkajsLogCreator } from './kafkajs-logger';
-import { Publisher, topicNameStrategy, type SubjectStrategy } from './publisher';
+import { Publisher } from './publisher';
 import { replay } from './replay';
 import { subscribe } from './subscriber';
 import { createTopics } from './topics';
-import { ValueCodec, type ValueCodecOptions } from './value-codec';
 
 export interface KafkaWriteLogOptions {
   readonly brokers: readonly string[];
@@ -37,8 +37,6 @@ export interface KafkaWriteLogOptions {
    */
   readonly fetchMaxWaitMs?: number;
 }
-
-export const DEFAULT_REJECTIONS_TOPIC = 'rejections';
 
 export class KafkaWriteLog implements WriteLog {
   private readonly subscriptions = new Set<Subscription>();
@@ -133,10 +131,7 @@ export class KafkaWriteLog implements WriteLog {
   }
 
   private async reject(rejections: readonly Rejection[]): Promise<void> {
-    const schema = loadSchemas().Rejection;
-    await this.publish(
-      rejections.map((value) => ({ topic: this.rejectionsTopic, key: value.source?.key ?? null, value, schema })),
-    );
+    await this.publish(rejectionRecords(this.rejectionsTopic, rejections));
   }
 }
 

@@ -6,7 +6,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
-import { openKafkaWriteLog, ValueCodec, type KafkaWriteLog } from '../../../src/log/kafka';
+import { ValueCodec } from '../../../src/log/codec';
+import { openKafkaWriteLog, type KafkaWriteLog } from '../../../src/log/kafka';
 import type { LogRecord, OutgoingRecord, RecordBatch, Subscription, WriteLog } from '../../../src/log/port';
 import {
   loadSchemas,
