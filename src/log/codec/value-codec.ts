@@ -24,7 +24,8 @@ export interface ValueCodecOptions {
 
 export class ValueCodec {
   private readonly registry: SchemaRegistry;
-  private readonly ids = new WeakMap<RecordSchema, Map<string, Promise<number>>>();
+  /** Per schema object, then subject: the look-up (its id is filled in once it answered). */
+  private readonly ids = new WeakMap<RecordSchema, Map<string, { readonly lookup: Promise<number>; id?: number }>>();
   /** Writer schemas by registry id: ids are immutable, so a found schema is kept for good. */
   private readonly writers = new Map<number, avro.Type>();
   private readonly resolvers = new WeakMap<RecordSchema, Map<number, avro.Resolver>>();
@@ -43,14 +44,24 @@ export class ValueCodec {
       bySubject = new Map();
       this.ids.set(schema, bySubject);
     }
-    let id = bySubject.get(subject);
-    if (!id) {
+    let entry = bySubject.get(subject);
+    if (!entry) {
       const ids = bySubject;
-      id = this.lookupOrRegister(subject, JSON.stringify(schema.definition));
-      ids.set(subject, id);
-      id.catch(() => ids.delete(subject));
+      const lookup = this.lookupOrRegister(subject, JSON.stringify(schema.definition));
+      const created: { lookup: Promise<number>; id?: number } = { lookup };
+      ids.set(subject, created);
+      lookup.then(
+        (id) => (created.id = id),
+        () => ids.delete(subject),
+      );
+      entry = created;
     }
-    return id;
+    return entry.lookup;
+  }
+
+  /** The id of `schema` under `subject` when an earlier `schemaId` call has already found it (no promise). */
+  knownSchemaId(subject: string, schema: RecordSchema): number | undefined {
+    return this.ids.get(schema)?.get(subject)?.id;
   }
 
   async encode<T>(subject: string, schema: RecordSchema<T>, value: T): Promise<Buffer> {
