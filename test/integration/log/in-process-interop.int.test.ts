@@ -9,12 +9,14 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { CompressionTypes, Kafka, logLevel } from 'kafkajs';
 import { startEmbeddedKafka, type EmbeddedKafka } from '../../../src/embedded/kafka';
 import { startEmbeddedRegistry, type EmbeddedRegistry } from '../../../src/embedded/registry';
+import { ValueCodec } from '../../../src/log/codec';
 import { openInProcessWriteLog, type InProcessWriteLog } from '../../../src/log/in-process';
 import { openKafkaLogAdmin, openKafkaWriteLog, type KafkaWriteLog } from '../../../src/log/kafka';
 import type { LogRecord, OutgoingRecord, Subscription } from '../../../src/log/port';
-import { loadSchemas, type DeltaEnvelope } from '../../../src/log/schemas';
+import { loadSchemas, type DeltaEnvelope, type Rejection } from '../../../src/log/schemas';
 import { runCommand } from '../../support/run-command';
 import { sampleDelta } from './write-log-contract';
 
@@ -120,6 +122,43 @@ describe('in-process write log beside Kafka clients on the embedded broker', () 
     const where = (r: LogRecord) => `${r.partition}/${r.offset}`;
     expect(byLocal.map(where).sort()).toEqual(byKafkajs.map(where).sort());
     expect(byLocal.map((r) => plain(r.value))).toEqual(byLocal.map((r) => plain(byKafkajs.find((k) => where(k) === where(r))!.value)));
+  });
+
+  testIfKcat('a gzip batch from kafkajs is read; a zstd batch from kcat becomes one rejection per record, and reading goes on', async () => {
+    const topic = unique('compressed');
+    const rejectionsTopic = unique('rejections');
+    const reader = await openInProcessWriteLog({ broker: kafka.parts, registryUrl: registry.url, rejectionsTopic });
+    try {
+      await reader.createTopics([{ topic }, { topic: rejectionsTopic }]);
+      const codec = new ValueCodec({ registryUrl: registry.url });
+      const gzipped = [sampleDelta(1), sampleDelta(2)];
+      const producer = new Kafka({ clientId: 'gzip', brokers: kafka.brokers, logLevel: logLevel.NOTHING }).producer();
+      await producer.connect();
+      await producer.send({
+        topic,
+        compression: CompressionTypes.GZIP,
+        messages: await Promise.all(gzipped.map(async (d) => ({ key: d.key, value: await codec.encode(`${topic}-value`, schemas.DeltaEnvelope, d) }))),
+      });
+      await producer.disconnect();
+      // zstd: against this broker librdkafka 2.0.2 compresses only with zstd (it sends gzip, snappy and lz4
+      // batches uncompressed), and zstd is a codec the broker stores but does not decode.
+      await runCommand('kcat', ['-P', '-b', kafka.brokers[0]!, '-t', topic, '-p', '0', '-z', 'zstd', '-K', ':'], `a:${'x'.repeat(2000)}\nb:${'y'.repeat(2000)}\n`);
+      const afterRecord = delta(topic, 3, 'after');
+      const [after] = await reader.publish([afterRecord]);
+
+      const seen: LogRecord<DeltaEnvelope>[] = [];
+      const refused: LogRecord<Rejection>[] = [];
+      subscriptions.push(await reader.subscribe<DeltaEnvelope>({ groupId: unique('compressed'), topics: [topic], handleBatch: async (b) => void seen.push(...b.records) }));
+      subscriptions.push(await reader.subscribe<Rejection>({ groupId: unique('refused'), topics: [rejectionsTopic], handleBatch: async (b) => void refused.push(...b.records) }));
+      await eventually(() => seen.length >= 3 && refused.length >= 2, 'three records and two rejections');
+      expect(seen.map((r) => [r.offset, r.value.id])).toEqual([['0', gzipped[0]!.id], ['1', gzipped[1]!.id], [after!.offset, afterRecord.value.id]]);
+      expect(after!.offset).toBe('4');
+      expect(refused.map((r) => plain(r.value))).toEqual([2, 3].map((offset) =>
+        expect.objectContaining({ stage: 'decode', reason: 'DECODE_UNREADABLE_BATCH', source: { topic, partition: 0, offset, key: null }, raw: null }),
+      ));
+    } finally {
+      await reader.close();
+    }
   });
 
   test('one group, an in-process member and a kafkajs member: partitions split, offsets shared, a leaving member hands over', async () => {
