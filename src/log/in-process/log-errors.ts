@@ -23,3 +23,5 @@ export const notDurable = (cause: unknown): DeltabrokerError =>
 
 export const brokerStopped = (): DeltabrokerError =>
   new DeltabrokerError('DB_DEPENDENCY_UNAVAILABLE', 'the embedded broker has stopped', { stage: STAGE });
+
+export const logClosed = (): DeltabrokerError => new DeltabrokerError('DB_DEPENDENCY_UNAVAILABLE', 'the write log is closed', { stage: STAGE });

@@ -172,6 +172,8 @@ class GroupConsumer<T> implements Subscription {
       if (outcome.kind === 'next') {
         offset = outcome.offset;
         failures = 0;
+      } else if (outcome.kind === 'idle') {
+        await waitForData(log, log.highWatermark, signal); // nothing readable below the high watermark yet
       } else if (outcome.kind === 'failed') {
         failures++;
         this.log.error({ err: outcome.error, topic, partition, offset, attempt: failures }, 'handling a batch failed; it will be delivered again');
@@ -184,7 +186,8 @@ class GroupConsumer<T> implements Subscription {
   private async handleOnce(log: PartitionLog, offset: number, revoked: AbortController): Promise<Outcome> {
     try {
       const batch = await readPartition(log, this.deps.codec, offset, this.o.readerSchema);
-      if (!batch || revoked.signal.aborted) return { kind: 'again' };
+      if (revoked.signal.aborted) return { kind: 'again' };
+      if (!batch) return { kind: 'idle' };
       if (batch.rejections.length > 0) {
         await this.deps.reject(batch.rejections);
         this.log.warn(
@@ -243,6 +246,7 @@ class GroupConsumer<T> implements Subscription {
 type Outcome =
   | { readonly kind: 'next'; readonly offset: number }
   | { readonly kind: 'again' }
+  | { readonly kind: 'idle' }
   | { readonly kind: 'failed'; readonly error: unknown };
 
 /** Resolves after `ms`, or at once when `signal` aborts. */

@@ -9,8 +9,10 @@ import type { EmbeddedKafkaParts } from '../../embedded/kafka';
 import { silentLogger, type Logger } from '../../logger';
 import { DEFAULT_REJECTIONS_TOPIC, rejectionRecords, topicNameStrategy, ValueCodec, type SubjectStrategy, type ValueCodecOptions } from '../codec';
 import type { OutgoingRecord, PublishedRecord, ReplayOptions, ReplayResult, SubscribeOptions, Subscription, TopicOffsets, TopicSpec, WriteLog } from '../port';
+import { OpenSubscriptions } from '../open-subscriptions';
 import type { Rejection } from '../schema-types';
 import type { RecordSchema } from '../schemas';
+import { logClosed } from './log-errors';
 import { Publisher } from './publisher';
 import { replay } from './replay';
 import { subscribe } from './subscription';
@@ -35,13 +37,15 @@ export interface InProcessWriteLogOptions {
 }
 
 export class InProcessWriteLog implements WriteLog {
-  private readonly subscriptions = new Set<Subscription>();
+  private readonly subscriptions = new OpenSubscriptions();
   private readonly codec: ValueCodec;
   private readonly publisher: Publisher;
   private readonly logger: Logger;
   private readonly subjectFor: SubjectStrategy;
   private readonly rejectionsTopic: string;
   private closed: Promise<void> | undefined;
+  /** Set once close() has stopped the subscriptions (whose last batches may still publish rejections). */
+  private isClosed = false;
 
   constructor(private readonly o: InProcessWriteLogOptions) {
     this.logger = (o.logger ?? silentLogger()).child({ component: 'write-log' });
@@ -52,10 +56,12 @@ export class InProcessWriteLog implements WriteLog {
   }
 
   publish(records: readonly OutgoingRecord[]): Promise<PublishedRecord[]> {
+    if (this.isClosed) return Promise.reject(logClosed());
     return this.publisher.publish(records);
   }
 
   async subscribe<T = unknown>(options: SubscribeOptions<T>): Promise<Subscription> {
+    if (this.closed) throw logClosed();
     const sub = subscribe(
       {
         broker: this.o.broker,
@@ -67,16 +73,7 @@ export class InProcessWriteLog implements WriteLog {
       },
       options,
     );
-    const tracked: Subscription = {
-      groupId: sub.groupId,
-      joined: sub.joined,
-      stop: async () => {
-        this.subscriptions.delete(tracked);
-        await sub.stop();
-      },
-    };
-    this.subscriptions.add(tracked);
-    return tracked;
+    return this.subscriptions.track(sub);
   }
 
   replay<T = unknown>(options: ReplayOptions<T>): Promise<ReplayResult> {
@@ -97,7 +94,9 @@ export class InProcessWriteLog implements WriteLog {
 
   /** Stops every subscription (each leaves its group); the broker itself belongs to whoever started it. */
   close(): Promise<void> {
-    this.closed ??= Promise.allSettled([...this.subscriptions].map((s) => s.stop())).then(() => undefined);
+    this.closed ??= this.subscriptions.stopAll().then(() => {
+      this.isClosed = true;
+    });
     return this.closed;
   }
 

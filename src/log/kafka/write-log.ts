@@ -6,6 +6,7 @@
 import { Kafka, logLevel, Partitioners, type Admin, type Producer } from 'kafkajs';
 import { silentLogger, type Logger } from '../../logger';
 import type { OutgoingRecord, PublishedRecord, ReplayOptions, ReplayResult, SubscribeOptions, Subscription, TopicOffsets, TopicSpec, WriteLog } from '../port';
+import { OpenSubscriptions } from '../open-subscriptions';
 import type { Rejection } from '../schema-types';
 import type { RecordSchema } from '../schemas';
 import { DEFAULT_REJECTIONS_TOPIC, rejectionRecords, topicNameStrategy, ValueCodec, type SubjectStrategy, type ValueCodecOptions } from '../codec';
@@ -39,7 +40,7 @@ export interface KafkaWriteLogOptions {
 }
 
 export class KafkaWriteLog implements WriteLog {
-  private readonly subscriptions = new Set<Subscription>();
+  private readonly subscriptions = new OpenSubscriptions();
   private closed: Promise<void> | undefined;
 
   private constructor(
@@ -93,16 +94,7 @@ export class KafkaWriteLog implements WriteLog {
       { kafka: this.kafka, codec: this.codec, logger: this.logger, reject: (r) => this.reject(r), fetchMaxWaitMs: this.fetchMaxWaitMs },
       options,
     );
-    const tracked: Subscription = {
-      groupId: sub.groupId,
-      joined: sub.joined,
-      stop: async () => {
-        this.subscriptions.delete(tracked);
-        await sub.stop();
-      },
-    };
-    this.subscriptions.add(tracked);
-    return tracked;
+    return this.subscriptions.track(sub);
   }
 
   replay<T = unknown>(options: ReplayOptions<T>): Promise<ReplayResult> {
@@ -124,7 +116,7 @@ export class KafkaWriteLog implements WriteLog {
 
   close(): Promise<void> {
     this.closed ??= (async () => {
-      await Promise.allSettled([...this.subscriptions].map((s) => s.stop()));
+      await this.subscriptions.stopAll();
       await Promise.allSettled([this.producer.disconnect(), this.admin.disconnect()]);
     })();
     return this.closed;
