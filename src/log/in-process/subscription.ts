@@ -78,7 +78,10 @@ class GroupConsumer<T> implements Subscription {
     const brokerStopping = deps.broker.stopping;
     if (brokerStopping.aborted) this.stopping.abort();
     else brokerStopping.addEventListener('abort', () => this.stopping.abort(), { once: true, signal: this.stopping.signal });
-    this.running = this.run();
+    this.running = this.run().catch((err: unknown) => {
+      this.log.error({ err }, 'the consumer stopped after an unexpected failure');
+      this.failJoin(err);
+    });
   }
 
   stop(): Promise<void> {
