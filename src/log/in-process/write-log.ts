@@ -7,7 +7,7 @@
  */
 import type { EmbeddedKafkaParts } from '../../embedded/kafka';
 import { silentLogger, type Logger } from '../../logger';
-import { DEFAULT_REJECTIONS_TOPIC, rejectionRecords, topicNameStrategy, ValueCodec, type SubjectStrategy, type ValueCodecOptions } from '../codec';
+import { DEFAULT_REJECTIONS_TOPIC, rejectionRecords, topicNameStrategy, ValueCodec, type SubjectStrategy, type WriteLogOptions } from '../codec';
 import type { OutgoingRecord, PublishedRecord, ReplayOptions, ReplayResult, SubscribeOptions, Subscription, TopicOffsets, TopicSpec, WriteLog } from '../port';
 import { OpenSubscriptions } from '../open-subscriptions';
 import type { Rejection } from '../schema-types';
@@ -18,20 +18,9 @@ import { replay } from './replay';
 import { subscribe } from './subscription';
 import { createTopics, topicOffsets } from './topics';
 
-export interface InProcessWriteLogOptions {
+export interface InProcessWriteLogOptions extends WriteLogOptions {
   /** The embedded broker's parts (`startEmbeddedKafka(…).parts`). */
   readonly broker: EmbeddedKafkaParts;
-  /** Base URL of the schema registry, e.g. `http://127.0.0.1:8081`. */
-  readonly registryUrl: string;
-  /** Names this process's group members (the client id Kafka tools show). */
-  readonly clientId?: string;
-  readonly logger?: Logger;
-  /** Topic for Rejection records of undecodable values (default `rejections`). */
-  readonly rejectionsTopic?: string;
-  /** Subject of a topic's value schema (default TopicNameStrategy: `<topic>-value`). */
-  readonly subjectFor?: SubjectStrategy;
-  /** Compatibility level given to a subject when this client registers its first schema (default BACKWARD). */
-  readonly compatibility?: ValueCodecOptions['compatibility'];
   /** How often group members heartbeat and notice a rebalance (default 1000 ms). */
   readonly heartbeatIntervalMs?: number;
 }

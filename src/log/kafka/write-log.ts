@@ -9,25 +9,15 @@ import type { OutgoingRecord, PublishedRecord, ReplayOptions, ReplayResult, Subs
 import { OpenSubscriptions } from '../open-subscriptions';
 import type { Rejection } from '../schema-types';
 import type { RecordSchema } from '../schemas';
-import { DEFAULT_REJECTIONS_TOPIC, rejectionRecords, topicNameStrategy, ValueCodec, type SubjectStrategy, type ValueCodecOptions } from '../codec';
+import { DEFAULT_REJECTIONS_TOPIC, rejectionRecords, topicNameStrategy, ValueCodec, type SubjectStrategy, type WriteLogOptions } from '../codec';
 import { kafkajsLogCreator } from './kafkajs-logger';
 import { Publisher } from './publisher';
 import { replay } from './replay';
 import { subscribe } from './subscriber';
 import { createTopics } from './topics';
 
-export interface KafkaWriteLogOptions {
+export interface KafkaWriteLogOptions extends WriteLogOptions {
   readonly brokers: readonly string[];
-  /** Base URL of the schema registry, e.g. `http://127.0.0.1:8081`. */
-  readonly registryUrl: string;
-  readonly clientId?: string;
-  readonly logger?: Logger;
-  /** Topic for Rejection records of undecodable values (default `rejections`). */
-  readonly rejectionsTopic?: string;
-  /** Subject of a topic's value schema (default TopicNameStrategy: `<topic>-value`). */
-  readonly subjectFor?: SubjectStrategy;
-  /** Compatibility level given to a subject when this client registers its first schema (default BACKWARD). */
-  readonly compatibility?: ValueCodecOptions['compatibility'];
   /** Idempotent producer (needs InitProducerId on the broker); default false. */
   readonly idempotent?: boolean;
   /** kafkajs connection timeout in ms (default 3000). */
