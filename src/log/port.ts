@@ -1,7 +1,7 @@
 /**
  * The write-log port: everything the service needs from its log (Kafka or the embedded broker), with no
- * engine type in sight. One adapter implements it (`kafka/`); a contract suite in the tests runs against
- * every backend.
+ * engine type in sight. Two adapters implement it: `kafka/` (kafkajs, for any Kafka-protocol broker) and
+ * `in-process/` (the embedded broker of this same process); a contract suite in the tests runs against both.
  *
  * Offsets are decimal strings (Kafka offsets are int64). Values are Avro records, typed by the schema the
  * publisher names; on the consuming side they arrive decoded, and records whose bytes cannot be decoded

@@ -15,6 +15,11 @@ export const DECODE_REASONS = {
   DECODE_INVALID_AVRO: 'the Avro bytes are not valid for their schema',
   /** The writer schema cannot be read as the consumer's reader schema. */
   DECODE_INCOMPATIBLE_SCHEMA: "the writer schema cannot be resolved into the consumer's reader schema",
+  /**
+   * The record batch holding the record cannot be read by this consumer (a compression codec it lacks: snappy,
+   * lz4, zstd), so every record of the batch is rejected with its offset and no bytes.
+   */
+  DECODE_UNREADABLE_BATCH: 'the record batch uses a compression codec this consumer cannot read',
 } as const;
 
 export type DecodeReason = keyof typeof DECODE_REASONS;

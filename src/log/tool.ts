@@ -14,7 +14,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { openKafkaWriteLog, ValueCodec } from './kafka';
+import { ValueCodec } from './codec';
+import { openKafkaWriteLog } from './kafka';
 import type { ReplayStart } from './port';
 import { loadSchemas, RECORD_NAMES, recordSchema, type RecordName, type RecordSchema } from './schemas';
 

@@ -11,7 +11,7 @@ const SCANNED = ['src', 'streams', 'projections'];
 /** Engine package → the folders or files allowed to import it. */
 const ADAPTERS: Record<string, string[]> = {
   kafkajs: ['src/log/kafka/'],
-  '@kafkajs/confluent-schema-registry': ['src/log/kafka/'],
+  '@kafkajs/confluent-schema-registry': ['src/log/kafka/', 'src/log/codec/'],
   '@elastic/elasticsearch': ['src/search/elasticsearch/'],
   pkcs11js: ['src/crypto/hsm/'],
   pg: ['src/store/pg-sql-client.ts', 'src/store/embedded-postgres/'],

@@ -1,6 +1,8 @@
 import { BrokerContext } from './broker';
+import type { GroupCoordinator } from './group/coordinator';
 import { type EmbeddedKafkaOptions, resolveOptions } from './options';
 import { KafkaServer } from './server/server';
+import type { LogManager } from './storage/log-manager';
 
 export type { EmbeddedKafkaOptions, FsyncPolicy } from './options';
 
@@ -10,7 +12,20 @@ export interface EmbeddedKafka {
   readonly port: number;
   /** `host:port` for client configuration (the advertised address). */
   readonly brokers: string[];
+  /** The broker's own parts, for the write-log adapter that runs in this same process. */
+  readonly parts: EmbeddedKafkaParts;
   stop(): Promise<void>;
+}
+
+/**
+ * What a write log in the broker's own process works on instead of the Kafka protocol: the partition logs
+ * (append, read, high watermarks, the fsync group commit) and the group coordinator with its committed offsets.
+ */
+export interface EmbeddedKafkaParts {
+  readonly logs: LogManager;
+  readonly groups: GroupCoordinator;
+  /** Aborted when the broker stops. */
+  readonly stopping: AbortSignal;
 }
 
 /**
@@ -35,6 +50,7 @@ export async function startEmbeddedKafka(options: EmbeddedKafkaOptions): Promise
     host,
     port,
     brokers: [`${broker.host}:${broker.port}`],
+    parts: { logs: broker.logs, groups: broker.groups, stopping: broker.stopping },
     stop() {
       stopping ??= (async () => {
         await server.close();

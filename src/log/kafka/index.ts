@@ -1,7 +1,4 @@
 /** The Kafka adapter of the write log. Import it only from the composition root, the CLI and tests. */
-export { KafkaWriteLog, openKafkaWriteLog, DEFAULT_REJECTIONS_TOPIC, type KafkaWriteLogOptions } from './write-log';
-export { topicNameStrategy, type SubjectStrategy } from './publisher';
+export { KafkaWriteLog, openKafkaWriteLog, type KafkaWriteLogOptions } from './write-log';
 export { createTopics, ensureTopics } from './topics';
-export { frame, unframe, MAGIC_BYTE, HEADER_SIZE, type Unframed } from './wire';
-export { ValueCodec, type Decoded } from './value-codec';
 export { KafkaLogAdmin, openKafkaLogAdmin, type KafkaLogAdminOptions } from './log-admin';

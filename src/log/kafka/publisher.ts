@@ -5,12 +5,7 @@
  */
 import { Partitioners, type Admin, type Message, type PartitionMetadata, type Producer } from 'kafkajs';
 import type { OutgoingRecord, PublishedRecord } from '../port';
-import type { ValueCodec } from './value-codec';
-
-export type SubjectStrategy = (topic: string) => string;
-
-/** Confluent's default: the value schema of topic `t` lives under subject `t-value`. */
-export const topicNameStrategy: SubjectStrategy = (topic) => `${topic}-value`;
+import type { SubjectStrategy, ValueCodec } from '../codec';
 
 export class Publisher {
   private readonly partitioner = Partitioners.DefaultPartitioner();

@@ -7,8 +7,8 @@ import { randomUUID } from 'node:crypto';
 import type { Admin, Kafka } from 'kafkajs';
 import type { Logger } from '../../logger';
 import type { PartitionOffset, ReplayOptions, ReplayResult } from '../port';
-import { decodeMessages } from './decode-batch';
-import type { ValueCodec } from './value-codec';
+import { decodeRawRecords, type ValueCodec } from '../codec';
+import { toRawRecords } from './raw-records';
 
 export interface ReplayDeps {
   readonly kafka: Kafka;
@@ -57,7 +57,7 @@ export async function replay<T>(deps: ReplayDeps, o: ReplayOptions<T>): Promise<
           return offset >= left.next && offset < left.end;
         });
         try {
-          const decoded = await decodeMessages(deps.codec, batch.topic, batch.partition, inRange, o.readerSchema);
+          const decoded = await decodeRawRecords(deps.codec, batch.topic, batch.partition, toRawRecords(inRange), o.readerSchema);
           for (const r of decoded.rejections) await o.onRejected?.(r);
           if (decoded.records.length > 0) {
             await o.handleBatch({

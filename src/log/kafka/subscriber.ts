@@ -7,8 +7,8 @@ import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
 import type { Logger } from '../../logger';
 import type { RecordBatch, SubscribeOptions, Subscription } from '../port';
 import type { Rejection } from '../schema-types';
-import { decodeMessages } from './decode-batch';
-import type { ValueCodec } from './value-codec';
+import { decodeRawRecords, type ValueCodec } from '../codec';
+import { toRawRecords } from './raw-records';
 
 export interface SubscriberDeps {
   readonly kafka: Kafka;
@@ -65,7 +65,7 @@ export async function subscribe<T>(deps: SubscriberDeps, o: SubscribeOptions<T>)
 async function handleBatch<T>(deps: SubscriberDeps, o: SubscribeOptions<T>, payload: EachBatchPayload, log: Logger): Promise<void> {
   const { batch, resolveOffset, commitOffsetsIfNecessary, heartbeat, isRunning, isStale } = payload;
   if (batch.messages.length === 0 || !isRunning() || isStale()) return;
-  const { records, rejections } = await decodeMessages(deps.codec, batch.topic, batch.partition, batch.messages, o.readerSchema);
+  const { records, rejections } = await decodeRawRecords(deps.codec, batch.topic, batch.partition, toRawRecords(batch.messages), o.readerSchema);
   if (rejections.length > 0) {
     await deps.reject(rejections);
     log.warn(

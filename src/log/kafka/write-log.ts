@@ -6,27 +6,18 @@
 import { Kafka, logLevel, Partitioners, type Admin, type Producer } from 'kafkajs';
 import { silentLogger, type Logger } from '../../logger';
 import type { OutgoingRecord, PublishedRecord, ReplayOptions, ReplayResult, SubscribeOptions, Subscription, TopicOffsets, TopicSpec, WriteLog } from '../port';
+import { OpenSubscriptions } from '../open-subscriptions';
 import type { Rejection } from '../schema-types';
-import { loadSchemas, type RecordSchema } from '../schemas';
+import type { RecordSchema } from '../schemas';
+import { DEFAULT_REJECTIONS_TOPIC, rejectionRecords, topicNameStrategy, ValueCodec, type SubjectStrategy, type WriteLogOptions } from '../codec';
 import { kafkajsLogCreator } from './kafkajs-logger';
-import { Publisher, topicNameStrategy, type SubjectStrategy } from './publisher';
+import { Publisher } from './publisher';
 import { replay } from './replay';
 import { subscribe } from './subscriber';
 import { createTopics } from './topics';
-import { ValueCodec, type ValueCodecOptions } from './value-codec';
 
-export interface KafkaWriteLogOptions {
+export interface KafkaWriteLogOptions extends WriteLogOptions {
   readonly brokers: readonly string[];
-  /** Base URL of the schema registry, e.g. `http://127.0.0.1:8081`. */
-  readonly registryUrl: string;
-  readonly clientId?: string;
-  readonly logger?: Logger;
-  /** Topic for Rejection records of undecodable values (default `rejections`). */
-  readonly rejectionsTopic?: string;
-  /** Subject of a topic's value schema (default TopicNameStrategy: `<topic>-value`). */
-  readonly subjectFor?: SubjectStrategy;
-  /** Compatibility level given to a subject when this client registers its first schema (default BACKWARD). */
-  readonly compatibility?: ValueCodecOptions['compatibility'];
   /** Idempotent producer (needs InitProducerId on the broker); default false. */
   readonly idempotent?: boolean;
   /** kafkajs connection timeout in ms (default 3000). */
@@ -38,10 +29,8 @@ export interface KafkaWriteLogOptions {
   readonly fetchMaxWaitMs?: number;
 }
 
-export const DEFAULT_REJECTIONS_TOPIC = 'rejections';
-
 export class KafkaWriteLog implements WriteLog {
-  private readonly subscriptions = new Set<Subscription>();
+  private readonly subscriptions = new OpenSubscriptions();
   private closed: Promise<void> | undefined;
 
   private constructor(
@@ -95,16 +84,7 @@ export class KafkaWriteLog implements WriteLog {
       { kafka: this.kafka, codec: this.codec, logger: this.logger, reject: (r) => this.reject(r), fetchMaxWaitMs: this.fetchMaxWaitMs },
       options,
     );
-    const tracked: Subscription = {
-      groupId: sub.groupId,
-      joined: sub.joined,
-      stop: async () => {
-        this.subscriptions.delete(tracked);
-        await sub.stop();
-      },
-    };
-    this.subscriptions.add(tracked);
-    return tracked;
+    return this.subscriptions.track(sub);
   }
 
   replay<T = unknown>(options: ReplayOptions<T>): Promise<ReplayResult> {
@@ -126,17 +106,14 @@ export class KafkaWriteLog implements WriteLog {
 
   close(): Promise<void> {
     this.closed ??= (async () => {
-      await Promise.allSettled([...this.subscriptions].map((s) => s.stop()));
+      await this.subscriptions.stopAll();
       await Promise.allSettled([this.producer.disconnect(), this.admin.disconnect()]);
     })();
     return this.closed;
   }
 
   private async reject(rejections: readonly Rejection[]): Promise<void> {
-    const schema = loadSchemas().Rejection;
-    await this.publish(
-      rejections.map((value) => ({ topic: this.rejectionsTopic, key: value.source?.key ?? null, value, schema })),
-    );
+    await this.publish(rejectionRecords(this.rejectionsTopic, rejections));
   }
 }
 

@@ -3,7 +3,7 @@
  * librdkafka client with no Avro support), is read by the write-log adapter; the log tool reads the topic
  * back as JSON lines. Skipped, saying so, where kcat is not installed (.ci/run installs it).
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -11,34 +11,13 @@ import { startEmbeddedKafka, type EmbeddedKafka } from '../../../src/embedded/ka
 import { startEmbeddedRegistry, type EmbeddedRegistry } from '../../../src/embedded/registry';
 import { openKafkaWriteLog, type KafkaWriteLog } from '../../../src/log/kafka';
 import { loadSchemas, type DeltaEnvelope } from '../../../src/log/schemas';
+import { runCommand as run } from '../../support/run-command';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const kcat = spawnSync('kcat', ['-V'], { encoding: 'utf8' });
 const haveKcat = kcat.status === 0;
 if (!haveKcat) console.warn('SKIPPED kcat interop suite: kcat is not installed (apt-get install kcat)');
 const describeIfKcat = haveKcat ? describe : describe.skip;
-
-/**
- * Runs a command asynchronously (the broker and registry under test live in this process, so a blocking
- * call would starve them) and answers its stdout as bytes.
- */
-function run(command: string, args: string[], input?: string): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.stdout.on('data', (b: Buffer) => out.push(b));
-    child.stderr.on('data', (b: Buffer) => err.push(b));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      if (code === 0) resolve(Buffer.concat(out));
-      else reject(new Error(`${command} ${args.join(' ')} exited ${code}: ${Buffer.concat(err).toString('utf8')}`));
-    });
-    child.stdin.end(input ?? '');
-  });
-}
 
 /** The log tool as an operator runs it (`npx tsx src/log/tool.ts …`), without npx's start-up cost. */
 const tool = (args: string[], input?: string): Promise<Buffer> =>

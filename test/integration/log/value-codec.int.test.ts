@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startEmbeddedRegistry, type EmbeddedRegistry } from '../../../src/embedded/registry';
-import { frame, ValueCodec } from '../../../src/log/kafka';
+import { frame, ValueCodec } from '../../../src/log/codec';
 import { loadSchemas, recordSchema, type DeltaEnvelope } from '../../../src/log/schemas';
 
 const schemas = loadSchemas();

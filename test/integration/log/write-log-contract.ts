@@ -1,12 +1,14 @@
 /**
- * The write-log contract: what every backend of the WriteLog port must do. Run against the embedded broker
- * + embedded registry (write-log.embedded.int.test.ts) and against Kafka + Confluent Schema Registry in
- * containers (kafka-containers.int.test.ts). Topics and groups are unique per test, so tests never see
- * each other's records.
+ * The write-log contract: what every backend of the WriteLog port must do. Run with the kafkajs adapter against
+ * the embedded broker + embedded registry (write-log.embedded.int.test.ts) and against Kafka + Confluent Schema
+ * Registry in containers (kafka-containers.int.test.ts), and with the in-process adapter on the embedded broker
+ * (write-log.in-process.int.test.ts). Topics and groups are unique per test, so tests never see each other's
+ * records.
  */
 import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
-import { openKafkaWriteLog, ValueCodec, type KafkaWriteLog } from '../../../src/log/kafka';
+import { ValueCodec } from '../../../src/log/codec';
+import { openKafkaWriteLog } from '../../../src/log/kafka';
 import type { LogRecord, OutgoingRecord, RecordBatch, Subscription, WriteLog } from '../../../src/log/port';
 import {
   loadSchemas,
@@ -19,8 +21,11 @@ import {
 } from '../../../src/log/schemas';
 
 export interface Backend {
+  /** Kafka-protocol address of the log: raw kafkajs clients write poison bytes through it. */
   readonly brokers: readonly string[];
   readonly registryUrl: string;
+  /** Opens the adapter under test; the kafkajs adapter on `brokers` when absent. */
+  openLog?(o: { readonly rejectionsTopic: string }): Promise<WriteLog>;
   stop(): Promise<void>;
 }
 
@@ -139,7 +144,7 @@ const unique = (prefix: string): string => `${prefix}-${randomUUID().slice(0, 8)
 export function describeWriteLogContract(name: string, start: () => Promise<Backend | undefined>): void {
   describe(`write-log contract: ${name}`, () => {
     let backend: Backend;
-    let log: KafkaWriteLog;
+    let log: WriteLog;
     let rejectionsTopic: string;
     const subscriptions: Subscription[] = [];
     const rawKafka = () => new Kafka({ clientId: 'contract-raw', brokers: [...backend.brokers], logLevel: logLevel.NOTHING });
@@ -155,7 +160,9 @@ export function describeWriteLogContract(name: string, start: () => Promise<Back
 
     beforeEach(async () => {
       rejectionsTopic = unique('rejections');
-      log = await openKafkaWriteLog({ brokers: backend.brokers, registryUrl: backend.registryUrl, rejectionsTopic });
+      log = backend.openLog
+        ? await backend.openLog({ rejectionsTopic })
+        : await openKafkaWriteLog({ brokers: backend.brokers, registryUrl: backend.registryUrl, rejectionsTopic });
       await log.createTopics([{ topic: rejectionsTopic }]);
     });
     afterEach(async () => {
@@ -436,6 +443,106 @@ export function describeWriteLogContract(name: string, start: () => Promise<Back
       await Promise.all([first.count(4), second.count(4)]);
       expect(first.records).toHaveLength(4);
       expect(second.records).toHaveLength(4);
+    });
+
+    test('publishing to a topic that does not exist fails and writes nothing, not even to the topics that exist', async () => {
+      const topic = unique('exists');
+      await log.createTopics([{ topic }]);
+      const missing = unique('missing');
+      await expect(
+        log.publish([
+          { topic, key: 'k', value: sampleDelta(1), schema: schemas.DeltaEnvelope },
+          { topic: missing, key: 'k', value: sampleDelta(2), schema: schemas.DeltaEnvelope },
+        ]),
+      ).rejects.toThrow();
+      expect(await log.topicOffsets(topic)).toEqual([{ partition: 0, low: '0', high: '0' }]);
+      await expect(log.topicOffsets(missing)).rejects.toThrow();
+    });
+
+    test('a value that breaks its schema fails the publish and writes nothing', async () => {
+      const topic = unique('invalid');
+      await log.createTopics([{ topic }]);
+      const broken = { ...sampleDelta(1), tenant: 42 } as unknown as DeltaEnvelope;
+      await expect(
+        log.publish([
+          { topic, key: 'k', value: sampleDelta(2), schema: schemas.DeltaEnvelope },
+          { topic, key: 'k', value: broken, schema: schemas.DeltaEnvelope },
+        ]),
+      ).rejects.toThrow();
+      expect(await log.topicOffsets(topic)).toEqual([{ partition: 0, low: '0', high: '0' }]);
+    });
+
+    test('start: latest skips what a new group finds in the topic; joined resolves once partitions are assigned', async () => {
+      const topic = unique('latest');
+      await log.createTopics([{ topic }]);
+      await log.publish([1, 2].map((n) => ({ topic, key: 'k', value: sampleDelta(n), schema: schemas.DeltaEnvelope })));
+      const collector = new Collector<DeltaEnvelope>();
+      const sub = await subscribe([topic], collector, unique('group'), { start: 'latest' });
+      await sub.joined;
+      const [fresh] = await log.publish([{ topic, key: 'k', value: sampleDelta(3), schema: schemas.DeltaEnvelope }]);
+      await collector.count(1);
+      expect(collector.records.map((r) => r.offset)).toEqual([fresh!.offset]);
+    });
+
+    test('partitionsConsumedConcurrently: 2 hands two partitions over at once; each partition stays in order', async () => {
+      const topic = unique('concurrent');
+      await log.createTopics([{ topic, partitions: 2 }]);
+      const records = [0, 1].flatMap((partition) => [1, 2, 3].map((n) => ({ topic, partition, key: `p${partition}`, value: sampleDelta(partition * 10 + n), schema: schemas.DeltaEnvelope })));
+      await log.publish(records);
+      // The first batch of each partition waits until the other partition's first batch is in hand too: with one
+      // partition at a time this never happens.
+      const started = new Set<number>();
+      let bothStarted: () => void = () => undefined;
+      const both = new Promise<void>((resolve) => (bothStarted = resolve));
+      const collector = new Collector<DeltaEnvelope>();
+      const sub = await log.subscribe<DeltaEnvelope>({
+        groupId: unique('group'),
+        topics: [topic],
+        partitionsConsumedConcurrently: 2,
+        handleBatch: async (batch) => {
+          started.add(batch.partition);
+          if (started.size === 2) bothStarted();
+          await both;
+          await collector.handle(batch);
+        },
+      });
+      subscriptions.push(sub);
+      await collector.count(6);
+      for (const partition of [0, 1]) {
+        expect(collector.records.filter((r) => r.partition === partition).map((r) => r.offset)).toEqual(['0', '1', '2']);
+      }
+    });
+
+    test('stop() lets the batch in hand finish and commits it; the group goes on after it', async () => {
+      const topic = unique('stopping');
+      await log.createTopics([{ topic }]);
+      const groupId = unique('group');
+      await log.publish([1, 2].map((n) => ({ topic, key: 'k', value: sampleDelta(n), schema: schemas.DeltaEnvelope })));
+      let release: () => void = () => undefined;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let inHand: () => void = () => undefined;
+      const handling = new Promise<void>((resolve) => (inHand = resolve));
+      const finished: string[] = [];
+      const sub = await log.subscribe<DeltaEnvelope>({
+        groupId,
+        topics: [topic],
+        handleBatch: async (batch) => {
+          inHand();
+          await released;
+          finished.push(...batch.records.map((r) => r.offset));
+        },
+      });
+      await handling;
+      const stopped = sub.stop();
+      release();
+      await stopped;
+      expect(finished).toEqual(['0', '1']);
+
+      await log.publish([{ topic, key: 'k', value: sampleDelta(3), schema: schemas.DeltaEnvelope }]);
+      const resumed = new Collector<DeltaEnvelope>();
+      await subscribe([topic], resumed, groupId);
+      await resumed.count(1);
+      expect(resumed.records.map((r) => r.offset)).toEqual(['2']);
     });
   });
 }

@@ -1,4 +1,4 @@
-import { frame, HEADER_SIZE, MAGIC_BYTE, unframe } from '../../../src/log/kafka/wire';
+import { frame, HEADER_SIZE, MAGIC_BYTE, unframe } from '../../../src/log/codec/wire';
 
 describe('Confluent wire format framing', () => {
   test('frame writes magic byte 0 and the schema id big-endian before the Avro bytes', () => {

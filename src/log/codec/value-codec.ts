@@ -1,17 +1,20 @@
 /**
  * Avro values in the Confluent wire format, with schemas kept in a (Confluent-compatible) schema registry.
- * Encoding registers the writer schema under its subject once and caches the id; decoding fetches the
- * writer schema by id and never throws for bad bytes: it answers why they are bad.
+ * Encoding registers the writer schema under its subject once and caches the id; decoding fetches each writer
+ * schema by id once and never throws for bad bytes: it answers why they are bad. Shared by every write-log
+ * adapter (kafkajs, in-process), so the bytes are the same whichever wrote them.
  */
 import { COMPATIBILITY, SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import avro from 'avsc';
 import type { RecordSchema } from '../schemas';
 import type { DecodeReason } from '../rejection-reasons';
-import { frame, unframe } from './wire';
+import { frame, unframe, type Unframed } from './wire';
 
 export type Decoded =
   | { readonly ok: true; readonly schemaId: number; readonly value: unknown }
   | { readonly ok: false; readonly reason: DecodeReason; readonly message: string };
+
+type WriterLookup = { readonly ok: true; readonly type: avro.Type } | { readonly ok: false; readonly reason: DecodeReason; readonly message: string };
 
 export interface ValueCodecOptions {
   readonly registryUrl: string;
@@ -21,7 +24,10 @@ export interface ValueCodecOptions {
 
 export class ValueCodec {
   private readonly registry: SchemaRegistry;
-  private readonly ids = new WeakMap<RecordSchema, Map<string, Promise<number>>>();
+  /** Per schema object, then subject: the look-up (its id is filled in once it answered). */
+  private readonly ids = new WeakMap<RecordSchema, Map<string, { readonly lookup: Promise<number>; id?: number }>>();
+  /** Writer schemas by registry id: ids are immutable, so a found schema is kept for good. */
+  private readonly writers = new Map<number, avro.Type>();
   private readonly resolvers = new WeakMap<RecordSchema, Map<number, avro.Resolver>>();
   private readonly compatibility: COMPATIBILITY;
 
@@ -38,19 +44,33 @@ export class ValueCodec {
       bySubject = new Map();
       this.ids.set(schema, bySubject);
     }
-    let id = bySubject.get(subject);
-    if (!id) {
+    let entry = bySubject.get(subject);
+    if (!entry) {
       const ids = bySubject;
-      id = this.lookupOrRegister(subject, JSON.stringify(schema.definition));
-      ids.set(subject, id);
-      id.catch(() => ids.delete(subject));
+      const lookup = this.lookupOrRegister(subject, JSON.stringify(schema.definition));
+      const created: { lookup: Promise<number>; id?: number } = { lookup };
+      ids.set(subject, created);
+      lookup.then(
+        (id) => (created.id = id),
+        () => ids.delete(subject),
+      );
+      entry = created;
     }
-    return id;
+    return entry.lookup;
+  }
+
+  /** The id of `schema` under `subject` when an earlier `schemaId` call has already found it (no promise). */
+  knownSchemaId(subject: string, schema: RecordSchema): number | undefined {
+    return this.ids.get(schema)?.get(subject)?.id;
   }
 
   async encode<T>(subject: string, schema: RecordSchema<T>, value: T): Promise<Buffer> {
-    const id = await this.schemaId(subject, schema);
-    return frame(id, schema.type.toBuffer(value));
+    return this.encodeWithId(await this.schemaId(subject, schema), schema, value);
+  }
+
+  /** Encodes a value whose schema id is already known (throws when the value breaks its schema). */
+  encodeWithId<T>(schemaId: number, schema: RecordSchema<T>, value: T): Buffer {
+    return frame(schemaId, schema.type.toBuffer(value));
   }
 
   /**
@@ -58,21 +78,35 @@ export class ValueCodec {
    * since that is not the record's fault and the record must be read again later.
    */
   async decode(value: Buffer | null, readerSchema?: RecordSchema): Promise<Decoded> {
-    const framed = unframe(value);
+    return (await this.decodeAll([value], readerSchema))[0]!;
+  }
+
+  /**
+   * Decodes the values of a batch: the writer schemas not seen yet are fetched once, together, and then every
+   * value is decoded in one synchronous loop (no promise per record).
+   */
+  async decodeAll(values: readonly (Buffer | null)[], readerSchema?: RecordSchema): Promise<Decoded[]> {
+    const framed = values.map(unframe);
+    const missing = new Set<number>();
+    for (const f of framed) if (f.ok && !this.writers.has(f.schemaId)) missing.add(f.schemaId);
+    const failed = new Map<number, WriterLookup>();
+    if (missing.size > 0) {
+      const found = await Promise.all([...missing].map(async (id) => [id, await this.fetchWriter(id)] as const));
+      for (const [id, lookup] of found) {
+        if (lookup.ok) this.writers.set(id, lookup.type);
+        else failed.set(id, lookup);
+      }
+    }
+    return framed.map((f) => this.decodeFramed(f, failed, readerSchema));
+  }
+
+  private decodeFramed(framed: Unframed, failed: ReadonlyMap<number, WriterLookup>, readerSchema: RecordSchema | undefined): Decoded {
     if (!framed.ok) return framed;
     const { schemaId, payload } = framed;
-    let writer: avro.Type;
-    try {
-      const schema: unknown = await this.registry.getSchema(schemaId);
-      if (!avro.Type.isType(schema)) {
-        return { ok: false, reason: 'DECODE_UNSUPPORTED_SCHEMA', message: `schema ${schemaId} is not an Avro schema` };
-      }
-      writer = schema as avro.Type;
-    } catch (e) {
-      if ((e as { status?: unknown }).status === 404) {
-        return { ok: false, reason: 'DECODE_UNKNOWN_SCHEMA', message: `schema id ${schemaId} is not in the registry` };
-      }
-      throw e;
+    const writer = this.writers.get(schemaId);
+    if (!writer) {
+      const lookup = failed.get(schemaId);
+      return lookup && !lookup.ok ? lookup : { ok: false, reason: 'DECODE_UNKNOWN_SCHEMA', message: `schema id ${schemaId} is not in the registry` };
     }
     let resolver: avro.Resolver | undefined;
     if (readerSchema) {
@@ -89,6 +123,21 @@ export class ValueCodec {
       return { ok: true, schemaId, value: decoded };
     } catch (e) {
       return { ok: false, reason: 'DECODE_INVALID_AVRO', message: `schema ${schemaId}: ${(e as Error).message}` };
+    }
+  }
+
+  private async fetchWriter(schemaId: number): Promise<WriterLookup> {
+    try {
+      const schema: unknown = await this.registry.getSchema(schemaId);
+      if (!avro.Type.isType(schema)) {
+        return { ok: false, reason: 'DECODE_UNSUPPORTED_SCHEMA', message: `schema ${schemaId} is not an Avro schema` };
+      }
+      return { ok: true, type: schema as avro.Type };
+    } catch (e) {
+      if ((e as { status?: unknown }).status === 404) {
+        return { ok: false, reason: 'DECODE_UNKNOWN_SCHEMA', message: `schema id ${schemaId} is not in the registry` };
+      }
+      throw e;
     }
   }
 

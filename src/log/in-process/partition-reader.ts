@@ -1,0 +1,114 @@
+/**
+ * Reading one partition log directly: the stored record batches from an offset (whole batches, as a fetch
+ * serves them), their records decoded once, values through the shared codec, and undecodable records turned
+ * into `decode` rejections. Waiting for more data parks on the partition's high-watermark listener.
+ */
+import { ErrorCode } from '../../embedded/kafka/protocol/errors';
+import { decodeRecords, readBatchHeader, splitBatches } from '../../embedded/kafka/protocol/record-batch';
+import type { PartitionLog } from '../../embedded/kafka/storage/partition-log';
+import { decodeRawRecords, decodeRejection, type RawRecord, type ValueCodec } from '../codec';
+import type { Headers, LogRecord } from '../port';
+import { DECODE_REASONS } from '../rejection-reasons';
+import type { Rejection } from '../schema-types';
+import type { RecordSchema } from '../schemas';
+
+/** Bytes read per partition at a time (kafkajs's and Kafka's `max.partition.fetch.bytes`); at least one batch. */
+export const READ_MAX_BYTES = 1024 * 1024;
+
+/** Control batches (transaction markers) carry no records for consumers. */
+const CONTROL_BATCH = 0x20;
+
+export interface ReadBatch<T> {
+  readonly records: LogRecord<T>[];
+  readonly rejections: Rejection[];
+  /** The offset to read (and commit) next. */
+  readonly next: number;
+  readonly highWatermark: number;
+}
+
+/** The fetch offset is below the log start (retention) or beyond the high watermark (a truncated tail). */
+export class OffsetOutOfRange extends Error {
+  constructor(
+    readonly log: PartitionLog,
+    readonly offset: number,
+  ) {
+    super(`offset ${offset} is outside ${log.topic}/${log.partition} [${log.logStartOffset}, ${log.highWatermark}]`);
+    this.name = 'OffsetOutOfRange';
+  }
+}
+
+/**
+ * Reads records at `from` and after, below `end` (exclusive; the high watermark by default). Answers null when
+ * nothing is there yet.
+ */
+export async function readPartition<T>(
+  log: PartitionLog,
+  codec: ValueCodec,
+  from: number,
+  readerSchema: RecordSchema<T> | undefined,
+  end = log.highWatermark,
+): Promise<ReadBatch<T> | null> {
+  const highWatermark = log.highWatermark;
+  const read = await log.read(from, READ_MAX_BYTES);
+  if (read.errorCode === ErrorCode.OFFSET_OUT_OF_RANGE) throw new OffsetOutOfRange(log, from);
+  if (read.errorCode !== ErrorCode.NONE) throw new Error(`reading ${log.topic}/${log.partition} failed with Kafka error ${read.errorCode}`);
+  if (!read.records) return null;
+
+  const raws: RawRecord[] = [];
+  const unreadable: Rejection[] = [];
+  let next = from;
+  for (const batch of splitBatches(read.records)) {
+    const h = readBatchHeader(batch);
+    if (h.baseOffset >= end) break;
+    const last = h.baseOffset + h.lastOffsetDelta;
+    next = Math.min(end, Math.max(next, last + 1));
+    if (last < from || (h.attributes & CONTROL_BATCH) !== 0) continue;
+    let decoded: ReturnType<typeof decodeRecords>;
+    try {
+      decoded = decodeRecords(batch);
+    } catch {
+      decoded = null;
+    }
+    if (!decoded) {
+      const message = `${DECODE_REASONS.DECODE_UNREADABLE_BATCH} (attributes ${h.attributes})`;
+      for (let offset = Math.max(from, h.baseOffset); offset <= last && offset < end; offset++) {
+        unreadable.push(decodeRejection(log.topic, log.partition, offset, null, 'DECODE_UNREADABLE_BATCH', message, null));
+      }
+      continue;
+    }
+    for (const r of decoded) {
+      if (r.offset < from || r.offset >= end) continue;
+      raws.push({ offset: String(r.offset), key: r.key === null ? null : r.key.toString('utf8'), value: r.value, headers: headersOf(r.headers), timestamp: r.timestamp });
+    }
+  }
+  const { records, rejections } = await decodeRawRecords(codec, log.topic, log.partition, raws, readerSchema);
+  return { records, rejections: unreadable.length > 0 ? [...unreadable, ...rejections].sort(byOffset) : rejections, next, highWatermark };
+}
+
+const byOffset = (a: Rejection, b: Rejection): number => (a.source?.offset ?? 0) - (b.source?.offset ?? 0);
+
+/** Record headers as text; a repeated name keeps its last value, as the kafkajs adapter does. */
+function headersOf(headers: readonly { key: string; value: Buffer | null }[]): Headers {
+  if (headers.length === 0) return EMPTY_HEADERS;
+  const out: Record<string, string> = {};
+  for (const h of headers) if (h.value !== null) out[h.key] = h.value.toString('utf8');
+  return out;
+}
+
+const EMPTY_HEADERS: Headers = Object.freeze({});
+
+/** Resolves once the partition's high watermark passes `offset`, or when `signal` aborts. No timers. */
+export function waitForData(log: PartitionLog, offset: number, signal: AbortSignal): Promise<void> {
+  if (log.highWatermark > offset || signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = (): void => {
+      off();
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const off = log.onAdvance(() => {
+      if (log.highWatermark > offset) done();
+    });
+    signal.addEventListener('abort', done);
+  });
+}

@@ -1,0 +1,267 @@
+/**
+ * A consumer-group subscription on the broker's own partition logs, with the kafkajs adapter's guarantees:
+ * per partition one batch at a time in offset order, at most `partitionsConsumedConcurrently` partitions
+ * handled at once, the offset committed (in the broker's OffsetStore, where every Kafka tool sees it) only
+ * after the handler resolved, the batch delivered again after a throw, undecodable records published as
+ * rejections and skipped. An idle partition parks on its high-watermark listener; nothing polls.
+ *
+ * A commit does not wait for the offsets journal's fsync: the line is written at once (a process crash keeps
+ * it), and only a machine crash before the next fsync can bring back batches already handled, which every
+ * handler in the service takes idempotently.
+ */
+import type { EmbeddedKafkaParts } from '../../embedded/kafka';
+import { ErrorCode } from '../../embedded/kafka/protocol/errors';
+import type { PartitionLog } from '../../embedded/kafka/storage/partition-log';
+import type { Logger } from '../../logger';
+import type { ValueCodec } from '../codec';
+import type { SubscribeOptions, Subscription } from '../port';
+import type { Rejection } from '../schema-types';
+import { GroupJoinError, GroupMember, type Generation } from './group/member';
+import { unknownTopic } from './log-errors';
+import { OffsetOutOfRange, readPartition, waitForData } from './partition-reader';
+import { Slots } from './slots';
+
+export interface SubscriptionDeps {
+  readonly broker: EmbeddedKafkaParts;
+  readonly codec: ValueCodec;
+  readonly logger: Logger;
+  readonly reject: (rejections: readonly Rejection[]) => Promise<void>;
+  readonly clientId: string;
+  /** How often the member tells the coordinator it is alive, and learns of a rebalance (default 1000 ms). */
+  readonly heartbeatIntervalMs?: number;
+}
+
+/** A failing batch is retried after 300 ms, doubling up to 30 s (kafkajs's retry curve, without its cap on attempts). */
+const retryDelay = (failures: number): number => Math.min(30_000, 300 * 2 ** (failures - 1));
+
+export function subscribe<T>(deps: SubscriptionDeps, o: SubscribeOptions<T>): Subscription {
+  if (!o.groupId) throw new TypeError('subscribe: groupId is required');
+  if (o.topics.length === 0) throw new TypeError('subscribe: at least one topic is required');
+  for (const topic of o.topics) if (!deps.broker.logs.topic(topic)) throw unknownTopic(topic);
+  const concurrency = o.partitionsConsumedConcurrently ?? 1;
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw new TypeError('subscribe: partitionsConsumedConcurrently must be a positive integer');
+  return new GroupConsumer(deps, o, concurrency);
+}
+
+class GroupConsumer<T> implements Subscription {
+  readonly groupId: string;
+  readonly joined: Promise<void>;
+  private markJoined: () => void = () => undefined;
+  private failJoin: (e: unknown) => void = () => undefined;
+  private readonly stopping = new AbortController();
+  private readonly member: GroupMember;
+  private readonly slots: Slots;
+  private readonly log: Logger;
+  private readonly running: Promise<void>;
+  /** The latest offset commit's fsync (it covers every earlier commit). */
+  private lastCommit: Promise<void> = Promise.resolve();
+  private stopped: Promise<void> | undefined;
+
+  constructor(
+    private readonly deps: SubscriptionDeps,
+    private readonly o: SubscribeOptions<T>,
+    concurrency: number,
+  ) {
+    this.groupId = o.groupId;
+    this.joined = new Promise<void>((resolve, reject) => {
+      this.markJoined = resolve;
+      this.failJoin = reject;
+    });
+    this.joined.catch(() => undefined); // a caller who never awaits it is told through the log instead
+    this.log = deps.logger.child({ groupId: o.groupId });
+    this.slots = new Slots(concurrency);
+    this.member = new GroupMember(deps.broker.groups, (topic) => deps.broker.logs.topic(topic)?.partitions.length ?? 0, {
+      groupId: o.groupId,
+      topics: o.topics,
+      clientId: deps.clientId,
+    });
+    const brokerStopping = deps.broker.stopping;
+    if (brokerStopping.aborted) this.stopping.abort();
+    else brokerStopping.addEventListener('abort', () => this.stopping.abort(), { once: true, signal: this.stopping.signal });
+    this.running = this.run().catch((err: unknown) => {
+      this.log.error({ err }, 'the consumer stopped after an unexpected failure');
+      this.failJoin(err);
+    });
+  }
+
+  stop(): Promise<void> {
+    this.stopped ??= (async () => {
+      this.stopping.abort();
+      await this.running;
+      await this.lastCommit;
+    })();
+    return this.stopped;
+  }
+
+  private async run(): Promise<void> {
+    const stop = this.stopping.signal;
+    let failures = 0;
+    let everJoined = false;
+    try {
+      while (!stop.aborted) {
+        let generation: Generation | null;
+        try {
+          generation = await this.member.join(stop);
+        } catch (e) {
+          if (stop.aborted) break;
+          if (!everJoined || !(e instanceof GroupJoinError)) {
+            this.log.error({ err: e }, 'the consumer could not join its group; it stops');
+            this.failJoin(e);
+            break;
+          }
+          failures++;
+          this.log.error({ err: e, attempt: failures }, 'rejoining the consumer group failed; trying again');
+          await sleep(retryDelay(failures), stop);
+          continue;
+        }
+        if (!generation) break;
+        failures = 0;
+        everJoined = true;
+        this.markJoined();
+        this.log.debug({ generation: generation.generationId, assignment: Object.fromEntries(generation.assignment) }, 'partitions assigned');
+        await this.consume(generation);
+      }
+    } finally {
+      this.member.leave();
+    }
+  }
+
+  /** Consumes the generation's partitions until a rebalance or stop() revokes them. */
+  private async consume(generation: Generation): Promise<void> {
+    const revoked = new AbortController();
+    const stop = this.stopping.signal;
+    const revoke = (): void => revoked.abort();
+    if (stop.aborted) revoke();
+    stop.addEventListener('abort', revoke, { once: true });
+    const heartbeat = setInterval(() => {
+      if (this.member.heartbeat() !== ErrorCode.NONE) revoked.abort();
+    }, this.deps.heartbeatIntervalMs ?? 1000);
+    try {
+      const partitions = [...generation.assignment].flatMap(([topic, list]) => list.map((partition) => ({ topic, partition })));
+      await Promise.all(partitions.map((p) => this.consumePartition(p.topic, p.partition, revoked)));
+      await sleep(Number.POSITIVE_INFINITY, revoked.signal); // nothing (left) to read: wait for the next rebalance
+    } finally {
+      clearInterval(heartbeat);
+      stop.removeEventListener('abort', revoke);
+    }
+  }
+
+  private async consumePartition(topic: string, partition: number, revoked: AbortController): Promise<void> {
+    const signal = revoked.signal;
+    let offset = this.startOffset(topic, partition);
+    let failures = 0;
+    while (!signal.aborted) {
+      const log = this.deps.broker.logs.partition(topic, partition);
+      if (!log) {
+        this.log.warn({ topic, partition }, 'an assigned partition does not exist (any more); not consuming it');
+        return;
+      }
+      if (offset < log.logStartOffset || offset > log.highWatermark) {
+        const reset = this.resetOffset(log);
+        this.log.warn({ topic, partition, from: offset, to: reset }, 'offset out of range; consuming from the reset offset');
+        offset = reset;
+      }
+      if (offset === log.highWatermark) {
+        await waitForData(log, offset, signal);
+        continue;
+      }
+      if (!(await this.slots.acquire(signal))) return;
+      let outcome: Outcome;
+      try {
+        outcome = await this.handleOnce(log, offset, revoked);
+      } finally {
+        this.slots.release();
+      }
+      if (outcome.kind === 'next') {
+        offset = outcome.offset;
+        failures = 0;
+      } else if (outcome.kind === 'idle') {
+        await waitForData(log, log.highWatermark, signal); // nothing readable below the high watermark yet
+      } else if (outcome.kind === 'failed') {
+        failures++;
+        this.log.error({ err: outcome.error, topic, partition, offset, attempt: failures }, 'handling a batch failed; it will be delivered again');
+        await sleep(retryDelay(failures), signal);
+      }
+    }
+  }
+
+  /** Reads, hands over and commits one batch. */
+  private async handleOnce(log: PartitionLog, offset: number, revoked: AbortController): Promise<Outcome> {
+    try {
+      const batch = await readPartition(log, this.deps.codec, offset, this.o.readerSchema);
+      if (revoked.signal.aborted) return { kind: 'again' };
+      if (!batch) return { kind: 'idle' };
+      if (batch.rejections.length > 0) {
+        await this.deps.reject(batch.rejections);
+        this.log.warn(
+          { topic: log.topic, partition: log.partition, offsets: batch.rejections.map((r) => r.source?.offset), reasons: batch.rejections.map((r) => r.reason) },
+          'undecodable records sent to the rejections topic',
+        );
+      }
+      if (batch.records.length > 0) {
+        await this.o.handleBatch({
+          topic: log.topic,
+          partition: log.partition,
+          records: batch.records,
+          rejected: batch.rejections.length,
+          highWatermark: String(batch.highWatermark),
+        });
+      }
+      if (!this.commit(log, batch.next)) {
+        revoked.abort();
+        return { kind: 'again' };
+      }
+      return { kind: 'next', offset: batch.next };
+    } catch (e) {
+      // Out of range: retention or a truncated tail moved the log under us; the loop resets the offset.
+      return e instanceof OffsetOutOfRange ? { kind: 'again' } : { kind: 'failed', error: e };
+    }
+  }
+
+  /** Stores the group's offset for the partition unless the member's generation is no longer current. */
+  private commit(log: PartitionLog, offset: number): boolean {
+    const allowed = this.member.mayCommit();
+    if (allowed !== ErrorCode.NONE) {
+      this.log.info({ topic: log.topic, partition: log.partition, errorCode: allowed }, 'offset commit refused (the group is rebalancing); the batch goes to the next owner again');
+      return false;
+    }
+    const entry = { topic: log.topic, partition: log.partition, offset, leaderEpoch: -1, metadata: null, commitTimestamp: Date.now() };
+    // The journal line is written before commitOffsets returns; only its fsync is left to finish on its own.
+    this.lastCommit = this.deps.broker.groups
+      .commitOffsets(this.groupId, [entry])
+      .catch((err: unknown) => this.log.error({ err, topic: log.topic, partition: log.partition }, 'storing a committed offset failed; the batch may come again'));
+    return true;
+  }
+
+  private startOffset(topic: string, partition: number): number {
+    const committed = this.deps.broker.groups.offsetStore.get(this.groupId, topic, partition);
+    if (committed && committed.offset >= 0) return committed.offset;
+    const log = this.deps.broker.logs.partition(topic, partition);
+    return log ? this.resetOffset(log) : 0;
+  }
+
+  /** Where a partition without a usable committed offset starts: Kafka's auto.offset.reset from `start`. */
+  private resetOffset(log: PartitionLog): number {
+    return (this.o.start ?? 'earliest') === 'earliest' ? log.logStartOffset : log.highWatermark;
+  }
+}
+
+type Outcome =
+  | { readonly kind: 'next'; readonly offset: number }
+  | { readonly kind: 'again' }
+  | { readonly kind: 'idle' }
+  | { readonly kind: 'failed'; readonly error: unknown };
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = Number.isFinite(ms) ? setTimeout(done, ms) : undefined;
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

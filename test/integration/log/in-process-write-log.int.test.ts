@@ -1,0 +1,90 @@
+/**
+ * What the in-process adapter does beyond the shared contract: it answers a publish only once the broker made it
+ * durable (fsync=always), concurrent publishes share fsyncs, its group members leave cleanly, and it stops with
+ * the broker.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { startEmbeddedKafka, type EmbeddedKafka } from '../../../src/embedded/kafka';
+import { PartitionLog } from '../../../src/embedded/kafka/storage/partition-log';
+import { startEmbeddedRegistry, type EmbeddedRegistry } from '../../../src/embedded/registry';
+import { openInProcessWriteLog, type InProcessWriteLog } from '../../../src/log/in-process';
+import { loadSchemas, type DeltaEnvelope } from '../../../src/log/schemas';
+import { sampleDelta } from './write-log-contract';
+
+const schemas = loadSchemas();
+const record = (topic: string, n: number) => ({ topic, key: `k-${n}`, value: sampleDelta(n), schema: schemas.DeltaEnvelope });
+
+describe('in-process write log on the embedded broker', () => {
+  let dir: string;
+  let kafka: EmbeddedKafka;
+  let registry: EmbeddedRegistry;
+  let log: InProcessWriteLog;
+
+  beforeEach(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'in-process-log-'));
+    kafka = await startEmbeddedKafka({ dataDir: path.join(dir, 'kafka'), port: 0, autoCreateTopics: false, fsync: 'always' });
+    registry = await startEmbeddedRegistry({ dataDir: path.join(dir, 'registry'), port: 0 });
+    log = await openInProcessWriteLog({ broker: kafka.parts, registryUrl: registry.url });
+  });
+  afterEach(async () => {
+    jest.restoreAllMocks();
+    await log.close();
+    await registry.stop();
+    await kafka.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('a publish resolves after the fsync that makes it durable, and 50 concurrent publishes share a few fsyncs', async () => {
+    await log.createTopics([{ topic: 'durable', partitions: 1 }]);
+    await log.publish([record('durable', 0)]); // the schema registered outside the count
+    const syncs = jest.spyOn(PartitionLog.prototype, 'sync');
+    const partition = kafka.parts.logs.partition('durable', 0)!;
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, async (_, n) => {
+        const [where] = await log.publish([record('durable', n + 1)]);
+        // Under fsync=always the high watermark moves only after the fsync: it already covers this record.
+        return { offset: Number(where!.offset), highWatermark: partition.highWatermark };
+      }),
+    );
+    for (const a of answers) expect(a.highWatermark).toBeGreaterThan(a.offset);
+    expect(answers.map((a) => a.offset).sort((x, y) => x - y)).toEqual(Array.from({ length: 50 }, (_, n) => n + 1));
+    expect(syncs.mock.calls.length).toBeGreaterThan(0);
+    expect(syncs.mock.calls.length).toBeLessThan(10);
+  });
+
+  test('a record too big for max.message.bytes is refused before anything is written', async () => {
+    await log.createTopics([{ topic: 'small', config: { 'max.message.bytes': '2048' } }]);
+    const big = { ...sampleDelta(1), payload: JSON.stringify({ blob: 'x'.repeat(4000) }) };
+    await expect(log.publish([record('small', 2), { topic: 'small', key: 'k', value: big, schema: schemas.DeltaEnvelope }])).rejects.toMatchObject({
+      code: 'DB_INTERNAL',
+      message: expect.stringContaining('max.message.bytes'),
+    });
+    expect(await log.topicOffsets('small')).toEqual([{ partition: 0, low: '0', high: '0' }]);
+    // Records that fit together but not in one batch go out as several batches, offsets in input order.
+    const many = Array.from({ length: 12 }, (_, n) => ({ topic: 'small', key: 'same', value: { ...sampleDelta(n), payload: 'y'.repeat(500) }, schema: schemas.DeltaEnvelope }));
+    expect((await log.publish(many)).map((p) => p.offset)).toEqual(many.map((_, n) => String(n)));
+  });
+
+  test('stop() leaves the group at once; closing the broker ends a subscription, and the closed log refuses to publish', async () => {
+    await log.createTopics([{ topic: 'members', partitions: 2 }]);
+    const sub = await log.subscribe<DeltaEnvelope>({ groupId: 'g', topics: ['members'], handleBatch: async () => undefined });
+    await sub.joined;
+    expect(kafka.parts.groups.describe('g')).toMatchObject({ state: 'Stable', members: [expect.stringMatching(/^deltabroker-/)] });
+    await sub.stop();
+    expect(kafka.parts.groups.describe('g')).toMatchObject({ state: 'Empty', members: [] });
+
+    const second = await log.subscribe<DeltaEnvelope>({ groupId: 'g2', topics: ['members'], handleBatch: async () => undefined });
+    await second.joined;
+    await kafka.stop();
+    await second.stop(); // returns: the broker's stop ended it
+    await log.close();
+    await expect(log.publish([record('members', 1)])).rejects.toMatchObject({ code: 'DB_DEPENDENCY_UNAVAILABLE' });
+    await expect(log.subscribe({ groupId: 'g3', topics: ['members'], handleBatch: async () => undefined })).rejects.toMatchObject({ code: 'DB_DEPENDENCY_UNAVAILABLE' });
+  });
+
+  test('subscribing to a topic that does not exist is an error, as with kafkajs', async () => {
+    await expect(log.subscribe({ groupId: 'g', topics: ['nowhere'], handleBatch: async () => undefined })).rejects.toMatchObject({ code: 'DB_INTERNAL' });
+  });
+});
