@@ -22,7 +22,8 @@ import { registerRejectionRoutes } from './http/routes/rejections';
 import { RejectionService, StoreVerdicts } from './broker/rejections';
 import { OutcomeWaiter } from './broker/outcome-waiter';
 import { WriteService } from './broker/write-service';
-import { startEmbeddedKafka } from './embedded/kafka';
+import { startEmbeddedKafka, type EmbeddedKafka } from './embedded/kafka';
+import { openInProcessWriteLog } from './log/in-process';
 import { startEmbeddedRegistry } from './embedded/registry';
 import { loadSchemas, type DeltaOutcome, type WriteLog } from './log';
 import { openKafkaLogAdmin, openKafkaWriteLog } from './log/kafka';
@@ -79,12 +80,17 @@ type Closers = (() => Promise<void>)[];
  */
 export type Opener = 'service' | 'tool';
 
-/** The write log: a Kafka cluster and schema registry when configured, else the embedded ones. */
+/**
+ * The write log: a Kafka cluster and schema registry when configured, else the embedded ones. When the broker is
+ * the one this process started, the service reaches it in-process (same partition logs, groups and fsync policy,
+ * no Kafka client over loopback); everything else (a cluster, or a running service's broker) goes through kafkajs.
+ */
 export async function openWriteLog(config: Config, logger: Logger, closers: Closers, opener: Opener = 'service'): Promise<{ log: WriteLog; brokers: string[]; registryUrl: string }> {
   const running = opener === 'tool' ? readRunning(config.dataDir) : undefined;
   // A tool beside a running service uses its engines; started ones listen on free ports so they never clash.
   const port = (configured: number): number => (opener === 'tool' ? 0 : configured);
   let brokers = config.kafka.brokers ?? running?.brokers;
+  let embedded: EmbeddedKafka | undefined;
   if (!brokers) {
     const kafka = await startEmbeddedKafka({
       dataDir: path.join(config.dataDir, 'kafka'),
@@ -94,6 +100,7 @@ export async function openWriteLog(config: Config, logger: Logger, closers: Clos
     });
     closers.push(() => kafka.stop());
     brokers = kafka.brokers;
+    embedded = kafka;
   }
   let registryUrl = config.registry.url ?? running?.registryUrl;
   if (!registryUrl) {
@@ -101,7 +108,8 @@ export async function openWriteLog(config: Config, logger: Logger, closers: Clos
     closers.push(() => registry.stop());
     registryUrl = registry.url;
   }
-  const log = await openKafkaWriteLog({ brokers, registryUrl, logger, clientId: `deltabroker-${opener}-${config.datacenter}` });
+  const clientId = `deltabroker-${opener}-${config.datacenter}`;
+  const log = embedded ? await openInProcessWriteLog({ broker: embedded.parts, registryUrl, logger, clientId }) : await openKafkaWriteLog({ brokers, registryUrl, logger, clientId });
   closers.push(() => log.close());
   return { log, brokers, registryUrl };
 }
