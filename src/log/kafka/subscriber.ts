@@ -23,7 +23,16 @@ export async function subscribe<T>(deps: SubscriberDeps, o: SubscribeOptions<T>)
   const consumer = deps.kafka.consumer({ groupId: o.groupId, allowAutoTopicCreation: false, maxWaitTimeInMs: deps.fetchMaxWaitMs });
   let markJoined: () => void = () => undefined;
   const joined = new Promise<void>((resolve) => (markJoined = resolve));
-  const removeJoinListener = consumer.on(consumer.events.GROUP_JOIN, () => markJoined());
+  const latest = o.start === 'latest';
+  const removeJoinListener = consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
+    if (!latest) return markJoined();
+    // kafkajs resolves `latest` only at the partition's first fetch, so a record published between the join and
+    // that fetch would be skipped: pin the partitions without a committed offset to their end now, then resolve.
+    pinToEnd(deps.kafka, consumer, o.groupId, payload.memberAssignment).then(markJoined, (err: unknown) => {
+      log.warn({ err }, 'could not pin new partitions to their end offsets; the first fetch resolves them');
+      markJoined();
+    });
+  });
   const log = deps.logger.child({ groupId: o.groupId });
   // A handler that keeps failing makes kafkajs retry, then restart the consumer from the last committed
   // offset: the partition waits, nothing is skipped. Say so loudly; a crash without restart stops the group.
@@ -60,6 +69,23 @@ export async function subscribe<T>(deps: SubscriberDeps, o: SubscribeOptions<T>)
       return stopped;
     },
   };
+}
+
+/** Seeks each assigned partition that has no committed offset to its current end offset. */
+async function pinToEnd(kafka: Kafka, consumer: Consumer, groupId: string, assignment: Record<string, number[]>): Promise<void> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    for (const [topic, partitions] of Object.entries(assignment)) {
+      const [committed, ends] = await Promise.all([admin.fetchOffsets({ groupId, topics: [topic] }), admin.fetchTopicOffsets(topic)]);
+      const uncommitted = new Set((committed[0]?.partitions ?? []).filter((p) => p.offset === '-1').map((p) => p.partition));
+      for (const end of ends) {
+        if (partitions.includes(end.partition) && uncommitted.has(end.partition)) consumer.seek({ topic, partition: end.partition, offset: end.high });
+      }
+    }
+  } finally {
+    await admin.disconnect();
+  }
 }
 
 async function handleBatch<T>(deps: SubscriberDeps, o: SubscribeOptions<T>, payload: EachBatchPayload, log: Logger): Promise<void> {
