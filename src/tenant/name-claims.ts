@@ -50,6 +50,7 @@ export interface ClaimingSourceOptions {
  */
 export class ClaimingEntityConfigSource implements EntityConfigSource {
   private readonly granted = new Map<string, string>();
+  private readonly grantedObjects = new WeakSet<EntityConfig>();
 
   constructor(
     private readonly inner: EntityConfigSource,
@@ -77,10 +78,12 @@ export class ClaimingEntityConfigSource implements EntityConfigSource {
   }
 
   private async claim(config: EntityConfig): Promise<void> {
+    // Sources hand out the same object while a configuration is unchanged: the per-delta look-up stops here.
+    if (this.grantedObjects.has(config)) return;
     const id = `${config.tenant}/${config.entity}`;
     const claims = claimsOf(config, this.o.datacenter);
     const signature = JSON.stringify(claims);
-    if (this.granted.get(id) === signature) return;
+    if (this.granted.get(id) === signature) return void this.grantedObjects.add(config);
     const rows = JSON.stringify(claims.map(({ kind, name, owner }) => ({ kind, name, owner })));
     // One transaction, so a refused configuration claims nothing; two statements, so the select sees a claim
     // another instance committed while the insert waited on it.
@@ -101,6 +104,7 @@ export class ClaimingEntityConfigSource implements EntityConfigSource {
       if (taken !== undefined) throw refusal(config, taken, ownerOf.get(`${taken.kind}:${taken.name}`) ?? '');
     });
     this.granted.set(id, signature);
+    this.grantedObjects.add(config);
   }
 }
 
