@@ -44,13 +44,35 @@ export async function startDeltaProcessor(options: DeltaProcessorOptions): Promi
   const subscription = await log.subscribe<DeltaEnvelope>({
     groupId: PIPELINE_GROUPS.pipeline,
     topics: [PIPELINE_TOPICS.deltas],
-    partitionsConsumedConcurrently: options.concurrency ?? 3,
+    partitionsConsumedConcurrently: options.concurrency ?? 6,
     readerSchema: options.schemas.DeltaEnvelope,
     handleBatch: (batch) => processBatch(options, createdTopics, batch),
   });
   await subscription.joined;
-  return subscription;
+  const { recorded } = options;
+  if (!recorded) return subscription;
+  const storeCheckpoints = async (): Promise<void> => {
+    const due = recorded.due();
+    await options.states.storeCheckpoints(due);
+    recorded.stored(due);
+  };
+  let storing = Promise.resolve();
+  const timer = setInterval(() => {
+    storing = storing.then(storeCheckpoints).catch((err: unknown) => options.logger.warn({ err }, 'state checkpoints not stored; the next start reads a little more'));
+  }, CHECKPOINT_INTERVAL_MS);
+  return {
+    ...subscription,
+    stop: async () => {
+      clearInterval(timer);
+      await subscription.stop();
+      await storing;
+      await storeCheckpoints().catch((err: unknown) => options.logger.warn({ err }, 'state checkpoints not stored at stop'));
+    },
+  };
 }
+
+/** How often the state checkpoints move on (a restart reads the events of at most about this long). */
+const CHECKPOINT_INTERVAL_MS = 1000;
 
 /** What the pipeline made of one delta of a batch. */
 type Decision =
@@ -172,9 +194,7 @@ async function persist(options: DeltaProcessorOptions, createdTopics: Set<string
     if (d.kind === 'accepted') verdicts.push({ status: 'accepted', id: { tenant: d.delta.tenant, entity: d.delta.entity, key: d.delta.key }, state: d.state, outcome: d.outcome as AcceptedRow });
     else if (d.kind === 'refused') verdicts.push({ status: 'refused', tenant: d.delta.tenant, outcome: { status: 'refused', deltaId: d.delta.id, problem: d.problem } });
   }
-  const checkpoints = options.recorded?.due() ?? [];
-  await options.states.recordVerdicts(verdicts, checkpoints);
-  options.recorded?.stored(checkpoints);
+  await options.states.recordVerdicts(verdicts);
   options.recorded?.recorded(accepted.map((d) => d.outcome as AcceptedRow));
   for (const d of accepted) {
     const { requestId, id: deltaId } = d.delta;

@@ -101,16 +101,20 @@ export class RecordStateStore {
   }
 
   /**
-   * Records a batch of verdicts in one transaction: the records' newest states (a batch may change one record
-   * several times; a stored state only moves forward), the deltas' outcomes, and state checkpoints that earlier
-   * transactions made safe to move (see recorded-offsets.ts).
+   * Records a batch of verdicts in one transaction with two statements: the records' newest states (a batch
+   * may change one record several times; a stored state only moves forward) and the deltas' outcomes.
    */
-  async recordVerdicts(verdicts: readonly StoredVerdict[], checkpoints: readonly StateCheckpoint[] = []): Promise<void> {
-    if (verdicts.length === 0 && checkpoints.length === 0) return;
-    await this.sql.transaction(async (tx) => {
-      if (verdicts.length > 0) await writeVerdicts(tx, verdicts);
-      if (checkpoints.length > 0) await writeCheckpoints(tx, checkpoints);
-    });
+  async recordVerdicts(verdicts: readonly StoredVerdict[]): Promise<void> {
+    if (verdicts.length === 0) return;
+    await this.sql.transaction((tx) => writeVerdicts(tx, verdicts));
+  }
+
+  /**
+   * Moves state checkpoints forward (never back), in a statement of their own: the pipeline's concurrent state
+   * transactions would otherwise all wait on the same checkpoint rows.
+   */
+  async storeCheckpoints(checkpoints: readonly StateCheckpoint[]): Promise<void> {
+    if (checkpoints.length > 0) await writeCheckpoints(this.sql, checkpoints);
   }
 
   /**
@@ -128,7 +132,10 @@ export class RecordStateStore {
       state: { version: e.version, deleted: e.doc === null, doc: e.doc },
       outcome: { status: 'accepted', deltaId: e.deltaId, eventId: e.eventId, version: e.version, topic: partition.topic, partition: partition.partition, offset: e.offset },
     }));
-    await this.recordVerdicts(verdicts, [partition]);
+    await this.sql.transaction(async (tx) => {
+      if (verdicts.length > 0) await writeVerdicts(tx, verdicts);
+      await writeCheckpoints(tx, [partition]);
+    });
   }
 
   /** Where the catch-up of a persistence topic partition resumes. */
