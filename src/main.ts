@@ -9,6 +9,7 @@ import { openConfiguredHsm } from './crypto/hsm-bootstrap';
 import type { Hsm } from './crypto/hsm/hsm-port';
 import { KeyAliases } from './crypto/key-aliases';
 import { Keyring } from './crypto/keyring';
+import { SubjectKeys } from './crypto/subject-keys';
 import { MasterKey } from './crypto/master-key';
 import { SessionStore } from './crypto/sessions';
 import { buildHttpApp } from './http/app';
@@ -187,7 +188,8 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     closers.push(() => keyring.close());
     const aliases = new KeyAliases(sql, hsm);
     const sessions = new SessionStore(sql, keyring, { ttlSeconds: config.crypto.sessionTtlSeconds, maxUses: config.crypto.sessionMaxUses });
-    const crypto = new EncryptionService(keyring, sessions, aliases, hsm, config.crypto.maxPayloadBytes);
+    const subjectKeys = new SubjectKeys(sql, keyring);
+    const crypto = new EncryptionService(keyring, sessions, aliases, hsm, config.crypto.maxPayloadBytes, subjectKeys);
 
     const devIssuer = await openDevIssuer(config);
     if (devIssuer && config.mode === 'production') logger.warn('the development token issuer is enabled in production mode');
