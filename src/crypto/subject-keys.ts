@@ -40,6 +40,22 @@ export async function erasedSubjects(sql: SqlExecutor, tenant: string, subjects:
   return new Set(result.rows.map((r) => r.subject));
 }
 
+/** Advisory lock class of subject erasures (the second key is the hashed `<tenant>/<subject>`). */
+const SUBJECT_LOCK_CLASS = 19_019;
+
+/**
+ * Takes, shared, the lock an erasure takes exclusively, for each subject. A projector holding it in the
+ * transaction that checks `erasedSubjects` and writes: an erasure either committed before its check, or waits
+ * until it commits, after which the SubjectErased consumers scrub what it wrote.
+ */
+export async function lockSubjectsShared(tx: SqlExecutor, tenant: string, subjects: readonly string[]): Promise<void> {
+  if (subjects.length === 0) return;
+  await tx.query('select pg_advisory_xact_lock_shared($1, hashtext(s)) from unnest($2::text[]) as s order by s', [
+    SUBJECT_LOCK_CLASS,
+    [...new Set(subjects)].map((s) => `${tenant}/${s}`),
+  ]);
+}
+
 const erasedError = (subject: string, field: string): DeltabrokerError =>
   new DeltabrokerError('DB_SUBJECT_ERASED', `data subject ${subject} was erased: its key is destroyed`, { field, rule: 'subject-erased', subject });
 
@@ -88,6 +104,7 @@ export class SubjectKeys {
    */
   async erase(tenant: string, subject: string, erasedBy: string, requestId: string | null): Promise<{ erasure: SubjectErasure; destroyedVersions: number; first: boolean }> {
     const outcome = await this.sql.transaction(async (tx) => {
+      await tx.query('select pg_advisory_xact_lock($1, hashtext($2))', [SUBJECT_LOCK_CLASS, `${tenant}/${subject}`]);
       const inserted = await tx.query<ErasureRow>(
         `insert into crypto_subject_erasures (tenant, subject, erased_by, request_id) values ($1, $2, $3, $4)
          on conflict (tenant, subject) do nothing
