@@ -10,6 +10,7 @@ import path from 'node:path';
 import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import { Kafka, logLevel, type Producer } from 'kafkajs';
 import { loadSchemas, type DeltaEnvelope } from '../../src/log';
+import { runCli } from '../support/cli-process';
 import { testEntitiesDir } from '../support/entities';
 import { post, startTestService, type TestService } from '../support/service';
 import { eventually, readTopic } from '../support/topics';
@@ -187,6 +188,17 @@ describe('erasing a data subject (crypto-shredding)', () => {
     const verify = await post(`${t.url}/admin/verify`, { entity: 'customer' }, as('admin'));
     expect(await finished(verify.body.id as string)).toMatchObject({ status: 'succeeded', result: { equal: true, differingRows: 0 } });
   });
+
+  test('the CLI erases and shows a subject beside the running service', async () => {
+    const env = { DELTABROKER_DATA_DIR: t.config.dataDir, DELTABROKER_ENTITIES_DIR: t.config.entities.directory, DATABASE_URL: t.config.databaseUrl as string, LOG_LEVEL: 'warn' };
+    const erased = await runCli(['subjects', 'erase', 's-bob', '--tenant', 'acme', '--by', 'ops-1'], env);
+    expect(erased.code).toBe(0);
+    expect(JSON.parse(erased.stdout)).toMatchObject({ erasure: { subject: 's-bob', erasedBy: 'ops-1' }, destroyedKeyVersions: 1, entities: ['customer'] });
+    const shown = await runCli(['subjects', 'show', 's-bob', '--tenant', 'acme'], env);
+    expect(JSON.parse(shown.stdout)).toMatchObject({ erased: { erasedBy: 'ops-1' }, keyVersions: 0, holdings: [{ records: 1, keys: ['c-2'] }] });
+    await eventually(rows, (r) => r['c-2']?.name === '[erased]');
+    expect((await decrypt('admin', ct.bobName)).body).toMatchObject({ code: 'DB_SUBJECT_ERASED' });
+  }, 120_000);
 
   test('no segment file of the persistence topic and no log line ever held a plaintext', () => {
     // The deltas topic keeps what producers sent, refused plaintexts included (7 days); the persistence topic is kept forever.
