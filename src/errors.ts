@@ -18,6 +18,7 @@ export const ERROR_CATALOGUE = {
   DB_KEY_VERSION_DISABLED: { title: 'The key version is below the minimum allowed', retriable: false },
   DB_SESSION_INVALID: { title: 'Unknown, expired or exhausted session', retriable: false },
   DB_DECRYPT_FAILED: { title: 'The ciphertext could not be decrypted', retriable: false },
+  DB_SUBJECT_ERASED: { title: 'The data subject was erased; its key is destroyed', retriable: false },
   DB_HSM_UNAVAILABLE: { title: 'The hardware security module is not available', retriable: true },
   DB_DEPENDENCY_UNAVAILABLE: { title: 'A backing service is not available', retriable: true },
   DB_TIMEOUT: { title: 'The operation did not finish in time', retriable: true },

@@ -7,10 +7,11 @@
  */
 import type { EntityEvent, LogRecord, RecordBatch } from '../../src/log';
 import type { Logger } from '../../src/logger';
-import type { SqlClient } from '../../src/store/sql-client';
+import type { SqlClient, SqlExecutor } from '../../src/store/sql-client';
 import type { EntityConfig, EntityConfigSource } from '../../src/tenant';
 import { advanceCheckpoint, claimCheckpoint, type PartitionRef } from './checkpoint-store';
-import { foldRecordChanges } from './row-changes';
+import { maskErasedPersonalFields } from '../erased-personal-fields';
+import { foldRecordChanges, type RowChange } from './row-changes';
 import { writeRowChanges } from './row-writer';
 import { migrateProjectionTable, projectionTableOf, type ProjectionTable } from './table-schema';
 
@@ -97,7 +98,7 @@ export class TableProjection {
           continue;
         }
         const folded = foldRecordChanges(group.table, fresh);
-        const counts = await writeRowChanges(tx, group.table, folded.changes);
+        const counts = await writeRowChanges(tx, group.table, await maskErasedSubjects(tx, group.table, folded.changes));
         upserted += counts.upserted;
         deleted += counts.deleted;
         unprojectable += folded.skipped.length;
@@ -130,4 +131,10 @@ export class TableProjection {
     }
     return out;
   }
+}
+
+/** Personal fields of erased data subjects become the marker before they are written (see erased-personal-fields.ts). */
+async function maskErasedSubjects(tx: SqlExecutor, table: ProjectionTable, changes: RowChange[]): Promise<RowChange[]> {
+  const docs = await maskErasedPersonalFields(tx, table.config, changes.map((c) => c.doc));
+  return changes.map((change, i) => (docs[i] === change.doc ? change : { ...change, doc: docs[i] as Record<string, unknown> }));
 }

@@ -4,6 +4,7 @@
  * live one, and swapped in by renaming its table and catalog entry in the swap transaction. Elasticsearch
  * (an alias moved to a new index) is not built yet.
  */
+import { maskErasedDocuments } from '../erased-personal-fields';
 import type { EntityEvent, LogRecord } from '../../src/log';
 import type { Logger } from '../../src/logger';
 import { createPostgresSearchIndex, DEFAULT_SEARCH_SCHEMA, type SearchDocument, type SearchIndex } from '../../src/search';
@@ -94,7 +95,7 @@ export function searchTarget(o: SearchTargetOptions): ReplayTarget {
           if (last === undefined) return;
           const { upserts, deletes } = documentChanges(o.config, fresh);
           const writes = index.writeIn(tx);
-          if (upserts.length > 0) await writes.upsert(shadow, upserts);
+          if (upserts.length > 0) await writes.upsert(shadow, await maskErasedDocuments(tx, o.config, upserts));
           if (deletes.length > 0) await writes.delete(shadow, deletes);
           await advanceCheckpoint(tx, ref, BigInt(last.offset) + 1n);
         });

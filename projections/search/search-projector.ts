@@ -4,6 +4,7 @@ import type { IndexDefinition, SearchDocument, SearchIndex } from '../../src/sea
 import type { SqlClient } from '../../src/store/sql-client';
 import { physicalNamesOf, type EntityConfig, type EntityConfigSource } from '../../src/tenant';
 import { persistenceTopicsOf } from '../../streams/topics';
+import { maskErasedDocuments } from '../erased-personal-fields';
 import { consumePersistenceTopics, type PersistenceConsumer } from '../persistence-consumer';
 import { advanceCheckpoint, claimCheckpoint, readCheckpoint } from '../postgres/checkpoint-store';
 
@@ -56,16 +57,20 @@ export async function startSearchProjector(o: SearchProjectorOptions): Promise<S
       for (const { value, offset } of batch.records) {
         if (BigInt(offset) >= from) newest.set(`${value.tenant}/${value.entity}/${value.key}`, value);
       }
-      const upserts = new Map<string, SearchDocument[]>();
+      const upserts = new Map<string, { config: EntityConfig; docs: SearchDocument[] }>();
       const deletes = new Map<string, string[]>();
       for (const event of newest.values()) {
         const config = await o.entities.get(event.tenant, event.entity);
         if (!config) continue;
         const index = physicalNamesOf(config).index;
         if (event.payload === null) deletes.set(index, [...(deletes.get(index) ?? []), event.key]);
-        else upserts.set(index, [...(upserts.get(index) ?? []), { id: event.key, source: JSON.parse(event.payload) as Record<string, unknown>, version: event.version }]);
+        else {
+          const entry = upserts.get(index) ?? { config, docs: [] };
+          entry.docs.push({ id: event.key, source: JSON.parse(event.payload) as Record<string, unknown>, version: event.version });
+          upserts.set(index, entry);
+        }
       }
-      for (const [index, docs] of upserts) await o.search.upsert(index, docs);
+      for (const [index, { config, docs }] of upserts) await o.search.upsert(index, await maskErasedDocuments(o.sql, config, docs));
       for (const [index, ids] of deletes) await o.search.delete(index, ids);
       const last = batch.records[batch.records.length - 1];
       if (!last) return from;

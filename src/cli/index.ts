@@ -9,6 +9,7 @@ import { registerPsqlCommand } from './psql';
 import { registerReplayCommands } from './replay';
 import { registerRejectionsCommands } from './rejections';
 import { serve } from './serve';
+import { registerSubjectsCommands } from './subjects';
 import { registerTopicsCommands } from './topics';
 import { mintToken } from './token';
 
@@ -37,6 +38,7 @@ export function buildCli(config: () => Config): Command {
   registerRejectionsCommands(program, config);
   registerEntitiesCommands(program, config);
   registerReplayCommands(program, config);
+  registerSubjectsCommands(program, config);
   registerPsqlCommand(program, config);
   return program;
 }

@@ -7,12 +7,13 @@ import { isExplicitMethod } from './methods';
  * swap method, key, version or tenant without decryption failing.
  *
  * Key refs: `default` (the tenant's default key), `alias.<name>` (a CRYPTO_CONFIG HSM key alias),
- * `session.<id>` (a session data key).
+ * `session.<id>` (a session data key), `subject.<id>` (the data key of one data subject, see subject-keys.ts).
  */
 export type KeyRef =
   | { kind: 'default' }
   | { kind: 'alias'; alias: string }
-  | { kind: 'session'; sessionId: string };
+  | { kind: 'session'; sessionId: string }
+  | { kind: 'subject'; subject: string };
 
 export interface Ciphertext {
   method: string;
@@ -32,6 +33,8 @@ export function keyRefToString(ref: KeyRef): string {
       return `alias.${ref.alias}`;
     case 'session':
       return `session.${ref.sessionId}`;
+    case 'subject':
+      return `subject.${ref.subject}`;
   }
 }
 
@@ -43,6 +46,7 @@ function parseKeyRef(text: string): KeyRef | undefined {
   if (dot < 0 || !NAME.test(name)) return undefined;
   if (kind === 'alias') return { kind: 'alias', alias: name };
   if (kind === 'session') return { kind: 'session', sessionId: name };
+  if (kind === 'subject') return { kind: 'subject', subject: name };
   return undefined;
 }
 

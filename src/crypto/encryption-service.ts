@@ -7,6 +7,7 @@ import type { Keyring, KeyVersion } from './keyring';
 import { newestMethod, resolveMethod, type MethodSpec } from './methods';
 import { decodePayload, encodePayload, type PayloadEncoding } from './payload-encoding';
 import type { SessionInfo, SessionStore } from './sessions';
+import { checkSubjectId, type SubjectKeys } from './subject-keys';
 
 export interface Caller {
   tenant: string;
@@ -18,6 +19,8 @@ export interface EncryptCommand {
   encoding: PayloadEncoding;
   sessionId?: string;
   keyAlias?: string;
+  /** A data subject's id: the payload is sealed under that subject's key (`subject.<id>`). */
+  subject?: string;
   payload: string;
 }
 
@@ -49,14 +52,15 @@ export class EncryptionService {
     private readonly aliases: KeyAliases,
     private readonly hsm: Hsm | undefined,
     private readonly maxPayloadBytes: number,
+    private readonly subjects: SubjectKeys,
   ) {}
 
   async encrypt(caller: Caller, command: EncryptCommand): Promise<CiphertextResult> {
     const method = resolveMethod(command.method);
     const plaintext = this.#checkedSize(decodePayload(command.payload, command.encoding));
-    if (command.sessionId !== undefined && command.keyAlias !== undefined) {
-      throw invalid('dispatch.sessionId', 'exclusive', 'sessionId and keyAlias cannot be used together');
-    }
+    const selectors = (['sessionId', 'keyAlias', 'subject'] as const).filter((s) => command[s] !== undefined);
+    if (selectors.length > 1) throw invalid(`dispatch.${selectors[1]}`, 'exclusive', `${selectors.join(' and ')} cannot be used together`);
+    if (command.subject !== undefined) return this.#encryptForSubject(caller, method, command.subject, plaintext);
     if (command.sessionId !== undefined) return this.#encryptInSession(caller, method, command.sessionId, plaintext);
     if (command.keyAlias !== undefined) return this.#encryptWithAlias(caller, method, command.keyAlias, plaintext);
     this.#requireHsmFor(method);
@@ -78,6 +82,7 @@ export class EncryptionService {
     const { plaintext } = await this.#open(caller, ciphertextText, methodHint);
     const method = newestMethod(resolveMethod(parsed.method).family);
     if (parsed.keyRef.kind === 'alias') return this.#encryptWithAlias(caller, method, parsed.keyRef.alias, plaintext);
+    if (parsed.keyRef.kind === 'subject') return this.#encryptForSubject(caller, method, parsed.keyRef.subject, plaintext);
     const key = await this.keyring.encryptionKey(caller.tenant, method.family);
     return this.#seal(caller, method, { kind: 'default' }, key.version, key, plaintext);
   }
@@ -95,6 +100,13 @@ export class EncryptionService {
       throw invalid('dispatch.method', 'session-method', `the session was created for ${session.method}`);
     }
     return this.#seal(caller, method, { kind: 'session', sessionId }, 1, { family: 'aes', material: session.key }, plaintext);
+  }
+
+  async #encryptForSubject(caller: Caller, method: MethodSpec, subject: string, plaintext: Buffer): Promise<CiphertextResult> {
+    if (method.family !== 'aes') throw invalid('dispatch.subject', 'aes-only', 'subject keys are AES keyring keys; use method aes');
+    checkSubjectId(subject, 'dispatch.subject', 'dispatch');
+    const key = await this.subjects.encryptionKey(caller.tenant, subject);
+    return this.#seal(caller, method, { kind: 'subject', subject }, key.version, key, plaintext);
   }
 
   async #encryptWithAlias(caller: Caller, method: MethodSpec, alias: string, plaintext: Buffer): Promise<CiphertextResult> {
@@ -135,6 +147,8 @@ export class EncryptionService {
         return { family: 'hsm', hsmLabel: (await this.aliases.resolve(caller.tenant, ref.alias, method.family, 'payload')).keyLabel };
       case 'default':
         return sealingKey(await this.keyring.decryptionKey(caller.tenant, method.family, 'default', version));
+      case 'subject':
+        return sealingKey(await this.subjects.decryptionKey(caller.tenant, ref.subject, version));
     }
   }
 

@@ -157,6 +157,24 @@ export class Keyring {
     }
   }
 
+  /**
+   * Deletes every version of a key and the key itself inside `tx` (crypto-shredding: no row is left for a
+   * backup taken afterwards to restore). Call `forget` once `tx` has committed. Answers the versions deleted.
+   */
+  async destroy(tx: SqlExecutor, tenant: string, family: MethodFamily, name: string): Promise<number> {
+    const versions = await tx.query('delete from crypto_key_versions where tenant = $1 and name = $2 and kind = $3', [tenant, name, family]);
+    await tx.query('delete from crypto_keys where tenant = $1 and name = $2 and kind = $3', [tenant, name, family]);
+    for (const id of this.#pendingCounts.keys()) if (id.startsWith(`${stateKey(tenant, family, name)}/`)) this.#pendingCounts.delete(id);
+    return versions.rowCount;
+  }
+
+  /** Drops a key from this instance's cache, overwriting its unwrapped material. */
+  forget(tenant: string, family: MethodFamily, name: string): void {
+    const id = stateKey(tenant, family, name);
+    for (const key of this.#states.get(id)?.versions.values() ?? []) if (key.family === 'aes') key.material.fill(0);
+    this.#states.delete(id);
+  }
+
   async close(): Promise<void> {
     clearInterval(this.#flushTimer);
     await this.flush();

@@ -10,8 +10,8 @@ export interface ActionEvent {
   tenant: string;
   /** Entity name within the tenant. */
   entity: string;
-  /** The operation that was applied: `create`, `update` or `delete`. */
-  operation: Operation;
+  /** The operation that was applied: `create`, `update` or `delete`; or `erase`: the data subject named in `payload` (`{"subject", "subjectField", "fields"}`) was erased, and subscribers scrub those fields of that subject's records (`key` is the subject id, `version` 0). */
+  operation: ActionOperation;
   /** Key of the record within the entity. */
   key: string;
   /** Version of the record after the event. */
@@ -28,8 +28,8 @@ export interface ActionEvent {
   emittedAt: number;
 }
 
-/** What a delta does to its record. */
-export type Operation = 'create' | 'update' | 'delete';
+/** What happened to the record: a delta's operation, or `erase`. */
+export type ActionOperation = 'create' | 'update' | 'delete' | 'erase';
 
 /** A requested change to one record of one entity, as written to the `deltas` topic by the HTTP write path or by any Kafka producer. Message key: `<tenant>/<entity>/<key>`, so that every delta of one record lands on one partition and is applied in order. */
 export interface DeltaEnvelope {
@@ -58,6 +58,9 @@ export interface DeltaEnvelope {
   /** Set when an operator sent a refused delta through the pipeline again (`deltabroker rejections retry`, `POST /admin/rejections/retry`): the id of the refused delta this one retries. The retry carries the refused delta's tenant, entity, operation, key, payload, actor, origin, occurredAt and expectedVersion unchanged, and its id follows from the refused one's, so the same retry sent twice is applied once. Null for every other delta. */
   retryOf: null | string;
 }
+
+/** What a delta does to its record. */
+export type Operation = 'create' | 'update' | 'delete';
 
 /** Who asked for a change. */
 export interface Actor {
@@ -180,6 +183,22 @@ export interface SourceRecord {
   key: null | string;
 }
 
+/** A data subject was erased (crypto-shredding): its key is destroyed, so every ciphertext under `subject.<subject>` is unreadable. Published on `<tenant>.subjects.erased` (one partition); the table projector, the search projector and the action emitter consume it and replace the subject's personal fields by the marker `[erased]`. Holds no personal data. Message key: `<tenant>/<subject>`. */
+export interface SubjectErased {
+  /** Tenant whose data subject was erased. */
+  tenant: string;
+  /** The erased subject's id (an opaque pseudonym, never personal data by rule). */
+  subject: string;
+  /** User id of the caller who erased the subject. */
+  erasedBy: string;
+  /** Request-ID of the erasure request, when it came over HTTP. */
+  requestId: null | string;
+  /** When the erasure was recorded, in milliseconds since the Unix epoch (UTC). */
+  erasedAt: number;
+  /** Entities of the tenant with personal fields when the subject was erased: the ones consumers scrub. */
+  entities: string[];
+}
+
 /** The record types by schema name. */
 export interface RecordTypes {
   ActionEvent: ActionEvent;
@@ -187,4 +206,5 @@ export interface RecordTypes {
   DeltaOutcome: DeltaOutcome;
   EntityEvent: EntityEvent;
   Rejection: Rejection;
+  SubjectErased: SubjectErased;
 }

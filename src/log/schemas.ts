@@ -8,6 +8,7 @@ import type { RecordTypes } from './schema-types';
 
 export type {
   ActionEvent,
+  ActionOperation,
   Actor,
   DeltaEnvelope,
   DeltaOutcome,
@@ -17,10 +18,11 @@ export type {
   RecordTypes,
   Rejection,
   SourceRecord,
+  SubjectErased,
 } from './schema-types';
 export { schemasDir };
 
-export const RECORD_NAMES = ['DeltaEnvelope', 'EntityEvent', 'ActionEvent', 'Rejection', 'DeltaOutcome'] as const satisfies readonly (keyof RecordTypes)[];
+export const RECORD_NAMES = ['DeltaEnvelope', 'EntityEvent', 'ActionEvent', 'Rejection', 'DeltaOutcome', 'SubjectErased'] as const satisfies readonly (keyof RecordTypes)[];
 export type RecordName = (typeof RECORD_NAMES)[number];
 
 /** One record schema: its JSON definition (what the registry stores) and its avsc type. `T` is phantom. */

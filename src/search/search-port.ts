@@ -77,6 +77,11 @@ export interface SearchIndex {
   upsert(index: string, docs: readonly SearchDocument[]): Promise<void>;
   /** Removes documents by id; unknown ids are ignored. */
   delete(index: string, ids: readonly string[]): Promise<void>;
+  /**
+   * Replaces the string values of `fields` by `marker` in every document whose `match.field` equals
+   * `match.value`, keeping versions (a data subject's erasure). Answers how many documents changed.
+   */
+  maskFields(index: string, match: { field: string; value: string }, fields: readonly string[], marker: string): Promise<number>;
   /** Runs an Elasticsearch query DSL body against `index` (never another index, whatever the body says). */
   search(index: string, body: unknown, options?: SearchOptions): Promise<SearchResponse>;
   close(): Promise<void>;

@@ -31,6 +31,11 @@ export interface FieldSpec {
   required: boolean;
   /** `false`, or the encryption methods a value of this field must have been produced with. */
   sensitive: false | { methods: SensitiveMethod[] };
+  /**
+   * Personal data of the record's data subject: the value must be a ciphertext under that subject's key
+   * (`subject.<id>`), so erasing the subject makes it unreadable everywhere. Implies `sensitive` (AES).
+   */
+  personal?: true;
   description?: string;
 }
 
@@ -51,6 +56,8 @@ export interface EntityConfig {
   description?: string;
   key: string[];
   fields: Record<string, FieldSpec>;
+  /** The field whose value identifies the record's data subject (required when a field is `personal`). */
+  subject?: string;
   persistence: { topic: string; table: string; index: string };
   notifications: { methods: NotificationMethod[]; globalTopic: string; localTopicPrefix: string };
   roles: Record<string, RolePermissions>;
@@ -99,3 +106,15 @@ export const sensitiveFields = (config: EntityConfig): string[] =>
   Object.entries(config.fields)
     .filter(([, s]) => s.sensitive !== false)
     .map(([n]) => n);
+
+/** Names of the fields holding personal data of the record's data subject. */
+export const personalFields = (config: EntityConfig): string[] =>
+  Object.entries(config.fields)
+    .filter(([, s]) => s.personal === true)
+    .map(([n]) => n);
+
+/**
+ * What a personal field reads as once its data subject is erased, in tables, search documents and replays.
+ * It is no ciphertext, so nothing tries to decrypt it.
+ */
+export const ERASED_MARKER = '[erased]';

@@ -53,7 +53,8 @@ const expandField = (v: unknown): unknown => {
   if (v !== null && typeof v === 'object' && 'sensitive' in v) {
     const { sensitive, ...rest } = v as { sensitive: unknown };
     if (sensitive === false) return rest;
-    if (sensitive === true) return { ...rest, sensitive: { methods: ['aes', 'hsm'] } };
+    // A personal field is sealed under an AES subject key, so `sensitive: true` means AES there.
+    if (sensitive === true) return { ...rest, sensitive: { methods: 'personal' in rest && rest.personal === true ? ['aes'] : ['aes', 'hsm'] } };
   }
   return v;
 };
@@ -74,6 +75,7 @@ const fieldSpecInput = z.preprocess(
       sensitive: z
         .strictObject({ methods: z.array(z.enum(SENSITIVE_METHODS)).min(1) }, expected('true, false or {methods: [aes, hsm, …]}'))
         .optional(),
+      personal: z.boolean().optional(),
       description: z.string().optional(),
     },
     expected(`a field type (${FIELD_TYPES.join(', ')}) or {type, required, sensitive}`),
@@ -117,6 +119,7 @@ const entityConfigInput = z.strictObject({
   fields: z
     .record(z.string(), fieldSpecInput)
     .refine((f) => Object.keys(f).length > 0, 'at least one field is required'),
+  subject: fieldName.optional(),
   persistence: z
     .strictObject({
       topic: topicName.optional(),
@@ -171,6 +174,7 @@ function checkReferences(c: EntityConfigInput, ctx: z.RefinementCtx): void {
       ctx.addIssue({ code: 'custom', path: ['fields', name, 'sensitive'], message: `sensitive field "${name}" must be of type string (it holds a ciphertext)` });
     }
   }
+  checkPersonal(c, ctx, known);
   for (const [role, r] of Object.entries(c.roles)) {
     for (const which of ['write', 'read'] as const) {
       const set = r[which];
@@ -186,6 +190,29 @@ function checkReferences(c: EntityConfigInput, ctx: z.RefinementCtx): void {
     ctx.addIssue({ code: 'custom', path: ['notifications'], message: 'notification methods repeat' });
   }
   checkNamespace(c, ctx);
+}
+
+/** Personal fields need a subject field, are strings under AES subject keys, and are never keys. */
+function checkPersonal(c: EntityConfigInput, ctx: z.RefinementCtx, known: Set<string>): void {
+  const personal = Object.entries(c.fields).filter(([, s]) => s.personal === true);
+  if (c.subject !== undefined) {
+    const s = known.has(c.subject) ? c.fields[c.subject] : undefined;
+    if (s === undefined) ctx.addIssue({ code: 'custom', path: ['subject'], message: `subject field "${c.subject}" is not declared under fields` });
+    else if (s.type !== 'string') ctx.addIssue({ code: 'custom', path: ['subject'], message: `subject field "${c.subject}" must be of type string (a subject id)` });
+    else if (s.sensitive !== undefined || s.personal === true) {
+      ctx.addIssue({ code: 'custom', path: ['subject'], message: `subject field "${c.subject}" may not be sensitive or personal (it names the subject's key, in clear)` });
+    }
+  } else if (personal.length > 0) {
+    ctx.addIssue({ code: 'custom', path: ['subject'], message: `personal fields (${personal.map(([n]) => n).join(', ')}) need a subject field naming the data subject` });
+  }
+  for (const [name, s] of personal) {
+    if (c.key.includes(name)) ctx.addIssue({ code: 'custom', path: ['fields', name, 'personal'], message: `key field "${name}" may not be personal (record keys are never erased)` });
+    if (s.type !== 'string') ctx.addIssue({ code: 'custom', path: ['fields', name, 'personal'], message: `personal field "${name}" must be of type string (it holds a ciphertext)` });
+    const methods = s.sensitive?.methods ?? [];
+    if (methods.some((m) => !m.startsWith('aes'))) {
+      ctx.addIssue({ code: 'custom', path: ['fields', name, 'sensitive', 'methods'], message: `personal field "${name}" is sealed under an AES subject key: only aes methods` });
+    }
+  }
 }
 
 /** A configuration names objects only inside its tenant's namespace (see physical-names.ts). */
@@ -208,8 +235,10 @@ function checkNamespace(c: EntityConfigInput, ctx: z.RefinementCtx): void {
 }
 
 function normaliseField(spec: z.output<typeof fieldSpecInput>): FieldSpec {
-  const sensitive = spec.sensitive === undefined ? false : { methods: [...new Set(spec.sensitive.methods)] };
+  const methods = spec.sensitive?.methods ?? (spec.personal === true ? ['aes' as const] : undefined);
+  const sensitive = methods === undefined ? false : { methods: [...new Set(methods)] };
   const out: FieldSpec = { type: spec.type, required: spec.required, sensitive };
+  if (spec.personal === true) out.personal = true;
   if (spec.description !== undefined) out.description = spec.description;
   return out;
 }
@@ -246,6 +275,7 @@ function normalise(c: EntityConfigInput): EntityConfig {
     ...(c.description !== undefined ? { description: c.description } : {}),
     key,
     fields,
+    ...(c.subject !== undefined ? { subject: c.subject } : {}),
     persistence: {
       topic: c.persistence.topic ?? defaults.topic,
       table: c.persistence.table ?? defaults.table,

@@ -46,6 +46,9 @@ export const maxIndexNameLength = (tenant: string): number => MAX_IDENTIFIER_LEN
 /** Every topic of a tenant starts with this. */
 export const tenantTopicPrefix = (tenant: string): string => `${tenant}.`;
 
+/** The tenant's topic of SubjectErased records (one partition, kept forever like the persistence topics). */
+export const subjectErasureTopic = (tenant: string): string => `${tenantTopicPrefix(tenant)}subjects.erased`;
+
 /** The names a configuration gets when it names none (local names for table and index, full topic names). */
 export function defaultNames(tenant: string, entity: string) {
   const base = `${tenant}.${entity}`;

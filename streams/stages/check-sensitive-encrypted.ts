@@ -3,12 +3,13 @@ import { NONCE_BYTES, TAG_BYTES } from '../../src/crypto/aes-gcm';
 import { DeltabrokerError, isDeltabrokerError } from '../../src/errors';
 import { acceptsMethod } from '../../src/tenant';
 import { required, STAGES } from '../context';
+import { checkPersonalFields } from './personal-fields';
 import { stage } from './stage-operator';
 
 /**
  * Stage 7: every sensitive field present is a ciphertext this service produced (its self-describing format,
  * a method the field accepts, a body long enough for nonce and tag). A plaintext is refused; its value is
- * never repeated in the refusal.
+ * never repeated in the refusal. Personal fields must also be sealed under their record's subject key.
  */
 export const checkSensitiveEncrypted = () =>
   stage(STAGES.encryption, (ctx) => {
@@ -34,5 +35,6 @@ export const checkSensitiveEncrypted = () =>
       if (bodyLength < NONCE_BYTES + TAG_BYTES) refuse('encrypted', 'the ciphertext is truncated');
       if (!acceptsMethod(spec, method)) refuse('encryption-method', `method ${method} is not accepted (${spec.sensitive.methods.join(', ')})`);
     }
+    checkPersonalFields(ctx);
     return ctx;
   });

@@ -16,6 +16,7 @@ const DispatchBody = z.strictObject({
     encoding: z.string().optional(),
     sessionId: z.string().min(1).max(64).optional(),
     keyAlias: z.string().min(1).max(64).optional(),
+    subject: z.string().min(1).max(64).optional(),
   }),
   payload: z.string().optional(),
 });
@@ -49,6 +50,7 @@ async function handleDispatch(request: FastifyRequest, reply: FastifyReply, cryp
         payload: required(body.payload, 'payload'),
         ...(dispatch.sessionId !== undefined && { sessionId: dispatch.sessionId }),
         ...(dispatch.keyAlias !== undefined && { keyAlias: dispatch.keyAlias }),
+        ...(dispatch.subject !== undefined && { subject: dispatch.subject }),
       });
       return reply.send(result);
     }
@@ -70,7 +72,7 @@ function required<T>(value: T | undefined, field: string): T {
 
 /** Decrypt and rewrap read the key from the ciphertext itself; a key selector would be ignored, so refuse it. */
 function noKeySelectors(dispatch: Dispatch['dispatch']): void {
-  for (const field of ['sessionId', 'keyAlias'] as const) {
+  for (const field of ['sessionId', 'keyAlias', 'subject'] as const) {
     if (dispatch[field] !== undefined) {
       throw new DeltabrokerError('DB_VALIDATION', `dispatch.${field} is not used by ${dispatch.operation}: the ciphertext names its key`, {
         field: `dispatch.${field}`,

@@ -138,6 +138,26 @@ export function createElasticsearchSearchIndex(client: Client, options: Elastics
       await bulk(batches(ids).map((batch) => batch.map((id) => ({ delete: { _index: target, _id: id } }))), 404);
     },
 
+    async maskFields(index, match, fields, marker) {
+      const definition = await definitionOf(index);
+      try {
+        const response = await client.updateByQuery({
+          index: physical(definition.name),
+          refresh: true,
+          conflicts: 'proceed',
+          query: { term: { [match.field]: match.value } },
+          script: {
+            lang: 'painless',
+            source: 'for (f in params.fields) { if (ctx._source[f] instanceof String) { ctx._source[f] = params.marker } }',
+            params: { fields: [...fields], marker },
+          },
+        });
+        return response.updated ?? 0;
+      } catch (error) {
+        throw fromElasticsearchError(error);
+      }
+    },
+
     async search(index, body, searchOptions = {}) {
       const definition = await definitionOf(index);
       const guarded = guardSearch(body, definition, searchOptions.readableFields);

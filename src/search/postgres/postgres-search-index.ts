@@ -93,6 +93,17 @@ export function createPostgresSearchIndex(sql: SqlClient, options: PostgresSearc
 
     upsert: (index, docs) => upsert(index, docs, undefined),
     delete: (index, ids) => remove(index, ids, sql),
+    async maskFields(index, match, fields, marker) {
+      const definition = await definitionOf(index);
+      // Only string values are masked; null and absent fields stay as they are. Names and values are parameters.
+      const result = await sql.query(
+        `update ${tableOf(schema, definition.name)} set source = source || (
+           select coalesce(jsonb_object_agg(f, to_jsonb($4::text)), '{}'::jsonb) from unnest($3::text[]) as f where jsonb_typeof(source -> f) = 'string')
+         where source ->> $1 = $2 and exists (select 1 from unnest($3::text[]) as f where jsonb_typeof(source -> f) = 'string' and source ->> f <> $4)`,
+        [match.field, match.value, [...fields], marker],
+      );
+      return result.rowCount;
+    },
     writeIn: (tx) => ({ upsert: (index, docs) => upsert(index, docs, tx), delete: (index, ids) => remove(index, ids, tx) }),
 
     async search(index, body, searchOptions = {}) {

@@ -3,6 +3,7 @@ import { pipelineState } from './002-pipeline-state';
 import { projectionCheckpoints } from './003-projection-checkpoints';
 import { tenantScopedDeltas } from './004-tenant-scoped-deltas';
 import { physicalNameClaims } from './005-physical-name-claims';
+import { subjectErasures } from './006-subject-erasures';
 
 /** A versioned schema change. Statements run in order inside one transaction. */
 export interface Migration {
@@ -11,4 +12,4 @@ export interface Migration {
   statements: readonly string[];
 }
 
-export const MIGRATIONS: readonly Migration[] = [keyring, pipelineState, projectionCheckpoints, tenantScopedDeltas, physicalNameClaims];
+export const MIGRATIONS: readonly Migration[] = [keyring, pipelineState, projectionCheckpoints, tenantScopedDeltas, physicalNameClaims, subjectErasures];
