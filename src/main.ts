@@ -22,10 +22,20 @@ import { registerRejectionRoutes } from './http/routes/rejections';
 import { RejectionService, StoreVerdicts } from './broker/rejections';
 import { OutcomeWaiter } from './broker/outcome-waiter';
 import { WriteService } from './broker/write-service';
-import { startEmbeddedKafka } from './embedded/kafka';
+import { reservedResourcesAuthorizer, startEmbeddedKafka } from './embedded/kafka';
 import { startEmbeddedRegistry } from './embedded/registry';
 import { loadSchemas, type DeltaOutcome, type WriteLog } from './log';
-import { openKafkaLogAdmin, openKafkaWriteLog } from './log/kafka';
+import { type KafkaSasl, openKafkaLogAdmin, openKafkaWriteLog, type RegistryAuth } from './log/kafka';
+import type { EngineCredentials } from './embedded/credentials';
+import {
+  embeddedKafkaCredentials,
+  embeddedRegistryCredentials,
+  isLoopback,
+  runningKafkaCredentials,
+  runningRegistryCredentials,
+  usersOf,
+} from './embedded/engine-credentials';
+import { ServiceResources } from '../streams/service-resources';
 import { countProjected, countRejections, countVerdict, instrumentHttp, pipelineBacklog, ServiceMetrics, serviceLagSource, timeEncryption } from './observability';
 import { DeltaStatusService } from './broker/delta-status';
 import { registerMetricsRoute } from './http/routes/metrics';
@@ -79,31 +89,79 @@ type Closers = (() => Promise<void>)[];
  */
 export type Opener = 'service' | 'tool';
 
+/** How the service reaches the write log: brokers, registry, and its identity on both. */
+export interface WriteLogAccess {
+  log: WriteLog;
+  brokers: string[];
+  registryUrl: string;
+  /** The service's SASL identity on the brokers (undefined: anonymous, a configured cluster without SASL). */
+  sasl: KafkaSasl | undefined;
+  registryAuth: RegistryAuth | undefined;
+  /** The topics, subjects and groups that are the service's own; learn() entity configurations into it. */
+  resources: ServiceResources;
+}
+
 /** The write log: a Kafka cluster and schema registry when configured, else the embedded ones. */
-export async function openWriteLog(config: Config, logger: Logger, closers: Closers, opener: Opener = 'service'): Promise<{ log: WriteLog; brokers: string[]; registryUrl: string }> {
+export async function openWriteLog(config: Config, logger: Logger, closers: Closers, opener: Opener = 'service'): Promise<WriteLogAccess> {
   const running = opener === 'tool' ? readRunning(config.dataDir) : undefined;
   // A tool beside a running service uses its engines; started ones listen on free ports so they never clash.
   const port = (configured: number): number => (opener === 'tool' ? 0 : configured);
+  const resources = new ServiceResources();
   let brokers = config.kafka.brokers ?? running?.brokers;
+  let sasl = config.kafka.brokers ? configuredSasl(config) : running && serviceSasl(runningKafkaCredentials(config.dataDir));
   if (!brokers) {
+    const credentials = embeddedKafkaCredentials(config.dataDir);
     const kafka = await startEmbeddedKafka({
       dataDir: path.join(config.dataDir, 'kafka'),
+      host: config.kafka.host,
       port: port(config.kafka.port),
       defaultPartitions: config.kafka.numPartitions,
+      saslUsers: usersOf(credentials),
+      saslRequired: config.kafka.saslRequired ?? (config.mode === 'production' || !isLoopback(config.kafka.host)),
+      authorizer: reservedResourcesAuthorizer({
+        owner: credentials.service.username,
+        reservedTopic: (topic) => resources.kindOf(topic) !== undefined,
+        openForProduce: (topic) => resources.kindOf(topic) === 'deltas',
+        undeletable: (topic) => resources.kindOf(topic) === 'persistence',
+        reservedGroup: resources.isServiceGroup,
+      }),
+      maxConnections: config.kafka.maxConnections,
+      maxConnectionsPerIp: config.kafka.maxConnectionsPerIp,
+      connectionsMaxIdleMs: config.kafka.connectionsMaxIdleMs,
       logger,
     });
     closers.push(() => kafka.stop());
     brokers = kafka.brokers;
+    sasl = serviceSasl(credentials);
   }
   let registryUrl = config.registry.url ?? running?.registryUrl;
+  let registryAuth = config.registry.url ? configuredRegistryAuth(config) : running && runningRegistryCredentials(config.dataDir)?.service;
   if (!registryUrl) {
-    const registry = await startEmbeddedRegistry({ dataDir: path.join(config.dataDir, 'registry'), port: port(config.registry.port), logger });
+    const credentials = embeddedRegistryCredentials(config.dataDir);
+    const access = { users: usersOf(credentials), owner: credentials.service.username, ownedSubject: (subject: string) => resources.kindOfSubject(subject) !== undefined };
+    const registry = await startEmbeddedRegistry({ dataDir: path.join(config.dataDir, 'registry'), port: port(config.registry.port), logger, access });
     closers.push(() => registry.stop());
     registryUrl = registry.url;
+    registryAuth = credentials.service;
   }
-  const log = await openKafkaWriteLog({ brokers, registryUrl, logger, clientId: `deltabroker-${opener}-${config.datacenter}` });
+  const log = await openKafkaWriteLog({ brokers, registryUrl, sasl, registryAuth, logger, clientId: `deltabroker-${opener}-${config.datacenter}` });
   closers.push(() => log.close());
-  return { log, brokers, registryUrl };
+  return { log, brokers, registryUrl, sasl, registryAuth, resources };
+}
+
+const serviceSasl = (credentials: EngineCredentials | undefined): KafkaSasl | undefined =>
+  credentials && { mechanism: 'scram-sha-256', username: credentials.service.username, password: credentials.service.password };
+
+function configuredSasl(config: Config): KafkaSasl | undefined {
+  const { saslUsername: username, saslPassword: password, saslMechanism: mechanism } = config.kafka;
+  return username !== undefined && password !== undefined ? { mechanism, username, password } : undefined;
+}
+
+function configuredRegistryAuth(config: Config): RegistryAuth | undefined {
+  const basic = config.registry.basicAuth;
+  if (basic === undefined) return undefined;
+  const colon = basic.indexOf(':');
+  return { username: basic.slice(0, colon), password: basic.slice(colon + 1) };
 }
 
 /** The search index: Elasticsearch when configured, else the Postgres adapter on the relational store. */
@@ -198,13 +256,14 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
       }),
     );
 
-    const { log, brokers, registryUrl } = await openWriteLog(config, logger, closers);
+    const { log, brokers, registryUrl, sasl, resources } = await openWriteLog(config, logger, closers);
     const schemas = loadSchemas();
     const configured = openEntityConfigSource(config, logger);
     await moveLegacyProjections({ sql, entities: configured, logger, ...(!config.search.elasticsearchUrl && { searchSchema: DEFAULT_SEARCH_SCHEMA }) });
     // Every component looks configurations up here, so all refuse one whose names another owns.
     const entities = new ClaimingEntityConfigSource(configured, { sql, datacenter: config.datacenter, logger });
-    const logAdmin = await openKafkaLogAdmin({ brokers, logger, clientId: `deltabroker-${config.datacenter}-admin` });
+    resources.learn(await entities.list(), config.datacenter);
+    const logAdmin = await openKafkaLogAdmin({ brokers, sasl, logger, clientId: `deltabroker-${config.datacenter}-admin` });
     closers.push(() => logAdmin.close());
     const metrics = new ServiceMetrics({
       lag: serviceLagSource({ admin: logAdmin, entities, sql, datacenter: config.datacenter }),

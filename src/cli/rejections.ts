@@ -17,7 +17,7 @@ import { openPgSqlClient } from '../store/pg-sql-client';
 import { RecordStateStore } from '../../streams/record-state-store';
 import { PIPELINE_TOPICS } from '../../streams/topics';
 import { positiveInt } from './arguments';
-import { cliBrokers, cliRegistryUrl, withClusterAdmin } from './cluster';
+import { cliBrokers, cliSasl, cliRegistryUrl, withClusterAdmin } from './cluster';
 import { renderTable } from './output';
 import { serviceDatabaseUrl } from './psql';
 
@@ -36,7 +36,7 @@ async function withRejections<T>(config: Config, work: (service: RejectionServic
     await probeRegistry(config);
     const closers: (() => Promise<void>)[] = [];
     try {
-      const log = await openKafkaWriteLog({ brokers: cliBrokers(config), registryUrl: cliRegistryUrl(config), logger, clientId: 'deltabroker-cli' });
+      const log = await openKafkaWriteLog({ brokers: cliBrokers(config), sasl: cliSasl(config), registryUrl: cliRegistryUrl(config), logger, clientId: 'deltabroker-cli' });
       closers.push(() => log.close());
       const schemas = loadSchemas();
       let verdicts;

@@ -3,6 +3,8 @@ import { type EmbeddedKafkaOptions, resolveOptions } from './options';
 import { KafkaServer } from './server/server';
 
 export type { EmbeddedKafkaOptions, FsyncPolicy } from './options';
+export { ALLOW_ALL, ANONYMOUS, type Authorizer, type KafkaPrincipal } from './security/authorizer';
+export { reservedResourcesAuthorizer, type ReservedResources } from './security/reserved-resources';
 
 export interface EmbeddedKafka {
   /** The bound address. */

@@ -5,3 +5,4 @@ export { createTopics, ensureTopics } from './topics';
 export { frame, unframe, MAGIC_BYTE, HEADER_SIZE, type Unframed } from './wire';
 export { ValueCodec, type Decoded } from './value-codec';
 export { KafkaLogAdmin, openKafkaLogAdmin, type KafkaLogAdminOptions } from './log-admin';
+export { saslConfig, type KafkaSasl, type RegistryAuth } from './client-security';

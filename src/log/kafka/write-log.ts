@@ -13,12 +13,17 @@ import { Publisher, topicNameStrategy, type SubjectStrategy } from './publisher'
 import { replay } from './replay';
 import { subscribe } from './subscriber';
 import { createTopics } from './topics';
+import { type KafkaSasl, type RegistryAuth, saslConfig } from './client-security';
 import { ValueCodec, type ValueCodecOptions } from './value-codec';
 
 export interface KafkaWriteLogOptions {
   readonly brokers: readonly string[];
   /** Base URL of the schema registry, e.g. `http://127.0.0.1:8081`. */
   readonly registryUrl: string;
+  /** SASL identity on the brokers; anonymous without it. */
+  readonly sasl?: KafkaSasl;
+  /** HTTP basic credentials for the registry's mutations; anonymous without them. */
+  readonly registryAuth?: RegistryAuth;
   readonly clientId?: string;
   readonly logger?: Logger;
   /** Topic for Rejection records of undecodable values (default `rejections`). */
@@ -63,6 +68,7 @@ export class KafkaWriteLog implements WriteLog {
       clientId: o.clientId ?? 'deltabroker',
       brokers: [...o.brokers],
       connectionTimeout: o.connectionTimeout ?? 3000,
+      ...saslConfig(o.sasl),
       logLevel: logLevel.INFO,
       logCreator: kafkajsLogCreator(logger),
     });
@@ -80,7 +86,7 @@ export class KafkaWriteLog implements WriteLog {
       await producer.disconnect().catch(() => undefined);
       throw e;
     }
-    const codec = new ValueCodec({ registryUrl: o.registryUrl, ...(o.compatibility ? { compatibility: o.compatibility } : {}) });
+    const codec = new ValueCodec({ registryUrl: o.registryUrl, ...(o.registryAuth && { auth: o.registryAuth }), ...(o.compatibility ? { compatibility: o.compatibility } : {}) });
     const subjectFor = o.subjectFor ?? topicNameStrategy;
     const publisher = new Publisher(producer, admin, codec, subjectFor);
     return new KafkaWriteLog(kafka, producer, admin, codec, publisher, logger, o.rejectionsTopic ?? DEFAULT_REJECTIONS_TOPIC, o.fetchMaxWaitMs ?? 500, subjectFor);
