@@ -2,6 +2,8 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { loadDevIssuer, type DevIssuer } from './auth/dev-issuer';
 import { createJwtVerifier } from './auth/jwt-verifier';
+import { createActorProofVerifier } from './auth/actor-proof';
+import { DELTA_SEAL_PURPOSE, DeltaSeal } from './auth/delta-seal';
 import { cacheVerifiedTokens } from './auth/verified-token-cache';
 import type { Config } from './config';
 import { EncryptionService } from './crypto/encryption-service';
@@ -241,7 +243,9 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     closers.push(() => sql.close());
     const hsm = await openConfiguredHsm(config, logger);
     if (hsm) closers.push(() => hsm.close());
-    const keyring = new Keyring(sql, openMasterKey(config), hsm, { rotateAfterEncryptions: config.crypto.rotateAfterEncryptions, logger });
+    const masterKey = openMasterKey(config);
+    const seal = new DeltaSeal(masterKey.deriveKey(DELTA_SEAL_PURPOSE));
+    const keyring = new Keyring(sql, masterKey, hsm, { rotateAfterEncryptions: config.crypto.rotateAfterEncryptions, logger });
     closers.push(() => keyring.close());
     const aliases = new KeyAliases(sql, hsm);
     const sessions = new SessionStore(sql, keyring, { ttlSeconds: config.crypto.sessionTtlSeconds, maxUses: config.crypto.sessionMaxUses });
@@ -282,7 +286,8 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
       countVerdict(metrics, outcome);
       waiter.deliver(outcome);
     };
-    const processor = await startDeltaProcessor({ log, schemas, entities, states, logger, onVerdict, recorded });
+    const actors = createActorProofVerifier({ seal, tokens: verifier });
+    const processor = await startDeltaProcessor({ log, schemas, entities, states, actors, logger, onVerdict, recorded });
     closers.push(() => processor.stop());
     const emitters = await startActionEmitters({ log, schemas, entities, datacenter: config.datacenter, logger });
     closers.push(async () => void (await Promise.all(emitters.map((e) => e.stop()))));
@@ -295,8 +300,8 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     const rejectionCounter = await countRejections(log, schemas, metrics);
     closers.push(() => rejectionCounter.stop());
     const queries = new QueryService({ sql, entities, search, tables, index, consistencyTimeoutMs: config.reads.consistencyTimeoutMs });
-    const writes = new WriteService({ log, schemas, entities, states, waiter, datacenter: config.datacenter, timeoutMs: config.writes.timeoutMs });
-    const rejections = new RejectionService({ log, schemas, verdicts: new StoreVerdicts(states), entities });
+    const writes = new WriteService({ log, schemas, entities, states, waiter, datacenter: config.datacenter, timeoutMs: config.writes.timeoutMs, seal });
+    const rejections = new RejectionService({ log, schemas, verdicts: new StoreVerdicts(states), entities, seal });
 
     const http = buildHttpApp({ logger, verifier, bodyLimitBytes: config.http.bodyLimitBytes });
     instrumentHttp(http, metrics);

@@ -77,8 +77,12 @@ async function processBatch(options: DeltaProcessorOptions, createdTopics: Set<s
       decisions.push(earlier ? { kind: 'repeat', delta, of: earlier } : { kind: 'known', delta, outcome: known as DeltaOutcomeRow });
       continue;
     }
-    const ctx: DeltaContext = { delta, source: { topic: record.topic, partition: record.partition, offset: record.offset } };
-    const verdict = await decide({ entities: options.entities, states: view }, ctx);
+    const ctx: DeltaContext = {
+      delta,
+      source: { topic: record.topic, partition: record.partition, offset: record.offset },
+      record: { headers: record.headers, timestamp: record.timestamp },
+    };
+    const verdict = await decide({ entities: options.entities, states: view, actors: options.actors }, ctx);
     const decision = verdict.accepted ? accept(view, verdict.ctx) : refuse(verdict.ctx, verdict.refusal);
     decided.set(deltaKey(delta.tenant, delta.id), decision);
     decisions.push(decision);
@@ -102,7 +106,8 @@ function accept(view: BatchStateView, ctx: DeltaContext): Extract<Decision, { ki
     key: delta.key,
     version,
     payload: doc === null ? null : JSON.stringify(doc),
-    actor: delta.actor,
+    // The proven actor: the token's roles, never the ones the envelope claims. Record headers (the token) stop here.
+    actor: ctx.actor ?? delta.actor,
     origin: delta.origin,
     occurredAt: delta.occurredAt,
     recordedAt: Date.now(),

@@ -1,6 +1,7 @@
 import { catchError, lastValueFrom, map, of, type Observable } from 'rxjs';
 import { DeltabrokerError, isDeltabrokerError } from '../src/errors';
 import type { EntityConfigSource } from '../src/tenant';
+import type { ActorProofVerifier } from './actor-proof';
 import type { DeltaContext } from './context';
 import type { RecordStateReader } from './record-state-store';
 import { checkPermission } from './stages/check-permission';
@@ -16,6 +17,7 @@ export type Verdict = { accepted: true; ctx: DeltaContext } | { accepted: false;
 export interface PipelineDependencies {
   entities: EntityConfigSource;
   states: RecordStateReader;
+  actors: ActorProofVerifier;
 }
 
 /**
@@ -28,7 +30,7 @@ export function decide(deps: PipelineDependencies, ctx: DeltaContext): Promise<V
     validateDelta(),
     ensureRecordKey(deps.states),
     locatePersistenceTopic(),
-    checkPermission(),
+    checkPermission(deps.actors),
     filterPermittedFields(),
     checkSensitiveEncrypted(),
     map((accepted): Verdict => ({ accepted: true, ctx: accepted })),

@@ -12,7 +12,8 @@ import { DeltabrokerError } from '../errors';
 import { loadSchemas } from '../log';
 import { openKafkaWriteLog } from '../log/kafka';
 import { createLogger } from '../logger';
-import { openEntityConfigSource } from '../main';
+import { openEntityConfigSource, openMasterKey } from '../main';
+import { DELTA_SEAL_PURPOSE, DeltaSeal } from '../auth/delta-seal';
 import { openPgSqlClient } from '../store/pg-sql-client';
 import { RecordStateStore } from '../../streams/record-state-store';
 import { PIPELINE_TOPICS } from '../../streams/topics';
@@ -49,7 +50,7 @@ async function withRejections<T>(config: Config, work: (service: RejectionServic
       } else {
         verdicts = new OutcomeTopicVerdicts(log, schemas);
       }
-      return await work(new RejectionService({ log, schemas, verdicts, entities: openEntityConfigSource(config, logger) }));
+      return await work(new RejectionService({ log, schemas, verdicts, entities: openEntityConfigSource(config, logger), seal: new DeltaSeal(openMasterKey(config).deriveKey(DELTA_SEAL_PURPOSE)) }));
     } finally {
       for (const close of closers.reverse()) await close().catch((e: unknown) => logger.warn({ err: e }, 'closing failed'));
     }
