@@ -27,6 +27,7 @@ import { WriteService } from './broker/write-service';
 import { reservedResourcesAuthorizer, startEmbeddedKafka } from './embedded/kafka';
 import { startEmbeddedRegistry } from './embedded/registry';
 import { loadSchemas, type DeltaOutcome, type WriteLog } from './log';
+import { registryAcceptsCheck } from './log/registry-readiness';
 import { type KafkaSasl, openKafkaLogAdmin, openKafkaWriteLog, type RegistryAuth } from './log/kafka';
 import type { EngineCredentials } from './embedded/credentials';
 import {
@@ -260,7 +261,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
       }),
     );
 
-    const { log, brokers, registryUrl, sasl, resources } = await openWriteLog(config, logger, closers);
+    const { log, brokers, registryUrl, sasl, registryAuth, resources } = await openWriteLog(config, logger, closers);
     const schemas = loadSchemas();
     const configured = openEntityConfigSource(config, logger);
     await moveLegacyProjections({ sql, entities: configured, logger, ...(!config.search.elasticsearchUrl && { searchSchema: DEFAULT_SEARCH_SCHEMA }) });
@@ -308,6 +309,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     const checks: ReadinessCheck[] = [{ name: 'postgres', check: async () => void (await sql.query('select 1')) }];
     if (hsm) checks.push({ name: 'hsm', check: () => hsm.ping() });
     checks.push({ name: 'write-log', check: async () => void (await log.topicOffsets('deltas')) });
+    checks.push({ name: 'registry', check: registryAcceptsCheck({ registryUrl, subject: 'deltas-value', schema: schemas.DeltaEnvelope, ...(registryAuth && { auth: registryAuth }) }) });
     registerHealthRoutes(http, checks);
     registerDispatchRoute(http, crypto);
     registerKeyRoutes(http, keyring);
