@@ -33,6 +33,19 @@ const ConfigSchema = z.object({
   kafka: z
     .object({
       port: port.default(9092),
+      /** Bind address of the embedded broker. Beyond loopback, SASL is required of every client. */
+      host: z.string().default('127.0.0.1'),
+      /** Require SASL of every client of the embedded broker, also on loopback (always on in production mode). */
+      saslRequired: flag.optional(),
+      /** Open connections the embedded broker accepts, in total and from one address (`max.connections[.per.ip]`). */
+      maxConnections: z.coerce.number().int().min(1).default(1000),
+      maxConnectionsPerIp: z.coerce.number().int().min(1).default(500),
+      /** A connection without traffic for this long is closed (`connections.max.idle.ms`). */
+      connectionsMaxIdleMs: z.coerce.number().int().min(1000).default(600_000),
+      /** SASL credentials the service uses on a configured Kafka cluster (SCRAM-SHA-256 unless a mechanism is named). */
+      saslUsername: z.string().min(1).optional(),
+      saslPassword: z.string().min(1).optional(),
+      saslMechanism: z.enum(['plain', 'scram-sha-256', 'scram-sha-512']).default('scram-sha-256'),
       /** Partitions of topics the embedded broker creates without a count (Kafka's `num.partitions`). */
       numPartitions: z.coerce.number().int().min(1).max(10_000).default(3),
       /** Bootstrap brokers of a Kafka cluster. Absent: the embedded broker on `port`. */
@@ -47,6 +60,8 @@ const ConfigSchema = z.object({
       port: port.default(8081),
       /** A Confluent Schema Registry. Absent: the embedded registry on `port`. */
       url: z.string().url().optional(),
+      /** HTTP basic credentials (`user:password`) the service uses on a configured registry. */
+      basicAuth: z.string().regex(/^[^:]+:.+$/).optional(),
     })
     .prefault({}),
   entities: z
@@ -134,7 +149,16 @@ const ENV_KEYS: Record<string, string[]> = {
   DELTABROKER_DATACENTER: ['datacenter'],
   DELTABROKER_KAFKA_PORT: ['kafka', 'port'],
   DELTABROKER_KAFKA_NUM_PARTITIONS: ['kafka', 'numPartitions'],
+  DELTABROKER_KAFKA_HOST: ['kafka', 'host'],
+  DELTABROKER_KAFKA_SASL_REQUIRED: ['kafka', 'saslRequired'],
+  DELTABROKER_KAFKA_MAX_CONNECTIONS: ['kafka', 'maxConnections'],
+  DELTABROKER_KAFKA_MAX_CONNECTIONS_PER_IP: ['kafka', 'maxConnectionsPerIp'],
+  DELTABROKER_KAFKA_CONNECTIONS_MAX_IDLE_MS: ['kafka', 'connectionsMaxIdleMs'],
+  DELTABROKER_KAFKA_SASL_USERNAME: ['kafka', 'saslUsername'],
+  DELTABROKER_KAFKA_SASL_PASSWORD: ['kafka', 'saslPassword'],
+  DELTABROKER_KAFKA_SASL_MECHANISM: ['kafka', 'saslMechanism'],
   DELTABROKER_REGISTRY_PORT: ['registry', 'port'],
+  DELTABROKER_SCHEMA_REGISTRY_BASIC_AUTH: ['registry', 'basicAuth'],
   DELTABROKER_KAFKA_BROKERS: ['kafka', 'brokers'],
   DELTABROKER_SCHEMA_REGISTRY_URL: ['registry', 'url'],
   DELTABROKER_ENTITIES_DIR: ['entities', 'directory'],

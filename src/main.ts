@@ -2,6 +2,8 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { loadDevIssuer, type DevIssuer } from './auth/dev-issuer';
 import { createJwtVerifier } from './auth/jwt-verifier';
+import { createActorProofVerifier } from './auth/actor-proof';
+import { DELTA_SEAL_PURPOSE, DeltaSeal } from './auth/delta-seal';
 import { cacheVerifiedTokens } from './auth/verified-token-cache';
 import type { Config } from './config';
 import { EncryptionService } from './crypto/encryption-service';
@@ -25,11 +27,22 @@ import { SubjectService } from './broker/subjects/subject-service';
 import { RejectionService, StoreVerdicts } from './broker/rejections';
 import { OutcomeWaiter } from './broker/outcome-waiter';
 import { WriteService } from './broker/write-service';
-import { startEmbeddedKafka, type EmbeddedKafka } from './embedded/kafka';
+import { reservedResourcesAuthorizer, startEmbeddedKafka, type EmbeddedKafka } from './embedded/kafka';
 import { openInProcessWriteLog } from './log/in-process';
 import { startEmbeddedRegistry } from './embedded/registry';
 import { loadSchemas, type DeltaOutcome, type WriteLog } from './log';
-import { openKafkaLogAdmin, openKafkaWriteLog } from './log/kafka';
+import { registryAcceptsCheck } from './log/registry-readiness';
+import { type KafkaSasl, openKafkaLogAdmin, openKafkaWriteLog, type RegistryAuth } from './log/kafka';
+import type { EngineCredentials } from './embedded/credentials';
+import {
+  embeddedKafkaCredentials,
+  embeddedRegistryCredentials,
+  isLoopback,
+  runningKafkaCredentials,
+  runningRegistryCredentials,
+  usersOf,
+} from './embedded/engine-credentials';
+import { ServiceResources } from '../streams/service-resources';
 import { countProjected, countRejections, countVerdict, instrumentHttp, pipelineBacklog, ServiceMetrics, serviceLagSource, timeEncryption } from './observability';
 import { DeltaStatusService } from './broker/delta-status';
 import { registerMetricsRoute } from './http/routes/metrics';
@@ -84,38 +97,88 @@ type Closers = (() => Promise<void>)[];
  */
 export type Opener = 'service' | 'tool';
 
+/** How the service reaches the write log: brokers, registry, and its identity on both. */
+export interface WriteLogAccess {
+  log: WriteLog;
+  brokers: string[];
+  registryUrl: string;
+  /** The service's SASL identity on the brokers (undefined: anonymous, a configured cluster without SASL). */
+  sasl: KafkaSasl | undefined;
+  registryAuth: RegistryAuth | undefined;
+  /** The topics, subjects and groups that are the service's own; learn() entity configurations into it. */
+  resources: ServiceResources;
+}
+
 /**
  * The write log: a Kafka cluster and schema registry when configured, else the embedded ones. When the broker is
  * the one this process started, the service reaches it in-process (same partition logs, groups and fsync policy,
  * no Kafka client over loopback); everything else (a cluster, or a running service's broker) goes through kafkajs.
  */
-export async function openWriteLog(config: Config, logger: Logger, closers: Closers, opener: Opener = 'service'): Promise<{ log: WriteLog; brokers: string[]; registryUrl: string }> {
+export async function openWriteLog(config: Config, logger: Logger, closers: Closers, opener: Opener = 'service'): Promise<WriteLogAccess> {
   const running = opener === 'tool' ? readRunning(config.dataDir) : undefined;
   // A tool beside a running service uses its engines; started ones listen on free ports so they never clash.
   const port = (configured: number): number => (opener === 'tool' ? 0 : configured);
+  const resources = new ServiceResources();
   let brokers = config.kafka.brokers ?? running?.brokers;
   let embedded: EmbeddedKafka | undefined;
+  let sasl = config.kafka.brokers ? configuredSasl(config) : running && serviceSasl(runningKafkaCredentials(config.dataDir));
   if (!brokers) {
+    const credentials = embeddedKafkaCredentials(config.dataDir);
     const kafka = await startEmbeddedKafka({
       dataDir: path.join(config.dataDir, 'kafka'),
+      host: config.kafka.host,
       port: port(config.kafka.port),
       defaultPartitions: config.kafka.numPartitions,
+      saslUsers: usersOf(credentials),
+      saslRequired: config.kafka.saslRequired ?? (config.mode === 'production' || !isLoopback(config.kafka.host)),
+      authorizer: reservedResourcesAuthorizer({
+        owner: credentials.service.username,
+        reservedTopic: (topic) => resources.kindOf(topic) !== undefined,
+        openForProduce: (topic) => resources.kindOf(topic) === 'deltas',
+        undeletable: (topic) => resources.kindOf(topic) === 'persistence',
+        reservedGroup: resources.isServiceGroup,
+      }),
+      maxConnections: config.kafka.maxConnections,
+      maxConnectionsPerIp: config.kafka.maxConnectionsPerIp,
+      connectionsMaxIdleMs: config.kafka.connectionsMaxIdleMs,
       logger,
     });
     closers.push(() => kafka.stop());
     brokers = kafka.brokers;
     embedded = kafka;
+    sasl = serviceSasl(credentials);
   }
   let registryUrl = config.registry.url ?? running?.registryUrl;
+  let registryAuth = config.registry.url ? configuredRegistryAuth(config) : running && runningRegistryCredentials(config.dataDir)?.service;
   if (!registryUrl) {
-    const registry = await startEmbeddedRegistry({ dataDir: path.join(config.dataDir, 'registry'), port: port(config.registry.port), logger });
+    const credentials = embeddedRegistryCredentials(config.dataDir);
+    const access = { users: usersOf(credentials), owner: credentials.service.username, ownedSubject: (subject: string) => resources.kindOfSubject(subject) !== undefined };
+    const registry = await startEmbeddedRegistry({ dataDir: path.join(config.dataDir, 'registry'), port: port(config.registry.port), logger, access });
     closers.push(() => registry.stop());
     registryUrl = registry.url;
+    registryAuth = credentials.service;
   }
   const clientId = `deltabroker-${opener}-${config.datacenter}`;
-  const log = embedded ? await openInProcessWriteLog({ broker: embedded.parts, registryUrl, logger, clientId }) : await openKafkaWriteLog({ brokers, registryUrl, logger, clientId });
+  const log = embedded
+    ? await openInProcessWriteLog({ broker: embedded.parts, registryUrl, registryAuth, logger, clientId })
+    : await openKafkaWriteLog({ brokers, registryUrl, sasl, registryAuth, logger, clientId });
   closers.push(() => log.close());
-  return { log, brokers, registryUrl };
+  return { log, brokers, registryUrl, sasl, registryAuth, resources };
+}
+
+const serviceSasl = (credentials: EngineCredentials | undefined): KafkaSasl | undefined =>
+  credentials && { mechanism: 'scram-sha-256', username: credentials.service.username, password: credentials.service.password };
+
+function configuredSasl(config: Config): KafkaSasl | undefined {
+  const { saslUsername: username, saslPassword: password, saslMechanism: mechanism } = config.kafka;
+  return username !== undefined && password !== undefined ? { mechanism, username, password } : undefined;
+}
+
+function configuredRegistryAuth(config: Config): RegistryAuth | undefined {
+  const basic = config.registry.basicAuth;
+  if (basic === undefined) return undefined;
+  const colon = basic.indexOf(':');
+  return { username: basic.slice(0, colon), password: basic.slice(colon + 1) };
 }
 
 /** The search index: Elasticsearch when configured, else the Postgres adapter on the relational store. */
@@ -195,7 +258,9 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     closers.push(() => sql.close());
     const hsm = await openConfiguredHsm(config, logger);
     if (hsm) closers.push(() => hsm.close());
-    const keyring = new Keyring(sql, openMasterKey(config), hsm, { rotateAfterEncryptions: config.crypto.rotateAfterEncryptions, logger });
+    const masterKey = openMasterKey(config);
+    const seal = new DeltaSeal(masterKey.deriveKey(DELTA_SEAL_PURPOSE));
+    const keyring = new Keyring(sql, masterKey, hsm, { rotateAfterEncryptions: config.crypto.rotateAfterEncryptions, logger });
     closers.push(() => keyring.close());
     const aliases = new KeyAliases(sql, hsm);
     const sessions = new SessionStore(sql, keyring, { ttlSeconds: config.crypto.sessionTtlSeconds, maxUses: config.crypto.sessionMaxUses });
@@ -211,13 +276,14 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
       }),
     );
 
-    const { log, brokers, registryUrl } = await openWriteLog(config, logger, closers);
+    const { log, brokers, registryUrl, sasl, registryAuth, resources } = await openWriteLog(config, logger, closers);
     const schemas = loadSchemas();
     const configured = openEntityConfigSource(config, logger);
     await moveLegacyProjections({ sql, entities: configured, logger, ...(!config.search.elasticsearchUrl && { searchSchema: DEFAULT_SEARCH_SCHEMA }) });
     // Every component looks configurations up here, so all refuse one whose names another owns.
     const entities = new ClaimingEntityConfigSource(configured, { sql, datacenter: config.datacenter, logger });
-    const logAdmin = await openKafkaLogAdmin({ brokers, logger, clientId: `deltabroker-${config.datacenter}-admin` });
+    resources.learn(await entities.list(), config.datacenter);
+    const logAdmin = await openKafkaLogAdmin({ brokers, sasl, logger, clientId: `deltabroker-${config.datacenter}-admin` });
     closers.push(() => logAdmin.close());
     const metrics = new ServiceMetrics({
       lag: serviceLagSource({ admin: logAdmin, entities, sql, datacenter: config.datacenter }),
@@ -236,7 +302,8 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
       countVerdict(metrics, outcome);
       waiter.deliver(outcome);
     };
-    const processor = await startDeltaProcessor({ log, schemas, entities, states, logger, onVerdict, recorded });
+    const actors = createActorProofVerifier({ seal, tokens: verifier });
+    const processor = await startDeltaProcessor({ log, schemas, entities, states, actors, logger, onVerdict, recorded });
     closers.push(() => processor.stop());
     const emitters = await startActionEmitters({ log, schemas, entities, datacenter: config.datacenter, logger });
     closers.push(async () => void (await Promise.all(emitters.map((e) => e.stop()))));
@@ -251,14 +318,15 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     const rejectionCounter = await countRejections(log, schemas, metrics);
     closers.push(() => rejectionCounter.stop());
     const queries = new QueryService({ sql, entities, search, tables, index, consistencyTimeoutMs: config.reads.consistencyTimeoutMs });
-    const writes = new WriteService({ log, schemas, entities, states, waiter, datacenter: config.datacenter, timeoutMs: config.writes.timeoutMs });
-    const rejections = new RejectionService({ log, schemas, verdicts: new StoreVerdicts(states), entities });
+    const writes = new WriteService({ log, schemas, entities, states, waiter, datacenter: config.datacenter, timeoutMs: config.writes.timeoutMs, seal });
+    const rejections = new RejectionService({ log, schemas, verdicts: new StoreVerdicts(states), entities, seal });
 
     const http = buildHttpApp({ logger, verifier, bodyLimitBytes: config.http.bodyLimitBytes });
     instrumentHttp(http, metrics);
     const checks: ReadinessCheck[] = [{ name: 'postgres', check: async () => void (await sql.query('select 1')) }];
     if (hsm) checks.push({ name: 'hsm', check: () => hsm.ping() });
     checks.push({ name: 'write-log', check: async () => void (await log.topicOffsets('deltas')) });
+    checks.push({ name: 'registry', check: registryAcceptsCheck({ registryUrl, subject: 'deltas-value', schema: schemas.DeltaEnvelope, ...(registryAuth && { auth: registryAuth }) }) });
     registerHealthRoutes(http, checks);
     registerDispatchRoute(http, crypto);
     registerKeyRoutes(http, keyring);

@@ -1,4 +1,4 @@
-import type { DeltaEnvelope } from '../src/log';
+import type { Actor, DeltaEnvelope } from '../src/log';
 import type { EntityConfig } from '../src/tenant';
 import type { RecordState } from './record-state-store';
 
@@ -16,6 +16,10 @@ export interface DeltaSource {
 export interface DeltaContext {
   readonly delta: DeltaEnvelope;
   readonly source: DeltaSource | undefined;
+  /** The record's headers and timestamp: where a Kafka producer's proof of its actor travels. */
+  readonly record?: { readonly headers: Readonly<Record<string, string>>; readonly timestamp: number };
+  /** Stage 5: the actor as proven (the token's subject and roles, or the service's sealed envelope). */
+  actor?: Actor;
   /** Stage 1. */
   config?: EntityConfig;
   /** Stage 2: the payload object (empty for a delete without payload). */

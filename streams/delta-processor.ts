@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { filter, from, map } from 'rxjs';
+import { filter, from } from 'rxjs';
 import type { DeltabrokerError } from '../src/errors';
 import type { Logger } from '../src/logger';
 import type { DeltaEnvelope, DeltaOutcome, EntityEvent, RecordBatch, RecordSchemas, Rejection, Subscription, WriteLog } from '../src/log';
 import type { EntityConfigSource } from '../src/tenant';
 import type { DeltaContext } from './context';
 import type { RecordedOffsets } from './recorded-offsets';
+import type { ActorProofVerifier } from './actor-proof';
+import { BatchActors } from './batch-actors';
 import { BatchConfigs } from './batch-configs';
 import { BatchStateView } from './batch-state-view';
 import { stages } from './pipeline';
@@ -15,6 +17,8 @@ import { deltaKey, eventIdOf } from './delta-ids';
 
 export interface DeltaProcessorOptions {
   entities: EntityConfigSource;
+  /** Stage 5's proof of each delta's actor. */
+  actors: ActorProofVerifier;
   log: WriteLog;
   schemas: RecordSchemas;
   states: RecordStateStore;
@@ -104,13 +108,20 @@ async function processBatch(options: DeltaProcessorOptions, createdTopics: Set<s
     decisions.push(earlier ? { kind: 'repeat', delta, of: earlier } : { kind: 'known', delta, outcome: known as DeltaOutcomeRow });
     return true;
   };
+  const ctxs = batch.records.map(
+    (record): DeltaContext => ({
+      delta: record.value,
+      source: { topic: record.topic, partition: record.partition, offset: record.offset },
+      record: { headers: record.headers, timestamp: record.timestamp },
+    }),
+  );
+  const actors = await BatchActors.prove(options.actors, ctxs);
   let failure: { error: unknown } | undefined;
   // Every operator is synchronous: this runs the whole batch, in order, before subscribe returns.
-  from(batch.records)
+  from(ctxs)
     .pipe(
-      filter((record) => !seenBefore(record.value)),
-      map((record): DeltaContext => ({ delta: record.value, source: { topic: record.topic, partition: record.partition, offset: record.offset } })),
-      stages({ configs, states: view }),
+      filter((ctx) => !seenBefore(ctx.delta)),
+      stages({ configs, states: view, actors }),
     )
     .subscribe({
       next: (verdict) => {
@@ -140,7 +151,8 @@ function accept(view: BatchStateView, ctx: DeltaContext): Extract<Decision, { ki
     key: delta.key,
     version,
     payload: doc === null ? null : JSON.stringify(doc),
-    actor: delta.actor,
+    // The proven actor: the token's roles, never the ones the envelope claims. Record headers (the token) stop here.
+    actor: ctx.actor ?? delta.actor,
     origin: delta.origin,
     occurredAt: delta.occurredAt,
     recordedAt: Date.now(),

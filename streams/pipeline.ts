@@ -1,6 +1,7 @@
 import { map, type OperatorFunction } from 'rxjs';
 import type { DeltabrokerError } from '../src/errors';
 import type { BatchConfigs } from './batch-configs';
+import type { BatchActors } from './batch-actors';
 import type { DeltaContext } from './context';
 import type { LoadedStates } from './record-state-store';
 import { checkPermission } from './stages/check-permission';
@@ -18,6 +19,7 @@ export type Verdict = { accepted: true; ctx: DeltaContext } | { accepted: false;
 export interface PipelineDependencies {
   configs: BatchConfigs;
   states: LoadedStates;
+  actors: BatchActors;
 }
 
 /**
@@ -34,7 +36,7 @@ export function stages(deps: PipelineDependencies): OperatorFunction<DeltaContex
       validateDelta(),
       ensureRecordKey(deps.states),
       locatePersistenceTopic(),
-      checkPermission(),
+      checkPermission(deps.actors),
       filterPermittedFields(),
       checkSensitiveEncrypted(),
       map((c): Verdict => (c.refusal ? { accepted: false, ctx: c.ctx, refusal: c.refusal } : { accepted: true, ctx: c.ctx })),

@@ -27,12 +27,12 @@ export async function createJwtVerifier(options: JwtVerifierOptions): Promise<To
     new DeltabrokerError('DB_UNAUTHENTICATED', message, { field: 'Authorization', rule: 'bearer-jwt', stage: 'auth' }, { cause });
 
   return {
-    async verify(token: string): Promise<Principal> {
+    async verify(token: string, at?: Date): Promise<Principal> {
       let payload: JWTPayload | undefined;
       let lastError: unknown;
       for (const key of keys) {
         try {
-          const verifyOptions = { issuer: options.issuer, audience: options.audience, clockTolerance: CLOCK_TOLERANCE_SECONDS, requiredClaims: ['exp', 'sub'] };
+          const verifyOptions = { issuer: options.issuer, audience: options.audience, clockTolerance: CLOCK_TOLERANCE_SECONDS, requiredClaims: ['exp', 'sub'], ...(at && { currentDate: at }) };
           const result = typeof key === 'function' ? await jwtVerify(token, key, verifyOptions) : await jwtVerify(token, key, verifyOptions);
           payload = result.payload;
           break;

@@ -7,5 +7,6 @@ export interface Principal {
 
 /** Verifies a bearer token and returns its principal; throws DB_UNAUTHENTICATED otherwise. */
 export interface TokenVerifier {
-  verify(token: string): Promise<Principal>;
+  /** `at`: judge `exp` and `nbf` at this moment instead of now (a delta's token, at the delta's record timestamp). */
+  verify(token: string, at?: Date): Promise<Principal>;
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { DELTA_SEAL_HEADER, type DeltaSeal } from '../auth/delta-seal';
 import type { Principal } from '../auth/principal';
 import { DeltabrokerError, ERROR_CATALOGUE, type ErrorCode } from '../errors';
 import type { DeltaEnvelope, DeltaOutcome, PublishedRecord, RecordSchemas, WriteLog } from '../log';
@@ -35,6 +36,8 @@ export interface WriteServiceOptions {
   waiter: OutcomeWaiter;
   datacenter: string;
   timeoutMs: number;
+  /** Marks the deltas published here as the service's own (their caller's token was verified): stage 5 trusts them. */
+  seal: DeltaSeal;
 }
 
 /**
@@ -93,7 +96,7 @@ export class WriteService {
         key: recordMessageKey(delta.tenant, delta.entity, key),
         value: delta,
         schema: this.o.schemas.DeltaEnvelope,
-        headers: { 'request-id': command.requestId, 'delta-id': deltaId },
+        headers: { 'request-id': command.requestId, 'delta-id': deltaId, [DELTA_SEAL_HEADER]: this.o.seal.seal(delta) },
       });
     } catch (cause) {
       this.o.waiter.cancel(principal.tenant, deltaId);

@@ -12,12 +12,13 @@ import { DeltabrokerError } from '../errors';
 import { loadSchemas } from '../log';
 import { openKafkaWriteLog } from '../log/kafka';
 import { createLogger } from '../logger';
-import { openEntityConfigSource } from '../main';
+import { openEntityConfigSource, openMasterKey } from '../main';
+import { DELTA_SEAL_PURPOSE, DeltaSeal } from '../auth/delta-seal';
 import { openPgSqlClient } from '../store/pg-sql-client';
 import { RecordStateStore } from '../../streams/record-state-store';
 import { PIPELINE_TOPICS } from '../../streams/topics';
 import { positiveInt } from './arguments';
-import { cliBrokers, cliRegistryUrl, withClusterAdmin } from './cluster';
+import { cliBrokers, cliSasl, cliRegistryUrl, withClusterAdmin } from './cluster';
 import { renderTable } from './output';
 import { serviceDatabaseUrl } from './psql';
 
@@ -36,7 +37,7 @@ async function withRejections<T>(config: Config, work: (service: RejectionServic
     await probeRegistry(config);
     const closers: (() => Promise<void>)[] = [];
     try {
-      const log = await openKafkaWriteLog({ brokers: cliBrokers(config), registryUrl: cliRegistryUrl(config), logger, clientId: 'deltabroker-cli' });
+      const log = await openKafkaWriteLog({ brokers: cliBrokers(config), sasl: cliSasl(config), registryUrl: cliRegistryUrl(config), logger, clientId: 'deltabroker-cli' });
       closers.push(() => log.close());
       const schemas = loadSchemas();
       let verdicts;
@@ -49,7 +50,7 @@ async function withRejections<T>(config: Config, work: (service: RejectionServic
       } else {
         verdicts = new OutcomeTopicVerdicts(log, schemas);
       }
-      return await work(new RejectionService({ log, schemas, verdicts, entities: openEntityConfigSource(config, logger) }));
+      return await work(new RejectionService({ log, schemas, verdicts, entities: openEntityConfigSource(config, logger), seal: new DeltaSeal(openMasterKey(config).deriveKey(DELTA_SEAL_PURPOSE)) }));
     } finally {
       for (const close of closers.reverse()) await close().catch((e: unknown) => logger.warn({ err: e }, 'closing failed'));
     }

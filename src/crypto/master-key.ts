@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { hkdfSync } from 'node:crypto';
 import path from 'node:path';
 import { DeltabrokerError } from '../errors';
 import { KEY_BYTES, openAesGcm, randomKey, sealAesGcm } from './aes-gcm';
@@ -41,6 +42,11 @@ export class MasterKey {
 
   unwrap(wrapped: Buffer, context: string): Buffer {
     return openAesGcm(this.#key, wrapped, Buffer.from(context, 'utf8'));
+  }
+
+  /** A key for another purpose (HKDF-SHA-256 with `purpose` as info): instances sharing the master key share it. */
+  deriveKey(purpose: string): Buffer {
+    return Buffer.from(hkdfSync('sha256', this.#key, Buffer.alloc(0), Buffer.from(purpose, 'utf8'), KEY_BYTES));
   }
 
   /** Keeps the key out of logs and JSON even if someone logs the object. */

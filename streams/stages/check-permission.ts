@@ -1,10 +1,16 @@
 import { assertMayPerform } from '../../src/tenant';
+import type { BatchActors } from '../batch-actors';
 import { required, STAGES } from '../context';
 import { stage } from './stage-operator';
 
-/** Stage 5: some role of the actor may do this operation on this entity. */
-export const checkPermission = () =>
+/**
+ * Stage 5: the actor is proven (the service's seal, or the caller's JWT in the record; verified for the batch
+ * beforehand), and some role of the proven actor may do this operation on this entity. Roles a delta merely
+ * claims count for nothing.
+ */
+export const checkPermission = (actors: BatchActors) =>
   stage(STAGES.permission, (ctx) => {
-    assertMayPerform(required(ctx, 'config'), ctx.delta.actor.roles, ctx.delta.operation);
-    return ctx;
+    const actor = actors.of(ctx);
+    assertMayPerform(required(ctx, 'config'), actor.roles, ctx.delta.operation);
+    return { ...ctx, actor };
   });

@@ -43,8 +43,12 @@ describe('deltas from any Kafka producer', () => {
     retryOf: null,
     ...over,
   });
-  const send = async (d: DeltaEnvelope) =>
-    producer.send({ topic: 'deltas', messages: [{ key: `${d.tenant}/${d.entity}/${d.key}`, value: await registry.encode(schemaId, d) }] });
+  /** A delta with its actor's proof: the caller's JWT in the `authorization` header (or `proof: null` for none). */
+  const send = async (d: DeltaEnvelope, proof?: string | null) => {
+    const token = proof === undefined ? await t.token(['writer'], { sub: d.actor.user, tenant: d.tenant }) : proof;
+    const headers = token === null ? undefined : { authorization: `Bearer ${token}` };
+    return producer.send({ topic: 'deltas', messages: [{ key: `${d.tenant}/${d.entity}/${d.key}`, value: await registry.encode(schemaId, d), ...(headers && { headers }) }] });
+  };
   const outcomes = () => readTopic(t.service.log, 'deltabroker.outcomes', schemas.DeltaOutcome);
   const outcomeOf = async (id: string): Promise<DeltaOutcome> =>
     (await eventually(outcomes, (all) => all.some((o) => o.value.deltaId === id))).find((o) => o.value.deltaId === id)?.value as DeltaOutcome;
@@ -87,5 +91,49 @@ describe('deltas from any Kafka producer', () => {
     expect((await outcomeOf(after.id)).status).toBe('accepted');
     const rejections = (await readTopic(t.service.log, 'rejections', schemas.Rejection)).map((r) => r.value);
     expect(rejections.some((r) => r.stage === 'decode' && r.source?.topic === 'deltas')).toBe(true);
+  });
+
+  test('a delta without proof of its actor is refused at stage 5 with the reason on rejections, and nothing is written', async () => {
+    const d = delta({ key: 'kp-6', actor: { user: 'mallory', roles: ['admin'] } });
+    await send(d, null);
+    expect(await outcomeOf(d.id)).toMatchObject({ status: 'refused', stage: 'permission', code: 'DB_UNAUTHENTICATED' });
+    const rejections = (await readTopic(t.service.log, 'rejections', schemas.Rejection)).map((r) => r.value);
+    expect(rejections.find((r) => r.deltaId === d.id)).toMatchObject({ stage: 'permission', reason: 'DB_UNAUTHENTICATED' });
+    const events = await readTopic(t.service.log, 'acme.merchant_account.events', schemas.EntityEvent);
+    expect(events.some((e) => e.value.deltaId === d.id)).toBe(false);
+  });
+
+  test("claimed roles count for nothing: the token's roles decide, and the event carries them", async () => {
+    const reader = delta({ key: 'kp-7', actor: { user: 'bob', roles: ['admin'] } });
+    await send(reader, await t.token(['reader'], { sub: 'bob' }));
+    expect(await outcomeOf(reader.id)).toMatchObject({ status: 'refused', stage: 'permission', code: 'DB_FORBIDDEN' });
+    const writer = delta({ key: 'kp-8', actor: { user: 'carol', roles: ['admin'] } });
+    await send(writer, await t.token(['writer'], { sub: 'carol' }));
+    expect(await outcomeOf(writer.id)).toMatchObject({ status: 'accepted' });
+    const events = await readTopic(t.service.log, 'acme.merchant_account.events', schemas.EntityEvent);
+    const event = events.find((e) => e.value.deltaId === writer.id)!;
+    expect(event.value.actor).toEqual({ user: 'carol', roles: ['writer'] });
+    expect(Object.keys(event.headers)).not.toContain('authorization');
+  });
+
+  test("a token of another user or tenant, or one expired at the record's time, does not prove the actor", async () => {
+    const otherUser = delta({ key: 'kp-9', actor: { user: 'dave', roles: ['writer'] } });
+    await send(otherUser, await t.token(['writer'], { sub: 'eve' }));
+    const otherTenant = delta({ key: 'kp-10', actor: { user: 'dave', roles: ['writer'] } });
+    await send(otherTenant, await t.token(['writer'], { sub: 'dave', tenant: 'globex' }));
+    const expired = delta({ key: 'kp-11', actor: { user: 'dave', roles: ['writer'] } });
+    const shortLived = await t.token(['writer'], { sub: 'dave', ttlSeconds: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 7000)); // beyond the verifier's 5 s clock tolerance
+    await send(expired, shortLived);
+    expect(await outcomeOf(otherUser.id)).toMatchObject({ status: 'refused', stage: 'permission', code: 'DB_UNAUTHENTICATED' });
+    expect(await outcomeOf(otherTenant.id)).toMatchObject({ status: 'refused', stage: 'permission', code: 'DB_FORBIDDEN' });
+    expect(await outcomeOf(expired.id)).toMatchObject({ status: 'refused', stage: 'permission', code: 'DB_UNAUTHENTICATED' });
+  }, 30_000);
+
+  test('a client cannot produce a forged event to the persistence topic', async () => {
+    const forger = new Kafka({ clientId: 'forger', brokers: t.service.brokers, logLevel: logLevel.NOTHING, retry: { retries: 0 } }).producer();
+    await forger.connect();
+    await expect(forger.send({ topic: 'acme.merchant_account.events', messages: [{ value: 'forged version 99' }] })).rejects.toMatchObject({ type: 'TOPIC_AUTHORIZATION_FAILED' });
+    await forger.disconnect();
   });
 });

@@ -1,18 +1,18 @@
 import type { RecordSchema, WriteLog } from '../../src/log';
 
 /** Every record of a topic, from the beginning to its current end, decoded with the given schema. */
-export async function readTopic<T>(log: WriteLog, topic: string, schema: RecordSchema<T>): Promise<{ value: T; partition: number; offset: string }[]> {
+export async function readTopic<T>(log: WriteLog, topic: string, schema: RecordSchema<T>): Promise<{ value: T; partition: number; offset: string; headers: Readonly<Record<string, string>> }[]> {
   try {
     await log.topicOffsets(topic);
   } catch {
     return [];
   }
-  const out: { value: T; partition: number; offset: string }[] = [];
+  const out: { value: T; partition: number; offset: string; headers: Readonly<Record<string, string>> }[] = [];
   await log.replay<T>({
     topic,
     readerSchema: schema,
     handleBatch: async (batch) => {
-      for (const r of batch.records) out.push({ value: r.value, partition: r.partition, offset: r.offset });
+      for (const r of batch.records) out.push({ value: r.value, partition: r.partition, offset: r.offset, headers: r.headers });
     },
   });
   return out;

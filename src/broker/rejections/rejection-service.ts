@@ -6,6 +6,7 @@
  * pipeline: a retry is an ordinary delta with a new id and `retryOf`, and the pipeline's idempotency on delta
  * ids keeps a retry sent twice from being applied twice.
  */
+import { DELTA_SEAL_HEADER, type DeltaSeal } from '../../auth/delta-seal';
 import { DeltabrokerError } from '../../errors';
 import type { DeltaEnvelope, OutgoingRecord, RecordSchemas, Rejection, WriteLog } from '../../log';
 import type { EntityConfigSource } from '../../tenant';
@@ -23,6 +24,8 @@ export interface RejectionServiceOptions {
   readonly schemas: RecordSchemas;
   readonly verdicts: VerdictLookup;
   readonly entities: EntityConfigSource;
+  /** Seals retries: an operator of the tenant, authenticated, sends the refused delta again with its actor. */
+  readonly seal: DeltaSeal;
   /** How often waiting for retries' verdicts looks again (default 250 ms). */
   readonly pollMs?: number;
 }
@@ -200,7 +203,7 @@ export class RejectionService {
       key: recordMessageKey(value.tenant, value.entity, value.key),
       value,
       schema: this.o.schemas.DeltaEnvelope,
-      headers: { 'delta-id': value.id, 'request-id': requestId, 'retry-of': retry.retryOf },
+      headers: { 'delta-id': value.id, 'request-id': requestId, 'retry-of': retry.retryOf, [DELTA_SEAL_HEADER]: this.o.seal.seal(value) },
     };
   }
 

@@ -8,6 +8,8 @@ import type { ResolvedOptions } from './options';
 import { ErrorCode } from './protocol/errors';
 import { lockDataDir } from '../../system/data-dir-lock';
 import { writeFileDurable } from './storage/fs-util';
+import { SaslUsers } from './security/sasl';
+import type { Authorizer, KafkaPrincipal } from './security/authorizer';
 import { LogManager, type Topic, isValidTopicName } from './storage/log-manager';
 
 /** Producer ids are reserved on disk in blocks, so ids never repeat across restarts. */
@@ -28,6 +30,9 @@ export class BrokerContext {
   readonly logs: LogManager;
   readonly groups: GroupCoordinator;
   readonly clusterId: string;
+  /** Who may authenticate; undefined when SASL is off. */
+  readonly saslUsers: SaslUsers | undefined;
+  readonly authorizer: Authorizer;
   /** The bound port, set once listening. */
   boundPort: number;
   private nextProducerId: number;
@@ -38,6 +43,8 @@ export class BrokerContext {
   constructor(readonly options: ResolvedOptions) {
     this.logger = options.logger;
     this.boundPort = options.port;
+    this.saslUsers = options.saslUsers ? new SaslUsers(options.saslUsers) : undefined;
+    this.authorizer = options.authorizer;
     fs.mkdirSync(options.dataDir, { recursive: true });
     this.unlock = lockDataDir(options.dataDir, 'broker', 'the embedded Kafka broker');
     try {
@@ -114,11 +121,13 @@ export class BrokerContext {
    * The topic for a Metadata request, auto-creating it when allowed. Returns the error code when it
    * neither exists nor may be created.
    */
-  topicForMetadata(name: string, allowCreate: boolean): Topic | number {
+  topicForMetadata(name: string, allowCreate: boolean, principal: KafkaPrincipal): Topic | number {
     const existing = this.logs.topic(name);
     if (existing) return existing;
     if (!isValidTopicName(name)) return ErrorCode.INVALID_TOPIC_EXCEPTION;
     if (!allowCreate || !this.options.autoCreateTopics) return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+    const verdict = this.authorizer.topic(principal, 'create', name);
+    if (verdict.errorCode !== ErrorCode.NONE) return verdict.errorCode;
     return this.logs.createTopic(name, this.options.defaultPartitions);
   }
 

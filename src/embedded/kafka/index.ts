@@ -5,6 +5,8 @@ import { KafkaServer } from './server/server';
 import type { LogManager } from './storage/log-manager';
 
 export type { EmbeddedKafkaOptions, FsyncPolicy } from './options';
+export { ALLOW_ALL, ANONYMOUS, type Authorizer, type KafkaPrincipal } from './security/authorizer';
+export { reservedResourcesAuthorizer, type ReservedResources } from './security/reserved-resources';
 
 export interface EmbeddedKafka {
   /** The bound address. */

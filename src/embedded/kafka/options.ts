@@ -2,6 +2,7 @@ import type { Logger } from '../../logger';
 import { silentLogger } from '../../logger';
 import { DEFAULT_LOG_CONFIG, type LogConfig, TIMESTAMP_TYPES, type TimestampType } from './storage/log-config';
 import type { FsyncPolicy } from './storage/log-manager';
+import { ALLOW_ALL, type Authorizer } from './security/authorizer';
 
 export type { FsyncPolicy };
 
@@ -47,6 +48,18 @@ export interface EmbeddedKafkaOptions {
   groupInitialRebalanceDelayMs?: number;
   /** Broker node id reported in Metadata. Default 1. */
   nodeId?: number;
+  /** SASL users (name → password) for PLAIN and SCRAM-SHA-256. Without them SaslHandshake offers no mechanism. */
+  saslUsers?: Readonly<Record<string, string>>;
+  /** Refuse every request but ApiVersions and SASL's own until the connection authenticates. Default false. */
+  saslRequired?: boolean;
+  /** Who may write to which topic and group. Default: everyone may do everything. */
+  authorizer?: Authorizer;
+  /** Most open connections (`max.connections`); one beyond is closed at once. Default 1000. */
+  maxConnections?: number;
+  /** Most open connections from one address (`max.connections.per.ip`). Default 500. */
+  maxConnectionsPerIp?: number;
+  /** A connection with no traffic for this long is closed (`connections.max.idle.ms`). Default 10 min. */
+  connectionsMaxIdleMs?: number;
 }
 
 export interface ResolvedOptions {
@@ -67,6 +80,12 @@ export interface ResolvedOptions {
   groupMaxSessionTimeoutMs: number;
   groupInitialRebalanceDelayMs: number;
   nodeId: number;
+  saslUsers: Readonly<Record<string, string>> | undefined;
+  saslRequired: boolean;
+  authorizer: Authorizer;
+  maxConnections: number;
+  maxConnectionsPerIp: number;
+  connectionsMaxIdleMs: number;
 }
 
 const FSYNC_POLICIES: readonly FsyncPolicy[] = ['always', 'interval', 'never'];
@@ -78,6 +97,11 @@ export function resolveOptions(o: EmbeddedKafkaOptions): ResolvedOptions {
   const messageTimestampType = o.messageTimestampType ?? DEFAULT_LOG_CONFIG.messageTimestampType;
   if (!TIMESTAMP_TYPES.includes(messageTimestampType)) throw new Error(`embedded kafka: messageTimestampType must be one of ${TIMESTAMP_TYPES.join(', ')}`);
   const defaultPartitions = o.defaultPartitions ?? 3;
+  if (o.saslRequired && !o.saslUsers) throw new Error('embedded kafka: saslRequired needs saslUsers');
+  const positive = (name: string, value: number): number => {
+    if (!Number.isInteger(value) || value < 1) throw new Error(`embedded kafka: ${name} must be a positive integer`);
+    return value;
+  };
   if (!Number.isInteger(defaultPartitions) || defaultPartitions < 1) throw new Error('embedded kafka: defaultPartitions must be ≥ 1');
   return {
     dataDir: o.dataDir,
@@ -104,5 +128,11 @@ export function resolveOptions(o: EmbeddedKafkaOptions): ResolvedOptions {
     groupMaxSessionTimeoutMs: o.groupMaxSessionTimeoutMs ?? 30 * 60 * 1000,
     groupInitialRebalanceDelayMs: o.groupInitialRebalanceDelayMs ?? 0,
     nodeId: o.nodeId ?? 1,
+    saslUsers: o.saslUsers,
+    saslRequired: o.saslRequired ?? false,
+    authorizer: o.authorizer ?? ALLOW_ALL,
+    maxConnections: positive('maxConnections', o.maxConnections ?? 1000),
+    maxConnectionsPerIp: positive('maxConnectionsPerIp', o.maxConnectionsPerIp ?? 500),
+    connectionsMaxIdleMs: positive('connectionsMaxIdleMs', o.connectionsMaxIdleMs ?? 10 * 60_000),
   };
 }

@@ -57,6 +57,8 @@ export const registryErrors = {
       'Invalid compatibility level. Valid values are none, backward, forward, full, backward_transitive, forward_transitive, and full_transitive',
     ),
   badRequest: (message: string) => new RegistryError(400, 400, message),
+  unauthorized: () => new RegistryError(401, 401, 'Unauthorized: this operation needs HTTP basic credentials'),
+  forbidden: (what: string) => new RegistryError(403, 40301, `User is denied operation on ${what}`),
   routeNotFound: () => new RegistryError(404, 404, 'HTTP 404 Not Found'),
   storeFailed: (message: string) => new RegistryError(500, 50001, `Error in the backend data store - ${message}`),
   internal: (message: string) => new RegistryError(500, 50001, message),

@@ -6,7 +6,10 @@ import fastify from 'fastify';
 import type { Logger } from '../../logger';
 import { Journal } from './journal';
 import { registerRoutes } from './routes';
+import { guardMutations, type RegistryAccess } from './access';
 import { RegistryService } from './service';
+
+export type { RegistryAccess } from './access';
 
 export interface EmbeddedRegistryOptions {
   /** Directory of the journal file (`schemas.jsonl`); created when missing. */
@@ -16,6 +19,8 @@ export interface EmbeddedRegistryOptions {
   /** Interface to listen on; 127.0.0.1 by default. */
   readonly host?: string;
   readonly logger?: Logger;
+  /** Credentials for mutations and the subjects only their owner changes. Without it every request is allowed. */
+  readonly access?: RegistryAccess;
 }
 
 export interface EmbeddedRegistry {
@@ -42,6 +47,7 @@ export async function startEmbeddedRegistry(o: EmbeddedRegistryOptions): Promise
       log.debug({ method: req.method, url: req.url, status: reply.statusCode }, 'schema registry request');
     });
   }
+  if (o.access) guardMutations(app, service, o.access);
   registerRoutes(app, service);
 
   const host = o.host ?? '127.0.0.1';

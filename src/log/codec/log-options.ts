@@ -15,4 +15,6 @@ export interface WriteLogOptions {
   readonly subjectFor?: SubjectStrategy;
   /** Compatibility level given to a subject when this client registers its first schema (default BACKWARD). */
   readonly compatibility?: ValueCodecOptions['compatibility'];
+  /** HTTP basic credentials for the registry's mutations; anonymous without them. */
+  readonly registryAuth?: ValueCodecOptions['auth'];
 }

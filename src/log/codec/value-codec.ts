@@ -18,6 +18,8 @@ type WriterLookup = { readonly ok: true; readonly type: avro.Type } | { readonly
 
 export interface ValueCodecOptions {
   readonly registryUrl: string;
+  /** HTTP basic credentials for the registry. */
+  readonly auth?: { username: string; password: string };
   /** Compatibility level set on a subject when this client registers its first schema (default BACKWARD). */
   readonly compatibility?: keyof typeof COMPATIBILITY;
 }
@@ -32,7 +34,7 @@ export class ValueCodec {
   private readonly compatibility: COMPATIBILITY;
 
   constructor(o: ValueCodecOptions) {
-    this.registry = new SchemaRegistry({ host: o.registryUrl, clientId: 'deltabroker' });
+    this.registry = new SchemaRegistry({ host: o.registryUrl, clientId: 'deltabroker', ...(o.auth && { auth: o.auth }) });
     this.compatibility = COMPATIBILITY[o.compatibility ?? 'BACKWARD'];
   }
 

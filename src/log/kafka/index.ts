@@ -2,3 +2,4 @@
 export { KafkaWriteLog, openKafkaWriteLog, type KafkaWriteLogOptions } from './write-log';
 export { createTopics, ensureTopics } from './topics';
 export { KafkaLogAdmin, openKafkaLogAdmin, type KafkaLogAdminOptions } from './log-admin';
+export { saslConfig, type KafkaSasl, type RegistryAuth } from './client-security';

@@ -3,6 +3,7 @@
  * watermarks, OffsetFetch for committed offsets; CreatePartitions, Describe/AlterConfigs and the group APIs
  * for operators. Its own admin connection, so the CLI can use it without a producer or a schema registry.
  */
+import { type KafkaSasl, saslConfig } from './client-security';
 import { AssignerProtocol, ConfigResourceTypes, Kafka, logLevel, type Admin } from 'kafkajs';
 import { DeltabrokerError, type ErrorCode } from '../../errors';
 import type { ClusterAdmin, GroupDescription, GroupListing, TopicConfigEntry } from '../cluster-admin';
@@ -34,6 +35,8 @@ function refusal(error: unknown, field: string, subject: string): unknown {
 
 export interface KafkaLogAdminOptions {
   readonly brokers: readonly string[];
+  /** SASL identity on the brokers; anonymous without it. */
+  readonly sasl?: KafkaSasl;
   readonly clientId?: string;
   /** kafkajs lines go here; none are written without it. */
   readonly logger?: Logger;
@@ -51,6 +54,7 @@ export class KafkaLogAdmin implements ClusterAdmin {
       clientId: o.clientId ?? 'deltabroker-admin',
       brokers: [...o.brokers],
       connectionTimeout: o.connectionTimeout ?? 3000,
+      ...saslConfig(o.sasl),
       retry: { retries: o.retries ?? 2, initialRetryTime: 200 },
       logLevel: o.logger ? logLevel.WARN : logLevel.NOTHING,
       ...(o.logger && { logCreator: kafkajsLogCreator(o.logger) }),

@@ -1,6 +1,7 @@
 /** Topic creation on any Kafka-protocol broker: idempotent, waits for partition leaders. */
 import { Kafka, logLevel, type Admin } from 'kafkajs';
 import type { TopicSpec } from '../port';
+import { type KafkaSasl, saslConfig } from './client-security';
 
 /** Creates the topics that do not exist yet and answers the names it created. */
 export async function createTopics(admin: Admin, specs: readonly TopicSpec[]): Promise<string[]> {
@@ -21,8 +22,8 @@ export async function createTopics(admin: Admin, specs: readonly TopicSpec[]): P
 }
 
 /** Standalone helper (CLI, tests, scripts): connects to `brokers`, creates the missing topics, disconnects. */
-export async function ensureTopics(brokers: readonly string[], specs: readonly TopicSpec[]): Promise<string[]> {
-  const admin = new Kafka({ clientId: 'deltabroker-topics', brokers: [...brokers], logLevel: logLevel.NOTHING }).admin();
+export async function ensureTopics(brokers: readonly string[], specs: readonly TopicSpec[], sasl?: KafkaSasl): Promise<string[]> {
+  const admin = new Kafka({ clientId: 'deltabroker-topics', brokers: [...brokers], ...saslConfig(sasl), logLevel: logLevel.NOTHING }).admin();
   await admin.connect();
   try {
     return await createTopics(admin, specs);

@@ -15,9 +15,12 @@ import { Publisher } from './publisher';
 import { replay } from './replay';
 import { subscribe } from './subscriber';
 import { createTopics } from './topics';
+import { type KafkaSasl, saslConfig } from './client-security';
 
 export interface KafkaWriteLogOptions extends WriteLogOptions {
   readonly brokers: readonly string[];
+  /** SASL identity on the brokers; anonymous without it. */
+  readonly sasl?: KafkaSasl;
   /** Idempotent producer (needs InitProducerId on the broker); default false. */
   readonly idempotent?: boolean;
   /** kafkajs connection timeout in ms (default 3000). */
@@ -52,6 +55,7 @@ export class KafkaWriteLog implements WriteLog {
       clientId: o.clientId ?? 'deltabroker',
       brokers: [...o.brokers],
       connectionTimeout: o.connectionTimeout ?? 3000,
+      ...saslConfig(o.sasl),
       logLevel: logLevel.INFO,
       logCreator: kafkajsLogCreator(logger),
     });
@@ -69,7 +73,7 @@ export class KafkaWriteLog implements WriteLog {
       await producer.disconnect().catch(() => undefined);
       throw e;
     }
-    const codec = new ValueCodec({ registryUrl: o.registryUrl, ...(o.compatibility ? { compatibility: o.compatibility } : {}) });
+    const codec = new ValueCodec({ registryUrl: o.registryUrl, ...(o.registryAuth && { auth: o.registryAuth }), ...(o.compatibility ? { compatibility: o.compatibility } : {}) });
     const subjectFor = o.subjectFor ?? topicNameStrategy;
     const publisher = new Publisher(producer, admin, codec, subjectFor);
     return new KafkaWriteLog(kafka, producer, admin, codec, publisher, logger, o.rejectionsTopic ?? DEFAULT_REJECTIONS_TOPIC, o.fetchMaxWaitMs ?? 500, subjectFor);

@@ -39,7 +39,7 @@ describe('dispatch', () => {
     expect(res.subarray(0, 6).toString('hex')).toBe('0a0b0c0d0023');
     const r = new Reader(res, 6);
     const keys = r.array((r) => [r.int16(), r.int16(), r.int16()]);
-    expect(keys).toHaveLength(23);
+    expect(keys).toHaveLength(25);
     expect(keys[0]).toEqual([0, 3, 7]);
     expect(r.remaining).toBe(0);
   });

@@ -2,6 +2,7 @@ import { from, lastValueFrom, tap, toArray } from 'rxjs';
 import { DeltabrokerError } from '../../../src/errors';
 import type { DeltaEnvelope } from '../../../src/log';
 import { InMemoryEntityConfigSource, type EntityConfigSource } from '../../../src/tenant';
+import { BatchActors } from '../../../streams/batch-actors';
 import { BatchConfigs } from '../../../streams/batch-configs';
 import type { DeltaContext } from '../../../streams/context';
 import { stages, type Verdict } from '../../../streams/pipeline';
@@ -39,9 +40,11 @@ const delta = (over: Partial<DeltaEnvelope> & { payload?: string | null }): Delt
 async function decide(deltas: DeltaEnvelope[], states = new MemoryStates(), source: EntityConfigSource = new InMemoryEntityConfigSource([defaultConfigInput()])): Promise<Verdict[]> {
   const configs = await BatchConfigs.load(source, deltas);
   const ctxs = deltas.map((d): DeltaContext => ({ delta: d, source: undefined }));
+  // The actor as the envelope names it (proof is the verifier's concern, tested with it).
+  const actors = await BatchActors.prove({ prove: async (ctx) => ctx.delta.actor }, ctxs);
   return lastValueFrom(
     from(ctxs).pipe(
-      stages({ configs, states }),
+      stages({ configs, states, actors }),
       // What the processor does with an accepted verdict: the next delta of the batch sees the new state.
       tap((v) => v.accepted && states.put(v.ctx.delta, { version: v.ctx.nextVersion as number, deleted: v.ctx.delta.operation === 'delete', doc: v.ctx.fields ?? null })),
       toArray(),

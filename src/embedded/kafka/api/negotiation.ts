@@ -20,6 +20,8 @@ import { metadataCodec } from './metadata/codec';
 import { offsetCommitCodec } from './offset-commit/codec';
 import { offsetFetchCodec } from './offset-fetch/codec';
 import { produceCodec } from './produce/codec';
+import { saslAuthenticateCodec } from './sasl-authenticate/codec';
+import { saslHandshakeCodec } from './sasl-handshake/codec';
 import { syncGroupCodec } from './sync-group/codec';
 import type { ApiCodec } from './types';
 
@@ -52,6 +54,8 @@ export const CODECS: readonly ApiCodec<unknown, unknown>[] = [
   deleteGroupsCodec,
   incrementalAlterConfigsCodec,
   offsetDeleteCodec,
+  saslHandshakeCodec,
+  saslAuthenticateCodec,
 ] as unknown as ApiCodec<unknown, unknown>[];
 
 export const API_VERSIONS_KEY = apiVersionsCodec.key;

@@ -43,6 +43,10 @@ import { offsetFetchCodec } from './offset-fetch/codec';
 import { handleOffsetFetch } from './offset-fetch/handler';
 import { produceCodec } from './produce/codec';
 import { handleProduce } from './produce/handler';
+import { saslAuthenticateCodec } from './sasl-authenticate/codec';
+import { handleSaslAuthenticate } from './sasl-authenticate/handler';
+import { saslHandshakeCodec } from './sasl-handshake/codec';
+import { handleSaslHandshake } from './sasl-handshake/handler';
 import { syncGroupCodec } from './sync-group/codec';
 import { handleSyncGroup } from './sync-group/handler';
 import { type Api, defineApi } from './types';
@@ -72,6 +76,8 @@ const APIS: Api<unknown, unknown>[] = [
   defineApi(deleteGroupsCodec, handleDeleteGroups),
   defineApi(incrementalAlterConfigsCodec, handleIncrementalAlterConfigs),
   defineApi(offsetDeleteCodec, handleOffsetDelete),
+  defineApi(saslHandshakeCodec, handleSaslHandshake),
+  defineApi(saslAuthenticateCodec, handleSaslAuthenticate),
 ];
 
 const byKey = new Map(APIS.map((a) => [a.key, a]));

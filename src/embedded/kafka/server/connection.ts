@@ -1,9 +1,10 @@
 import type { Socket } from 'node:net';
 import type { BrokerContext } from '../broker';
 import { MalformedFrameError } from '../protocol/errors';
-import { dispatch } from './dispatch';
+import { type DispatchResult, dispatch } from './dispatch';
 import { FrameSplitter } from './framing';
 import { type ClientSession, sessionFor } from './session';
+import { saslStep } from '../security/sasl-step';
 
 /** Frames read ahead of processing before the socket is paused. */
 const MAX_QUEUED_FRAMES = 32;
@@ -29,6 +30,11 @@ export class Connection {
     this.splitter = new FrameSplitter(maxFrameBytes);
     this.session = sessionFor(socket.remoteAddress, socket.remotePort);
     socket.setNoDelay(true);
+    // `connections.max.idle.ms`: no bytes either way for this long (a parked Fetch answers within its max wait).
+    socket.setTimeout(broker.options.connectionsMaxIdleMs, () => {
+      broker.logger.debug({ remote: this.session.remote }, 'idle connection closed');
+      this.close();
+    });
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
     socket.on('error', (err) => broker.logger.debug({ err, remote: this.session.remote }, 'connection error'));
     socket.on('close', () => this.close());
@@ -52,13 +58,18 @@ export class Connection {
       while (!this.closed && this.queue.length > 0) {
         const frame = this.queue.shift()!;
         if (this.queue.length <= MAX_QUEUED_FRAMES / 2 && this.socket.isPaused()) this.socket.resume();
-        const outcome = await dispatch(this.broker, frame, this.session);
+        const outcome = this.session.sasl?.rawTokens ? this.rawSaslToken(frame) : await dispatch(this.broker, frame, this.session);
         if (outcome.kind === 'close') {
           this.broker.logger.debug({ remote: this.session.remote, reason: outcome.reason }, 'request outside the advertised versions; closing the connection');
           this.close();
           return;
         }
         if (outcome.kind === 'reply' && !this.closed) this.send(outcome.chunks);
+        if (this.session.closeAfterReply !== undefined) {
+          this.broker.logger.debug({ remote: this.session.remote, reason: this.session.closeAfterReply }, 'closing the connection after its answer');
+          this.finish();
+          return;
+        }
         // A slow reader holds back its own next request rather than piling responses up in memory.
         if (this.socket.writableNeedDrain && !this.closed) await this.drained();
       }
@@ -67,6 +78,12 @@ export class Connection {
     } finally {
       this.running = false;
     }
+  }
+
+  /** After SaslHandshake v0 a token travels as a bare frame and its answer too (no request or response header). */
+  private rawSaslToken(frame: Buffer): DispatchResult {
+    const outcome = saslStep(this.broker, this.session, frame);
+    return 'failed' in outcome ? { kind: 'close', reason: outcome.failed } : { kind: 'reply', chunks: [outcome.reply] };
   }
 
   private drained(): Promise<void> {
@@ -99,6 +116,16 @@ export class Connection {
       this.broker.logger.error({ err, remote: this.session.remote }, 'request failed; closing the connection');
     }
     this.close();
+  }
+
+  /** Closes after what was written is flushed (the answer to a failed authentication must reach the client). */
+  private finish(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.queue.length = 0;
+    this.socket.end();
+    this.socket.setTimeout(1000, () => this.socket.destroy());
+    this.onClose(this);
   }
 
   close(): void {

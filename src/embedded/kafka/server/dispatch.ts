@@ -8,6 +8,10 @@ import { peekHeader, readRequestHeader, writeResponseHeader } from '../protocol/
 import { Reader } from '../protocol/reader';
 import { Writer } from '../protocol/writer';
 import type { ClientSession } from './session';
+import { saslAuthenticateCodec } from '../api/sasl-authenticate/codec';
+import { saslHandshakeCodec } from '../api/sasl-handshake/codec';
+
+const PRE_AUTHENTICATION_APIS = new Set([API_VERSIONS_KEY, saslHandshakeCodec.key, saslAuthenticateCodec.key]);
 
 /** What the connection does with one request frame. */
 export type DispatchResult =
@@ -35,6 +39,11 @@ export async function dispatch(broker: BrokerContext, frame: Buffer, session: Cl
     writeResponseHeader(w, head.correlationId);
     apiVersionsCodec.encodeResponse(w, 0, { errorCode: ErrorCode.UNSUPPORTED_VERSION, apiKeys: advertisedVersions(), throttleTimeMs: 0 });
     return { kind: 'reply', chunks: w.toChunks() };
+  }
+  // Until a connection authenticates where SASL is required, only version and SASL requests are served; anything
+  // else closes it, as Kafka's authenticator does.
+  if (broker.options.saslRequired && !session.principal.authenticated && !PRE_AUTHENTICATION_APIS.has(head.apiKey)) {
+    return { kind: 'close', reason: `api key ${head.apiKey} before SASL authentication` };
   }
   const api = apiFor(head.apiKey)!;
   const flexible = isFlexible(api, head.apiVersion);

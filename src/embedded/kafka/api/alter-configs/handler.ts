@@ -3,6 +3,7 @@ import type { BrokerContext } from '../../broker';
 import { ResourceType } from '../describe-configs/codec';
 import { repeatedNames } from '../repeated-names';
 import type { ApiHandler } from '../types';
+import type { KafkaPrincipal } from '../../security/authorizer';
 import type { AlterConfigsRequest, AlterConfigsResourceResponse, AlterConfigsResponse } from './codec';
 
 /** A topic's new explicit configs, or why they cannot be. */
@@ -21,6 +22,7 @@ interface Resource {
  */
 export function alterEachResource<R extends Resource>(
   broker: BrokerContext,
+  principal: KafkaPrincipal,
   resources: readonly R[],
   validateOnly: boolean,
   next: (resource: R, current: Readonly<Record<string, string>>) => NextConfigs,
@@ -38,6 +40,8 @@ export function alterEachResource<R extends Resource>(
     if (repeatedNames(res.configs.map((c) => c.name)).size > 0) return answer(ErrorCode.INVALID_REQUEST, 'config named twice for one resource');
     if (res.resourceType === ResourceType.BROKER) return answer(ErrorCode.INVALID_CONFIG, 'broker configs of the embedded broker are options set when it starts');
     if (res.resourceType !== ResourceType.TOPIC) return answer(ErrorCode.INVALID_REQUEST, `resource type ${res.resourceType} not supported`);
+    const verdict = broker.authorizer.topic(principal, 'alter', res.resourceName);
+    if (verdict.errorCode !== ErrorCode.NONE) return answer(verdict.errorCode, verdict.message ?? null);
     const topic = broker.logs.topic(res.resourceName);
     if (!topic) return answer(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `no topic '${res.resourceName}'`);
     const change = next(res, topic.configs);
@@ -48,9 +52,9 @@ export function alterEachResource<R extends Resource>(
 }
 
 /** The given configs become the topic's whole explicit set. */
-export const handleAlterConfigs: ApiHandler<AlterConfigsRequest, AlterConfigsResponse> = (broker, req) => ({
+export const handleAlterConfigs: ApiHandler<AlterConfigsRequest, AlterConfigsResponse> = (broker, req, ctx) => ({
   throttleTimeMs: 0,
-  responses: alterEachResource(broker, req.resources, req.validateOnly, (res) => {
+  responses: alterEachResource(broker, ctx.session.principal, req.resources, req.validateOnly, (res) => {
     const configs: Record<string, string> = {};
     for (const c of res.configs) if (c.value !== null) configs[c.name] = c.value;
     return { configs };

@@ -5,12 +5,14 @@ import type { CreatePartitionsRequest, CreatePartitionsResponse, CreatePartition
 import type { BrokerContext } from '../../broker';
 
 /** New partitions start empty at offset 0; existing ones are untouched. Keys may now map to other partitions. */
-export const handleCreatePartitions: ApiHandler<CreatePartitionsRequest, CreatePartitionsResponse> = (broker, req) => {
+export const handleCreatePartitions: ApiHandler<CreatePartitionsRequest, CreatePartitionsResponse> = (broker, req, ctx) => {
   const repeated = repeatedNames(req.topics.map((t) => t.name));
   return {
     throttleTimeMs: 0,
     results: req.topics.map((t) => {
       if (repeated.has(t.name)) return { name: t.name, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'topic named twice in one request' };
+      const verdict = broker.authorizer.topic(ctx.session.principal, 'alter', t.name);
+      if (verdict.errorCode !== ErrorCode.NONE) return { name: t.name, errorCode: verdict.errorCode, errorMessage: verdict.message ?? null };
       return { name: t.name, ...grow(broker, t, req.validateOnly) };
     }),
   };

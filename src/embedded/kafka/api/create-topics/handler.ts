@@ -4,12 +4,14 @@ import type { ApiHandler } from '../types';
 import type { CreatableTopic, CreateTopicsRequest, CreateTopicsResponse } from './codec';
 import type { BrokerContext } from '../../broker';
 
-export const handleCreateTopics: ApiHandler<CreateTopicsRequest, CreateTopicsResponse> = (broker, req) => {
+export const handleCreateTopics: ApiHandler<CreateTopicsRequest, CreateTopicsResponse> = (broker, req, ctx) => {
   const repeated = repeatedNames(req.topics.map((t) => t.name));
   return {
     throttleTimeMs: 0,
     topics: req.topics.map((t) => {
       if (repeated.has(t.name)) return { name: t.name, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'topic named twice in one request' };
+      const verdict = broker.authorizer.topic(ctx.session.principal, 'create', t.name);
+      if (verdict.errorCode !== ErrorCode.NONE) return { name: t.name, errorCode: verdict.errorCode, errorMessage: verdict.message ?? null };
       const { errorCode, errorMessage } = create(broker, t, req.validateOnly);
       return { name: t.name, errorCode, errorMessage };
     }),

@@ -34,7 +34,7 @@ function apply(current: Readonly<Record<string, string>>, changes: readonly Incr
 }
 
 /** Each named config is set, reset to its default (DELETE), or has list items added or removed. */
-export const handleIncrementalAlterConfigs: ApiHandler<IncrementalAlterConfigsRequest, AlterConfigsResponse> = (broker, req) => ({
+export const handleIncrementalAlterConfigs: ApiHandler<IncrementalAlterConfigsRequest, AlterConfigsResponse> = (broker, req, ctx) => ({
   throttleTimeMs: 0,
-  responses: alterEachResource(broker, req.resources, req.validateOnly, (res, current) => apply(current, res.configs)),
+  responses: alterEachResource(broker, ctx.session.principal, req.resources, req.validateOnly, (res, current) => apply(current, res.configs)),
 });

@@ -4,7 +4,7 @@ import type { ApiHandler } from '../types';
 import type { MetadataRequest, MetadataResponse, MetadataTopic } from './codec';
 
 /** Null topics = every topic (never auto-creates: that is what `kcat -L` sends). */
-export const handleMetadata: ApiHandler<MetadataRequest, MetadataResponse> = (broker, req) => {
+export const handleMetadata: ApiHandler<MetadataRequest, MetadataResponse> = (broker, req, ctx) => {
   const node = broker.nodeId;
   const describe = (t: Topic): MetadataTopic => ({
     errorCode: ErrorCode.NONE,
@@ -23,7 +23,7 @@ export const handleMetadata: ApiHandler<MetadataRequest, MetadataResponse> = (br
     req.topics === null
       ? broker.logs.topics().map(describe)
       : req.topics.map((name) => {
-          const t = broker.topicForMetadata(name, req.allowAutoTopicCreation);
+          const t = broker.topicForMetadata(name, req.allowAutoTopicCreation, ctx.session.principal);
           return typeof t === 'number' ? { errorCode: t, name, isInternal: false, partitions: [] } : describe(t);
         });
   return {

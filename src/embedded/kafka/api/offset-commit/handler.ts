@@ -4,8 +4,10 @@ import type { ApiHandler } from '../types';
 import type { OffsetCommitRequest, OffsetCommitResponse } from './codec';
 
 /** Checks member and generation, stores the offsets, answers once they are durable. */
-export const handleOffsetCommit: ApiHandler<OffsetCommitRequest, OffsetCommitResponse> = async (broker, req) => {
-  const groupError = req.groupId ? broker.groups.commitAllowed(req) : ErrorCode.INVALID_GROUP_ID;
+export const handleOffsetCommit: ApiHandler<OffsetCommitRequest, OffsetCommitResponse> = async (broker, req, ctx) => {
+  const verdict = broker.authorizer.group(ctx.session.principal, 'commit', req.groupId);
+  let groupError: number = verdict.errorCode;
+  if (groupError === ErrorCode.NONE) groupError = req.groupId ? broker.groups.commitAllowed(req) : ErrorCode.INVALID_GROUP_ID;
   const entries: OffsetCommitEntry[] = [];
   const topics = req.topics.map((t) => ({
     name: t.name,
