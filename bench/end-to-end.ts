@@ -154,7 +154,7 @@ class Harness {
 
 /** Deltas straight onto the deltas topic, the way a third-party producer writes them. */
 /** Deltas onto the deltas topic as fast as the sends go, or paced at `perSecond` (each send due at its time). */
-async function produceDeltas(service: Service, phase: Phase, sendBatch: number, inFlight: number, perSecond?: number): Promise<void> {
+async function produceDeltas(service: Service, proof: Record<string, string>, phase: Phase, sendBatch: number, inFlight: number, perSecond?: number): Promise<void> {
   const kafka = new Kafka({ clientId: 'bench-producer', brokers: service.brokers, logLevel: logLevel.NOTHING });
   const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
   await producer.connect();
@@ -191,7 +191,7 @@ async function produceDeltas(service: Service, phase: Phase, sendBatch: number, 
               retryOf: null,
             };
             phase.sentAt.set(key, sentAt);
-            return { key: `${TENANT}/${ENTITY}/${key}`, value: await registry.encode(id, delta) };
+            return { key: `${TENANT}/${ENTITY}/${key}`, value: await registry.encode(id, delta), headers: proof };
           }),
         );
         await producer.send({ topic: 'deltas', acks: -1, messages });
@@ -269,6 +269,8 @@ export async function run(options: EndToEndOptions): Promise<Figure[]> {
     await harness.installProbe();
     const issuer = await loadDevIssuer(config.dataDir, config.auth.issuer, config.auth.audience);
     const token = await issuer.mint({ sub: 'bench', tenant: TENANT, roles: ['writer'] });
+    // A Kafka producer proves its actor with the caller's token (stage 5).
+    const proof = { authorization: `Bearer ${token}` };
 
     const phase = (prefix: string, count: number): Phase => ({ prefix, count, sentAt: new Map() });
     const timed = async (p: Phase, send: () => Promise<void>): Promise<PhaseResult> => {
@@ -279,15 +281,15 @@ export async function run(options: EndToEndOptions): Promise<Figure[]> {
     };
     // Warm-up: topics, schema ids, consumer fetch loops and table statements are in place before timing.
     const warm = phase('warm-', 200);
-    await timed(warm, () => produceDeltas(service, warm, 50, 2));
+    await timed(warm, () => produceDeltas(service, proof, warm, 50, 2));
     const idleRss = process.memoryUsage().rss;
 
     const viaKafka = phase('kafka-', deltas);
-    const kafka = await timed(viaKafka, () => produceDeltas(service, viaKafka, options.sendBatch ?? 100, options.sendsInFlight ?? 4));
+    const kafka = await timed(viaKafka, () => produceDeltas(service, proof, viaKafka, options.sendBatch ?? 100, options.sendsInFlight ?? 4));
     // Latency without a backlog: half the rate just measured, for about ten seconds.
     const pacedRate = Math.max(10, Math.round(deltas / kafka.seconds / 2));
     const viaKafkaPaced = phase('paced-', Math.min(Math.ceil(deltas / 2), pacedRate * 10));
-    const paced = await timed(viaKafkaPaced, () => produceDeltas(service, viaKafkaPaced, 10, 4, pacedRate));
+    const paced = await timed(viaKafkaPaced, () => produceDeltas(service, proof, viaKafkaPaced, 10, 4, pacedRate));
     const viaHttp = phase('http-', httpDeltas);
     let answers: { latencies: number[]; errors: number } = { latencies: [], errors: 0 };
     const overHttp = await timed(viaHttp, async () => {

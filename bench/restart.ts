@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
+import { loadDevIssuer } from '../src/auth/dev-issuer';
 import { loadConfig } from '../src/config';
 import { loadSchemas, type DeltaEnvelope } from '../src/log';
 import { silentLogger } from '../src/logger';
@@ -55,6 +56,9 @@ export async function run(o: RestartOptions): Promise<Figure[]> {
   let service: Service | undefined;
   try {
     service = (await timedStart(config)).service;
+    const issuer = await loadDevIssuer(config.dataDir, config.auth.issuer, config.auth.audience);
+    // Deltas written straight to the log prove their actor with the caller's token (stage 5).
+    const proof = { authorization: `Bearer ${await issuer.mint({ sub: 'bench', tenant: 'acme', roles: ['writer'] })}` };
     const run = randomUUID().slice(0, 8);
     for (let i = 0; i < o.events; i += PUBLISH_CHUNK) {
       const records = Array.from({ length: Math.min(PUBLISH_CHUNK, o.events - i) }, (_, j) => {
@@ -73,7 +77,7 @@ export async function run(o: RestartOptions): Promise<Figure[]> {
           expectedVersion: null,
           retryOf: null,
         };
-        return { topic: 'deltas', key: `acme/merchant_account/${key}`, value: delta, schema: schemas.DeltaEnvelope };
+        return { topic: 'deltas', key: `acme/merchant_account/${key}`, value: delta, schema: schemas.DeltaEnvelope, headers: proof };
       });
       await service.log.publish(records);
     }

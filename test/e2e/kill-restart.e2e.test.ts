@@ -1,3 +1,5 @@
+import { runningKafkaCredentials } from '../../src/embedded/engine-credentials';
+import { loadDevIssuer } from '../../src/auth/dev-issuer';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -67,8 +69,11 @@ describe('kill and restart mid-stream', () => {
     await producer.connect();
     const registry = new SchemaRegistry({ host: `http://127.0.0.1:${env.DELTABROKER_REGISTRY_PORT}` });
     const { id } = await registry.register({ type: SchemaType.AVRO, schema: JSON.stringify(schemas.DeltaEnvelope.definition) }, { subject: 'deltas-value' });
+    // The producer proves its actor with a token from the service's dev issuer (stage 5).
+    const issuer = await loadDevIssuer(dataDir, 'deltabroker-dev', 'deltabroker');
+    const headers = { authorization: `Bearer ${await issuer.mint({ sub: 'loader', tenant: 'acme', roles: ['writer'], ttlSeconds: 3600 })}` };
     for (let i = 0; i < batch.length; i += 100) {
-      const messages = await Promise.all(batch.slice(i, i + 100).map(async (d) => ({ key: `acme/merchant_account/${d.key}`, value: await registry.encode(id, d) })));
+      const messages = await Promise.all(batch.slice(i, i + 100).map(async (d) => ({ key: `acme/merchant_account/${d.key}`, value: await registry.encode(id, d), headers })));
       await producer.send({ topic: 'deltas', acks: -1, messages });
     }
     await producer.disconnect();
@@ -98,7 +103,10 @@ describe('kill and restart mid-stream', () => {
     await produce(deltas.slice(TOTAL / 2));
     await eventually(decided, (n) => n >= TOTAL, 90_000);
 
-    const log = await openKafkaWriteLog({ brokers: [`127.0.0.1:${env.DELTABROKER_KAFKA_PORT}`], registryUrl: `http://127.0.0.1:${env.DELTABROKER_REGISTRY_PORT}` });
+    // The service's identity: the reader's temporary group is a `deltabroker-*` group, the service's own.
+    const identity = runningKafkaCredentials(dataDir)?.service;
+    const sasl = identity && { mechanism: 'scram-sha-256' as const, username: identity.username, password: identity.password };
+    const log = await openKafkaWriteLog({ brokers: [`127.0.0.1:${env.DELTABROKER_KAFKA_PORT}`], registryUrl: `http://127.0.0.1:${env.DELTABROKER_REGISTRY_PORT}`, ...(sasl && { sasl }) });
     try {
       const events = await readTopic(log, 'acme.merchant_account.events', schemas.EntityEvent);
       const byDelta = new Map<string, number>();

@@ -107,7 +107,9 @@ describe('erasing a data subject (crypto-shredding)', () => {
       expectedVersion: null,
       retryOf: null,
     };
-    await producer.send({ topic: 'deltas', messages: [{ key: 'acme/customer/c-3', value: await registry.encode(schemaId, delta) }] });
+    // A Kafka client proves its actor with the caller's token (stage 5).
+    const proof = { authorization: `Bearer ${await t.token(['writer'], { sub: 'batch-job' })}` };
+    await producer.send({ topic: 'deltas', messages: [{ key: 'acme/customer/c-3', value: await registry.encode(schemaId, delta), headers: proof }] });
     const status = await eventually(
       async () => (await fetch(`${t.url}/deltas/${delta.id}`, { headers: as('admin') }).then((r) => r.json())) as { status: string; position?: unknown },
       (s) => s.status === 'accepted',

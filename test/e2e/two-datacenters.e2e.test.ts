@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { runningKafkaCredentials, runningRegistryCredentials } from '../../src/embedded/engine-credentials';
 import { loadSchemas } from '../../src/log';
 import { createFreshDatabase, type FreshDatabase } from '../support/postgres';
 import { post, startTestService, type TestService } from '../support/service';
@@ -17,12 +20,21 @@ describe('two datacenters on one broker', () => {
   beforeAll(async () => {
     db = await createFreshDatabase();
     dc1 = await startTestService({ database: db, env: { DELTABROKER_DATACENTER: 'dc1' } });
+    // A second instance of the same service: dc1's master key (deltas it seals verify on either instance) and the
+    // service identity on dc1's broker and registry.
+    const kafka = runningKafkaCredentials(dc1.config.dataDir)?.service;
+    const registry = runningRegistryCredentials(dc1.config.dataDir)?.service;
     dc2 = await startTestService({
       database: db,
       env: {
         DELTABROKER_DATACENTER: 'dc2',
+        DELTABROKER_MASTER_KEY: readFileSync(path.join(dc1.config.dataDir, 'master.key'), 'utf8').trim(),
         DELTABROKER_KAFKA_BROKERS: dc1.service.brokers.join(','),
+        DELTABROKER_KAFKA_SASL_USERNAME: kafka?.username ?? '',
+        DELTABROKER_KAFKA_SASL_PASSWORD: kafka?.password ?? '',
+        DELTABROKER_KAFKA_SASL_MECHANISM: 'scram-sha-256',
         DELTABROKER_SCHEMA_REGISTRY_URL: dc1.service.registryUrl,
+        DELTABROKER_SCHEMA_REGISTRY_BASIC_AUTH: `${registry?.username}:${registry?.password}`,
       },
     });
   });

@@ -77,7 +77,7 @@ describe(`crash: ${profile.kills} SIGKILLs while ${N} deltas stream in (seed ${p
 
     const produced = await streamDeltas(
       stream.deltas,
-      { brokers: sut.brokers, registryUrl: sut.registryUrl, batchSize: 200, mayProduce: (acked) => acked - decided < WINDOW, deadlineMs: 15 * 60_000 },
+      { brokers: sut.brokers, registryUrl: sut.registryUrl, headers: await sut.actorProof(), batchSize: 200, mayProduce: (acked) => acked - decided < WINDOW, deadlineMs: 15 * 60_000 },
       (n) => void (acknowledged = n),
     );
     await killer;

@@ -39,7 +39,7 @@ describe(`broker crash with torn writes (seed ${profile.seed})`, () => {
     let released = false;
     const deltaStream = streamDeltas(
       stream.deltas,
-      { brokers: sut.brokers, registryUrl: sut.registryUrl, batchSize: 100, deadlineMs: 10 * 60_000, mayProduce: (acked) => released || acked < raw.acknowledged.length * 0.3 },
+      { brokers: sut.brokers, registryUrl: sut.registryUrl, headers: await sut.actorProof(), batchSize: 100, deadlineMs: 10 * 60_000, mayProduce: (acked) => released || acked < raw.acknowledged.length * 0.3 },
       (n) => void (deltasAcked = n),
     );
 

@@ -12,6 +12,8 @@ export interface StreamOptions {
   /** How long to wait before retrying after a failed send (the broker lives in the killed service). */
   retryDelayMs?: number;
   deadlineMs: number;
+  /** Record headers sent with every delta: the actor's proof (`authorization: Bearer <JWT>`, stage 5). */
+  headers?: Record<string, string>;
 }
 
 export interface StreamResult {
@@ -50,7 +52,7 @@ export async function streamDeltas(deltas: DeltaEnvelope[], o: StreamOptions, on
       schemaId ??= (await registry.register({ type: SchemaType.AVRO, schema: JSON.stringify(schemas.DeltaEnvelope.definition) }, { subject: 'deltas-value' })).id;
       const id = schemaId;
       const reg = registry;
-      const messages = await Promise.all(batch.map(async (d) => ({ key: `${d.tenant}/${d.entity}/${d.key}`, value: await reg.encode(id, d) })));
+      const messages = await Promise.all(batch.map(async (d) => ({ key: `${d.tenant}/${d.entity}/${d.key}`, value: await reg.encode(id, d), ...(o.headers && { headers: o.headers }) })));
       producer ??= await connect();
       await producer.send({ topic: 'deltas', acks: -1, messages });
       acknowledged += batch.length;

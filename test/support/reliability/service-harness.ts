@@ -4,6 +4,7 @@ import path from 'node:path';
 import { Client } from 'pg';
 import { loadDevIssuer } from '../../../src/auth/dev-issuer';
 import { loadSchemas, type WriteLog } from '../../../src/log';
+import { runningKafkaCredentials } from '../../../src/embedded/engine-credentials';
 import { openKafkaWriteLog } from '../../../src/log/kafka';
 import { createFreshDatabase, type FreshDatabase } from '../postgres';
 import { freePort } from '../service-process';
@@ -90,8 +91,16 @@ export class ServiceUnderTest {
     return issuer.mint({ sub: options.sub ?? 'reliability', tenant: options.tenant ?? 'acme', roles, ...(options.ttlSeconds && { ttlSeconds: options.ttlSeconds }) });
   }
 
+  /** The proof of the generated deltas' actor (user `reliability`), as a Kafka producer sends it (stage 5). */
+  async actorProof(): Promise<Record<string, string>> {
+    return { authorization: `Bearer ${await this.token(['admin'], { sub: 'reliability', ttlSeconds: 3 * 3600 })}` };
+  }
+
+  /** A reader with the service's identity: the replay's temporary groups are `deltabroker-*`, the service's own. */
   async openLog(): Promise<WriteLog> {
-    return openKafkaWriteLog({ brokers: this.brokers, registryUrl: this.registryUrl, clientId: 'reliability-reader' });
+    const kafka = runningKafkaCredentials(this.dataDir)?.service;
+    const sasl = kafka && { mechanism: 'scram-sha-256' as const, username: kafka.username, password: kafka.password };
+    return openKafkaWriteLog({ brokers: this.brokers, registryUrl: this.registryUrl, clientId: 'reliability-reader', ...(sasl && { sasl }) });
   }
 
   /** Resident set size of the service process, in bytes (Linux /proc). */
