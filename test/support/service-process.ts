@@ -1,20 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
 
 const ENTRY = path.resolve(__dirname, 'serve-process.ts');
 
-/** A free TCP port on loopback (closed again before it is returned). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from '../../src/system/free-port';
 
 export interface ServiceProcess {
   child: ChildProcess;

@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
 import { DeltabrokerError } from '../../errors';
 import type { Logger } from '../../logger';
+import { freePort } from '../../system/free-port';
 import { isRunning } from '../../system/process-liveness';
 import { findPostgresBinaries, type PostgresBinaries } from './binaries';
 import { serverAccount, type OsAccount } from './postgres-os-user';
@@ -72,17 +72,6 @@ export function runningServerPort(dataDir: string): number | undefined {
   const pid = Number(lines[0]);
   const port = Number(lines[3]);
   return isRunning({ pid }) && Number.isInteger(port) && port > 0 ? port : undefined;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** A server running as another account must be able to reach its cluster through the data directory. */

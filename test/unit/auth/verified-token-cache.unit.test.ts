@@ -18,6 +18,17 @@ function counting(): TokenVerifier & { calls: number } {
 }
 
 describe('verified-token cache', () => {
+  test('a token judged at another moment (a delta at its record time) is answered inside its nbf..exp only', async () => {
+    const inner = counting();
+    const cache = cacheVerifiedTokens(inner, { now: () => 1_000_000 });
+    const token = tokenWith(2000);
+    await cache.verify(token);
+    await cache.verify(token, new Date(1_500_000));
+    expect(inner.calls).toBe(1);
+    await cache.verify(token, new Date(2_000_000));
+    expect(inner.calls).toBe(2);
+  });
+
   let clock = 1_000_000;
   const now = () => clock;
 
