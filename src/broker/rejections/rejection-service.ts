@@ -6,9 +6,10 @@
  * pipeline: a retry is an ordinary delta with a new id and `retryOf`, and the pipeline's idempotency on delta
  * ids keeps a retry sent twice from being applied twice.
  */
+import { ACTOR_TOKEN_HEADER } from '../../auth/actor-proof';
 import { DELTA_SEAL_HEADER, type DeltaSeal } from '../../auth/delta-seal';
 import { DeltabrokerError } from '../../errors';
-import type { DeltaEnvelope, OutgoingRecord, RecordSchemas, Rejection, WriteLog } from '../../log';
+import type { DeltaEnvelope, LogRecord, OutgoingRecord, RecordSchemas, Rejection, WriteLog } from '../../log';
 import type { EntityConfigSource } from '../../tenant';
 import { PIPELINE_TOPICS, recordMessageKey } from '../../../streams/topics';
 import { positionKey, readRecordsAt, readRejections, type Position } from './log-reading';
@@ -140,7 +141,7 @@ export class RejectionService {
       const deltaMissing = rejection.deltaId === null ? 'the record could not be decoded: there is no delta (raw holds its bytes)' : 'the rejection names no source record';
       return { ...detail, rejection: summarize(rejection, chain, null), delta: null, deltaMissing };
     }
-    const delta = (await this.envelopesAt([source])).get(positionKey(source));
+    const delta = (await this.recordsAt([source])).get(positionKey(source))?.value;
     if (delta?.id !== rejection.deltaId) {
       return { ...detail, rejection: summarize(rejection, chain, null), delta: null, deltaMissing: `${positionKey(source)} no longer holds the refused delta (retention)` };
     }
@@ -169,11 +170,11 @@ export class RejectionService {
     }
     const plan = planRetries(rejections, await this.chainsOf(rejections));
     items.push(...plan.items);
-    const envelopes = await this.envelopesAt(plan.sends.map((p) => p.source));
+    const originals = await this.recordsAt(plan.sends.map((p) => p.source));
     const records: OutgoingRecord<DeltaEnvelope>[] = [];
     for (const send of plan.sends) {
-      const original = envelopes.get(positionKey(send.source));
-      if (original?.id !== send.deltaId || original.tenant !== send.tenant) {
+      const original = originals.get(positionKey(send.source));
+      if (original?.value.id !== send.deltaId || original.value.tenant !== send.tenant) {
         items.push({ deltaId: send.deltaId, action: 'skipped', reason: `${positionKey(send.source)} no longer holds the refused delta (retention)` });
         continue;
       }
@@ -196,14 +197,24 @@ export class RejectionService {
     }
   }
 
-  private retryRecord(original: DeltaEnvelope, retry: { deltaId: string; retryOf: string }, requestId: string): OutgoingRecord<DeltaEnvelope> {
-    const value: DeltaEnvelope = { ...original, id: retry.deltaId, requestId, retryOf: retry.retryOf };
+  /**
+   * The retry carries the proof of the delta it retries, never more: a delta the service sealed (an HTTP write, an
+   * earlier retry of one) is sealed again; any other keeps its producer's token and its record timestamp, so stage 5
+   * judges the same proof at the same moment and the roles come from that token again. Sealing every retry would
+   * turn the roles a Kafka producer merely claimed into trusted ones.
+   */
+  private retryRecord(original: LogRecord<DeltaEnvelope>, retry: { deltaId: string; retryOf: string }, requestId: string): OutgoingRecord<DeltaEnvelope> {
+    const value: DeltaEnvelope = { ...original.value, id: retry.deltaId, requestId, retryOf: retry.retryOf };
+    const sealed = this.o.seal.verify(original.value, original.headers[DELTA_SEAL_HEADER]);
+    const token = original.headers[ACTOR_TOKEN_HEADER];
+    const proof: Record<string, string> = sealed ? { [DELTA_SEAL_HEADER]: this.o.seal.seal(value) } : token === undefined ? {} : { [ACTOR_TOKEN_HEADER]: token };
     return {
       topic: PIPELINE_TOPICS.deltas,
       key: recordMessageKey(value.tenant, value.entity, value.key),
       value,
       schema: this.o.schemas.DeltaEnvelope,
-      headers: { 'delta-id': value.id, 'request-id': requestId, 'retry-of': retry.retryOf, [DELTA_SEAL_HEADER]: this.o.seal.seal(value) },
+      headers: { 'delta-id': value.id, 'request-id': requestId, 'retry-of': retry.retryOf, ...proof },
+      ...(!sealed && { timestamp: original.timestamp }),
     };
   }
 
@@ -216,9 +227,8 @@ export class RejectionService {
     }
   }
 
-  private async envelopesAt(positions: readonly Position[]): Promise<Map<string, DeltaEnvelope>> {
-    const records = await readRecordsAt(this.o.log, this.o.schemas.DeltaEnvelope, positions);
-    return new Map([...records].map(([key, record]) => [key, record.value]));
+  private recordsAt(positions: readonly Position[]): Promise<Map<string, LogRecord<DeltaEnvelope>>> {
+    return readRecordsAt(this.o.log, this.o.schemas.DeltaEnvelope, positions);
   }
 
   private chainsOf(rejections: readonly Rejection[]): Promise<Map<string, ChainState>> {

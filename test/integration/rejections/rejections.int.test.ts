@@ -154,4 +154,29 @@ describe('refused deltas: verdict sources, undecodable records, retries over HTT
       rmSync(dir, { recursive: true, force: true });
     }
   });
+  test('a retry never trusts roles a Kafka producer only claimed: it carries that producer\'s token again', async () => {
+    const reader = await t.token(['reader'], { sub: 'kafka-user' });
+    const delta = {
+      id: `launder-${Date.now()}`,
+      requestId: null,
+      tenant: 'acme',
+      entity: 'merchant_account',
+      operation: 'create' as const,
+      key: 'm-launder',
+      payload: JSON.stringify({ merchantId: 'm-launder', name: 'Claimed' }),
+      actor: { user: 'kafka-user', roles: ['admin'] },
+      origin: { datacenter: 'dc1' },
+      occurredAt: Date.now(),
+      expectedVersion: null,
+      retryOf: null,
+    };
+    await t.service.log.publish([{ topic: 'deltas', key: 'acme/merchant_account/m-launder', value: delta, schema: schemas.DeltaEnvelope, headers: { authorization: `Bearer ${reader}` } }]);
+    await eventually(
+      async () => (await (await fetch(`${t.url}/deltas/${delta.id}`, { headers: { authorization: `Bearer ${admin}` } })).json()) as { status?: string },
+      (d) => d.status === 'refused',
+    );
+    const retried = await retryOverHttp({ deltaIds: [delta.id] });
+    expect(retried.status).toBe(200);
+    expect((retried.body.verdicts as Record<string, unknown>)[retryIdOf('acme', delta.id)]).toMatchObject({ status: 'refused', stage: 'permission' });
+  });
 });
