@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -41,6 +42,8 @@ export class BrokerContext {
   private readonly unlock: () => void;
 
   constructor(readonly options: ResolvedOptions) {
+    // Every in-process subscription and parked request listens for the stop: many, each removed when done.
+    setMaxListeners(0, this.stopController.signal);
     this.logger = options.logger;
     this.boundPort = options.port;
     this.saslUsers = options.saslUsers ? new SaslUsers(options.saslUsers) : undefined;

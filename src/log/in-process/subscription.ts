@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 /**
  * A consumer-group subscription on the broker's own partition logs, with the kafkajs adapter's guarantees:
  * per partition one batch at a time in offset order, at most `partitionsConsumedConcurrently` partitions
@@ -62,6 +63,8 @@ class GroupConsumer<T> implements Subscription {
     private readonly o: SubscribeOptions<T>,
     concurrency: number,
   ) {
+    // One listener per partition waiting for data, plus the rebalance watch: more than Node's default ten.
+    setMaxListeners(0, this.stopping.signal);
     this.groupId = o.groupId;
     this.joined = new Promise<void>((resolve, reject) => {
       this.markJoined = resolve;
