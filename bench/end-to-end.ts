@@ -7,12 +7,12 @@ import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import { Kafka, logLevel, Partitioners, type Admin } from 'kafkajs';
 import { Client } from 'pg';
 import { loadDevIssuer } from '../src/auth/dev-issuer';
-import { loadConfig } from '../src/config';
 import { loadSchemas, type DeltaEnvelope } from '../src/log';
 import { silentLogger } from '../src/logger';
 import { startService, type Service } from '../src/main';
 import { copyIn, copyRows } from './support/copy';
 import { createBenchDatabase } from './support/database';
+import { benchServiceConfig } from './support/service-config';
 import { formatTable, quantile, secondsSince, type Figure } from './support/figures';
 import { runHttpLoad } from './http-load';
 
@@ -47,7 +47,6 @@ const ENTITY = 'merchant_account';
 /** The projection table of acme/merchant_account, in acme's schema (src/tenant/physical-names.ts). */
 const [SCHEMA, TABLE_NAME] = ['tenant_acme', 'merchant_account'];
 const TABLE = `${SCHEMA}.${TABLE_NAME}`;
-const ROOT = path.resolve(__dirname, '..');
 const wallMs = (): number => performance.timeOrigin + performance.now();
 
 interface Phase {
@@ -248,14 +247,7 @@ export async function run(options: EndToEndOptions): Promise<Figure[]> {
   const { deltas, httpDeltas } = options;
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'deltabroker-bench-e2e-'));
   const database = await createBenchDatabase('bench_e2e');
-  const config = loadConfig({
-    DELTABROKER_DATA_DIR: dataDir,
-    DELTABROKER_HTTP_PORT: '0',
-    DELTABROKER_KAFKA_PORT: '0',
-    DELTABROKER_REGISTRY_PORT: '0',
-    DELTABROKER_ENTITIES_DIR: path.join(ROOT, 'config/entities'),
-    DATABASE_URL: database.url,
-  });
+  const config = benchServiceConfig(dataDir, database.url);
   const service = await startService(config, silentLogger());
   const db = new Client({ connectionString: database.url });
   await db.connect();

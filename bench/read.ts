@@ -3,13 +3,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { Pool } from 'pg';
 import { loadDevIssuer } from '../src/auth/dev-issuer';
-import { loadConfig } from '../src/config';
 import { silentLogger } from '../src/logger';
 import { startService } from '../src/main';
 import { compileRql } from '../src/store/rql';
 import { readableFields } from '../src/tenant';
 import { runHttpLoad, type LoadResult } from './http-load';
 import { createBenchDatabase } from './support/database';
+import { benchServiceConfig } from './support/service-config';
 import { formatTable, quantile, type Figure } from './support/figures';
 
 /**
@@ -53,14 +53,7 @@ async function closedLoop(seconds: number, concurrency: number, once: () => Prom
 export async function run(o: ReadOptions): Promise<Figure[]> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'deltabroker-bench-read-'));
   const database = await createBenchDatabase('bench_read');
-  const config = loadConfig({
-    DELTABROKER_DATA_DIR: dataDir,
-    DELTABROKER_HTTP_PORT: '0',
-    DELTABROKER_KAFKA_PORT: '0',
-    DELTABROKER_REGISTRY_PORT: '0',
-    DELTABROKER_ENTITIES_DIR: path.resolve(__dirname, '../config/entities'),
-    DATABASE_URL: database.url,
-  });
+  const config = benchServiceConfig(dataDir, database.url);
   const service = await startService(config, silentLogger());
   const pool = new Pool({ connectionString: database.url, max: 10 });
   try {

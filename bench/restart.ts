@@ -4,11 +4,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
 import { loadDevIssuer } from '../src/auth/dev-issuer';
-import { loadConfig } from '../src/config';
 import { loadSchemas, type DeltaEnvelope } from '../src/log';
 import { silentLogger } from '../src/logger';
 import { startService, type Service } from '../src/main';
 import { createBenchDatabase } from './support/database';
+import type { Config } from '../src/config';
+import { benchServiceConfig } from './support/service-config';
 import { formatTable, secondsSince, type Figure } from './support/figures';
 
 /**
@@ -24,7 +25,7 @@ export interface RestartOptions {
 
 const PUBLISH_CHUNK = 1000;
 
-async function timedStart(config: ReturnType<typeof loadConfig>): Promise<{ service: Service; seconds: number }> {
+async function timedStart(config: Config): Promise<{ service: Service; seconds: number }> {
   const started = process.hrtime.bigint();
   const service = await startService(config, silentLogger());
   for (;;) {
@@ -42,14 +43,7 @@ async function decided(db: Client): Promise<number> {
 export async function run(o: RestartOptions): Promise<Figure[]> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'deltabroker-bench-restart-'));
   const database = await createBenchDatabase('bench_restart');
-  const config = loadConfig({
-    DELTABROKER_DATA_DIR: dataDir,
-    DELTABROKER_HTTP_PORT: '0',
-    DELTABROKER_KAFKA_PORT: '0',
-    DELTABROKER_REGISTRY_PORT: '0',
-    DELTABROKER_ENTITIES_DIR: path.resolve(__dirname, '../config/entities'),
-    DATABASE_URL: database.url,
-  });
+  const config = benchServiceConfig(dataDir, database.url);
   const schemas = loadSchemas();
   const db = new Client({ connectionString: database.url });
   await db.connect();

@@ -1,24 +1,19 @@
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import type { Command } from 'commander';
 import type { Config } from '../config';
 import { DeltabrokerError } from '../errors';
-import { runningServerPort, SUPERUSER } from '../store/embedded-postgres/embedded-postgres';
+import { runningServerUrl } from '../store/embedded-postgres/embedded-postgres';
 
 /** The connection string of the service's database: DATABASE_URL, else the running embedded server's. */
 export function serviceDatabaseUrl(config: Config): string {
-  if (config.databaseUrl) return config.databaseUrl;
-  const port = runningServerPort(config.dataDir);
-  if (port === undefined) {
+  const url = config.databaseUrl ?? runningServerUrl(config.dataDir);
+  if (url === undefined) {
     throw new DeltabrokerError('DB_DEPENDENCY_UNAVAILABLE', `no embedded PostgreSQL server runs on ${config.dataDir}; start the service (npm start) first`, {
       field: 'DELTABROKER_DATA_DIR',
       stage: 'cli',
     });
   }
-  const url = new URL(`postgres://${SUPERUSER}@127.0.0.1:${port}/deltabroker`);
-  url.password = readFileSync(path.join(config.dataDir, 'postgres.password'), 'utf8').trim();
-  return url.toString();
+  return url;
 }
 
 /** `psql`: an interactive psql on the service's database (the password goes through the environment, not argv). */

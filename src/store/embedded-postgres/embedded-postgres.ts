@@ -61,6 +61,19 @@ function readOrCreatePassword(dataDir: string): string {
   return password;
 }
 
+/** The superuser's connection string of `database` on the embedded server at `port` (password included). */
+function connectionUrl(dataDir: string, port: number, database: string): URL {
+  const url = new URL(`postgres://${SUPERUSER}@127.0.0.1:${port}/${database}`);
+  url.password = readFileSync(passwordFile(dataDir), 'utf8').trim();
+  return url;
+}
+
+/** The connection string of the server that runs on this cluster now, or undefined when none does. */
+export function runningServerUrl(dataDir: string, database = 'deltabroker'): string | undefined {
+  const port = runningServerPort(dataDir);
+  return port === undefined ? undefined : connectionUrl(dataDir, port, database).toString();
+}
+
 /** The port of the server that runs on this cluster now, if one does (its postmaster.pid names a live process). */
 export function runningServerPort(dataDir: string): number | undefined {
   let lines: string[];
@@ -155,8 +168,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   } else {
     logger.info({ port }, 'embedded PostgreSQL already running on this data directory: reusing it');
   }
-  const url = new URL(`postgres://${SUPERUSER}@127.0.0.1:${port}/${database}`);
-  url.password = password;
+  const url = connectionUrl(dataDir, port, database);
   await ensureDatabase(url, database);
   const display = new URL(url);
   display.password = '';
