@@ -1,7 +1,7 @@
 import { projectionTableOf } from '../projections/postgres/table-schema';
 import { rebuildProjections, ReplayProgress, verifyProjection, type ReplayContext } from '../projections/replay';
 import { silentLogger } from '../src/logger';
-import { createPostgresSearchIndex } from '../src/search';
+import { createPostgresSearchIndex } from '../src/search/postgres/postgres-search-index';
 import { InMemoryEntityConfigSource } from '../src/tenant';
 import { copyIn, copyRows } from './support/copy';
 import { benchEntity, makeBenchEvents } from './support/bench-events';
@@ -39,7 +39,7 @@ async function measure(o: ReplayBenchOptions): Promise<ReplayMeasurement> {
     for (let i = 0; i < events.length; i += PUBLISH_CHUNK) {
       await log.publish(events.slice(i, i + PUBLISH_CHUNK).map((value) => ({ topic: config.persistence.topic, key: `bench/${config.entity}/${value.key}`, value, schema: schemas.EntityEvent })));
     }
-    const ctx: ReplayContext = { log, schemas, entities, sql, logger: silentLogger(), liveSearchIndex: createPostgresSearchIndex(sql) };
+    const ctx: ReplayContext = { log, schemas, entities, sql, logger: silentLogger(), search: createPostgresSearchIndex(sql) };
     const request = { tenant: config.tenant, entity: config.entity };
 
     const tableStarted = process.hrtime.bigint();

@@ -57,7 +57,8 @@ import { startSearchProjector } from '../projections/search/search-projector';
 import { startSubjectErasureConsumers } from '../projections/subjects/erasure-consumers';
 import { moveLegacyProjections } from '../projections/legacy-names';
 import { QueryService } from './broker/query-service';
-import { createPostgresSearchIndex, DEFAULT_SEARCH_SCHEMA, type SearchIndex } from './search';
+import type { SearchIndex } from './search';
+import { createPostgresSearchIndex, DEFAULT_SEARCH_SCHEMA } from './search/postgres/postgres-search-index';
 import { openElasticsearchSearchIndex } from './search/elasticsearch/elasticsearch-search-index';
 import type { Logger } from './logger';
 import { migrate } from './store/migrator';
@@ -182,7 +183,7 @@ function configuredRegistryAuth(config: Config): RegistryAuth | undefined {
 }
 
 /** The search index: Elasticsearch when configured, else the Postgres adapter on the relational store. */
-async function openSearchIndex(config: Config, sql: SqlClient): Promise<SearchIndex> {
+export async function openSearchIndex(config: Config, sql: SqlClient): Promise<SearchIndex> {
   return config.search.elasticsearchUrl ? openElasticsearchSearchIndex({ node: config.search.elasticsearchUrl }) : createPostgresSearchIndex(sql);
 }
 
@@ -335,7 +336,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     registerStorageBrokerRoutes(http, writes, queries, new DeltaStatusService({ states, backlog: () => pipelineBacklog(logAdmin) }));
     registerRejectionRoutes(http, rejections, { waitMs: config.writes.timeoutMs });
     registerSubjectRoutes(http, new SubjectService({ keys: subjectKeys, entities, log, schemas, sql, logger }));
-    registerReplayRoutes(http, { sql, log, schemas, entities, logger, liveSearchIndex: search, searchEngine: config.search.elasticsearchUrl ? 'elasticsearch' : 'postgres' });
+    registerReplayRoutes(http, { sql, log, schemas, entities, logger, search });
     closers.push(() => http.close());
     const address = await http.listen({ host: config.http.host, port: config.http.port });
     const unpublish = publishEndpoints(config.dataDir, { http: address, brokers, registryUrl });

@@ -34,7 +34,6 @@ export interface ReplayPlan {
   readonly partitions: PartitionPlan[];
   readonly events: number;
   readonly targets: TargetPlan[];
-  readonly skipped: string[];
 }
 
 export const describeFrom = (from: ReplayFrom): string =>
@@ -57,7 +56,7 @@ export async function planReplay(ctx: ReplayContext, request: ReplayRequest): Pr
   const from = request.from ?? { kind: 'beginning' };
   const topic = config.persistence.topic;
   const offsets = await topicOffsetsOf(ctx, topic);
-  const { targets, skipped } = targetsFor(ctx, config, request.target ?? 'all', 'rebuild');
+  const targets = targetsFor(ctx, config, request.target ?? 'all', 'rebuild');
   const partitions = offsets.map((p): PartitionPlan => {
     const start = startOf(from, p);
     return { partition: p.partition, low: p.low, high: p.high, start: start?.toString() ?? null, events: Number(BigInt(p.high) - (start ?? BigInt(p.low))) };
@@ -76,6 +75,5 @@ export async function planReplay(ctx: ReplayContext, request: ReplayRequest): Pr
     partitions,
     events: partitions.reduce((n, p) => n + p.events, 0),
     targets: targetPlans,
-    skipped,
   };
 }

@@ -8,7 +8,7 @@
  *    meanwhile, until the shadows are close to the end of the log;
  * 3. swap, in one transaction: lock the live projectors' checkpoints (no live batch commits until the end of
  *    the transaction), catch the shadows up past anything the live projectors applied (the search projector
- *    writes before its checkpoint, so its live table is locked too and its shadow goes to the end of the log),
+ *    writes its index while holding its checkpoint; its shadow goes to the end of the log),
  *    make the shadows' checkpoints the live projectors' checkpoints, rename the shadows into place.
  *    Afterwards the live projectors go on from there: the table projector skips records below its checkpoint,
  *    and what was written after the swap is applied by the live projectors as usual.
@@ -48,7 +48,6 @@ export interface RebuildResult {
   readonly entity: string;
   readonly topic: string;
   readonly targets: TargetOutcome[];
-  readonly skipped: string[];
   /** Events read from the topic over every pass. */
   readonly events: number;
   readonly passes: number;
@@ -66,7 +65,7 @@ export async function rebuildProjections(ctx: ReplayContext, request: ReplayRequ
     const from = request.from ?? { kind: 'beginning' };
     const topic = config.persistence.topic;
     const shared = await topicIsShared(ctx, config);
-    const { targets, skipped } = targetsFor(ctx, config, request.target ?? 'all', 'rebuild');
+    const targets = targetsFor(ctx, config, request.target ?? 'all', 'rebuild');
     const offsets = await topicOffsetsOf(ctx, topic);
     const start: Positions = new Map(offsets.map((p) => [p.partition, startOf(from, p) ?? BigInt(p.low)]));
 
@@ -86,7 +85,7 @@ export async function rebuildProjections(ctx: ReplayContext, request: ReplayRequ
     for (const t of targets) await t.afterSwap();
     progress.enter('done');
     const outcomes = targets.map((t, i): TargetOutcome => ({ kind: t.kind, live: t.live, resumed: states[i]?.resumed === true, handover: handovers[i] ?? [] }));
-    const result: RebuildResult = { tenant: config.tenant, entity: config.entity, topic, targets: outcomes, skipped, events: pass.events, passes: pass.passes, durationMs: Date.now() - started, swapMs };
+    const result: RebuildResult = { tenant: config.tenant, entity: config.entity, topic, targets: outcomes, events: pass.events, passes: pass.passes, durationMs: Date.now() - started, swapMs };
     logger.info({ topic, events: result.events, passes: result.passes, durationMs: result.durationMs, swapMs }, 'replay swapped in');
     return result;
   } catch (error) {

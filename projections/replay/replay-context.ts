@@ -19,12 +19,8 @@ export interface ReplayContext {
   readonly entities: EntityConfigSource;
   readonly sql: SqlClient;
   readonly logger: Logger;
-  /** The search engine in use (default `postgres`: the Postgres search adapter on `sql`). */
-  readonly searchEngine?: 'postgres' | 'elasticsearch';
-  /** Schema of the Postgres search adapter (default `search`). */
-  readonly searchSchema?: string;
-  /** The service's search index, to refresh its cached definition after a swap. */
-  readonly liveSearchIndex?: SearchIndex;
+  /** The search index (any adapter): search targets build their shadows and swap them in through it. */
+  readonly search: SearchIndex;
   /** Checkpoint names of the live projectors, when not the default consumer groups. */
   readonly liveProjectors?: { readonly postgres?: string; readonly search?: string };
 }
@@ -61,38 +57,24 @@ export async function topicIsShared(ctx: ReplayContext, config: EntityConfig): P
   return all.some((c) => c.persistence.topic === config.persistence.topic && !(c.tenant === config.tenant && c.entity === config.entity));
 }
 
-export interface ChosenTargets {
-  readonly targets: ReplayTarget[];
-  /** Targets left out, and why. */
-  readonly skipped: string[];
-}
-
-export function targetsFor(ctx: ReplayContext, config: EntityConfig, choice: TargetChoice, purpose: ShadowPurpose): ChosenTargets {
+export function targetsFor(ctx: ReplayContext, config: EntityConfig, choice: TargetChoice, purpose: ShadowPurpose): ReplayTarget[] {
   const targets: ReplayTarget[] = [];
-  const skipped: string[] = [];
   if (choice !== 'search') {
     targets.push(
       tableTarget({ sql: ctx.sql, config, logger: ctx.logger, purpose, ...(ctx.liveProjectors?.postgres && { liveProjector: ctx.liveProjectors.postgres }) }),
     );
   }
   if (choice !== 'postgres') {
-    if (ctx.searchEngine === 'elasticsearch') {
-      const reason = 'rebuilding an Elasticsearch index (a new index behind the alias) is not available yet';
-      if (choice === 'search') throw new DeltabrokerError('DB_CONFLICT', reason, { field: 'target', rule: 'search-engine', stage: 'replay' });
-      skipped.push(`search: ${reason}`);
-    } else {
-      targets.push(
-        searchTarget({
-          sql: ctx.sql,
-          config,
-          logger: ctx.logger,
-          purpose,
-          ...(ctx.searchSchema && { schema: ctx.searchSchema }),
-          ...(ctx.liveProjectors?.search && { liveProjector: ctx.liveProjectors.search }),
-          ...(ctx.liveSearchIndex && { liveIndex: ctx.liveSearchIndex }),
-        }),
-      );
-    }
+    targets.push(
+      searchTarget({
+        sql: ctx.sql,
+        search: ctx.search,
+        config,
+        logger: ctx.logger,
+        purpose,
+        ...(ctx.liveProjectors?.search && { liveProjector: ctx.liveProjectors.search }),
+      }),
+    );
   }
-  return { targets, skipped };
+  return targets;
 }

@@ -37,11 +37,11 @@ export interface ReplayTarget {
    * live rows when `seedFromLive`: a replay that does not start at the beginning re-applies a tail over them).
    */
   prepare(start: Positions, seedFromLive: boolean): Promise<ShadowState>;
-  /** Applies one batch to the shadow, in one transaction of `sql` with the shadow's checkpoint. */
+  /** Applies one batch to the shadow and advances the shadow's checkpoint, in one transaction of `sql`. */
   applier(sql: SqlClient): (batch: RecordBatch<EntityEvent>) => Promise<void>;
   /**
    * Inside the swap transaction, before the final catch-up: locks what keeps the live projector from writing
-   * (its checkpoints; for the search index also the live table, whose writes precede its checkpoint) and
+   * (its checkpoints, which it holds while it writes) and
    * answers the live checkpoints.
    */
   lockLive(tx: SqlExecutor, partitions: readonly number[]): Promise<Positions>;

@@ -1,16 +1,15 @@
 /**
- * The search index of an entity on the Postgres search adapter as a replay target: the shadow is an index
- * named `<index>__rebuild` (its own table and catalog entry), filled the way the search projector fills the
- * live one, and swapped in by renaming its table and catalog entry in the swap transaction. Elasticsearch
- * (an alias moved to a new index) is not built yet.
+ * The search index of an entity as a replay target, through the search port only: the shadow is an index
+ * named like the live one plus a suffix, built with the usual writes and swapped in by the port (a table
+ * rename in one transaction on Postgres, an alias move on Elasticsearch). Shadow writes are version-fenced
+ * and idempotent, so they go before the shadow's checkpoint: a batch written again after a crash changes
+ * nothing.
  */
 import { maskErasedDocuments } from '../erased-personal-fields';
 import type { EntityEvent, LogRecord } from '../../src/log';
 import type { Logger } from '../../src/logger';
-import { createPostgresSearchIndex, DEFAULT_SEARCH_SCHEMA, type SearchDocument, type SearchIndex } from '../../src/search';
-import { ensureCatalog, tableOf } from '../../src/search/postgres/schema';
+import type { SearchDocument, SearchIndex } from '../../src/search';
 import type { SqlClient, SqlExecutor } from '../../src/store/sql-client';
-import { quoteIdent, quoteQualified } from '../../src/store/sql-identifier';
 import type { EntityConfig } from '../../src/tenant';
 import { indexDefinitionOf, SEARCH_PROJECTOR_GROUP } from '../search/search-projector';
 import { advanceCheckpoint, claimCheckpoint } from '../postgres/checkpoint-store';
@@ -19,42 +18,27 @@ import type { ReplayTarget, ShadowState } from './replay-target';
 import { shadowName, shadowProjector, type ShadowPurpose } from './shadow-names';
 
 export interface SearchTargetOptions {
+  /** Where the checkpoints are kept. */
   readonly sql: SqlClient;
+  readonly search: SearchIndex;
   readonly config: EntityConfig;
   readonly logger: Logger;
   readonly purpose: ShadowPurpose;
-  /** Schema of the Postgres search adapter (default `search`, as the adapter's). */
-  readonly schema?: string;
   /** The live search projector's checkpoints' name (its consumer group); default SEARCH_PROJECTOR_GROUP. */
   readonly liveProjector?: string;
-  /** The service's live search index, whose cached definition is refreshed after the swap. */
-  readonly liveIndex?: SearchIndex;
 }
 
-/** The catalog table of the Postgres search adapter (src/search/postgres/schema.ts). */
-const CATALOG = '_indexes';
-
 export function searchTarget(o: SearchTargetOptions): ReplayTarget {
-  const schema = o.schema ?? DEFAULT_SEARCH_SCHEMA;
   const liveDefinition = indexDefinitionOf(o.config);
   const live = liveDefinition.name;
   const shadow = shadowName(live, o.purpose);
   const shadowDefinition = { ...liveDefinition, name: shadow };
   const topic = o.config.persistence.topic;
-  const shadowProjectorName = shadowProjector('search', o.purpose, `${schema}.${shadow}`);
+  const shadowProjectorName = shadowProjector('search', o.purpose, shadow);
   const liveProjector = o.liveProjector ?? SEARCH_PROJECTOR_GROUP;
-  const index = createPostgresSearchIndex(o.sql, { schema });
-  const exists = async (sql: SqlExecutor, name: string): Promise<boolean> =>
-    (await sql.query<{ present: boolean }>('select to_regclass($1) is not null as present', [tableOf(schema, name)])).rows[0]?.present === true;
-  const forgetShadow = async (sql: SqlExecutor): Promise<void> => {
-    if ((await sql.query<{ present: boolean }>('select to_regclass($1) is not null as present', [quoteQualified(CATALOG, schema)])).rows[0]?.present) {
-      await sql.query(`delete from ${quoteQualified(CATALOG, schema)} where name = $1`, [shadow]);
-    }
-  };
 
   const discard = async (): Promise<void> => {
-    await o.sql.query(`drop table if exists ${tableOf(schema, shadow)}`);
-    await forgetShadow(o.sql);
+    await o.search.drop(shadow);
     await dropCheckpoints(o.sql, shadowProjectorName, topic);
   };
 
@@ -65,23 +49,18 @@ export function searchTarget(o: SearchTargetOptions): ReplayTarget {
     liveProjector,
     shadowProjector: shadowProjectorName,
     liveWritesBeforeCheckpoint: true,
-    shadowExists: () => exists(o.sql, shadow),
+    shadowExists: () => o.search.exists(shadow),
 
     async prepare(start: Positions, seedFromLive: boolean): Promise<ShadowState> {
       const checkpoints = await checkpointsOf(o.sql, shadowProjectorName, topic);
-      if (checkpoints.size > 0 && (await exists(o.sql, shadow))) {
-        await index.ensureIndex(shadowDefinition); // follows a changed configuration in place (word columns)
+      if (checkpoints.size > 0 && (await o.search.exists(shadow))) {
+        await o.search.ensureIndex(shadowDefinition); // follows a changed configuration in place
         return { resumed: true, checkpoints };
       }
-      await discard();
-      await index.ensureIndex(shadowDefinition);
-      // Seeded and given checkpoints in one transaction; a shadow without checkpoints is discarded next time.
-      await o.sql.transaction(async (tx) => {
-        if (seedFromLive && (await exists(tx, live))) {
-          await tx.query(`insert into ${tableOf(schema, shadow)} (id, source, version) select id, source, version from ${tableOf(schema, live)}`);
-        }
-        await writeCheckpoints(tx, shadowProjectorName, topic, start);
-      });
+      await dropCheckpoints(o.sql, shadowProjectorName, topic);
+      await o.search.createShadow(shadowDefinition, seedFromLive ? live : undefined);
+      // Checkpoints last: a shadow without checkpoints is replaced by a fresh one next time.
+      await o.sql.transaction((tx) => writeCheckpoints(tx, shadowProjectorName, topic, start));
       return { resumed: false, checkpoints: start };
     },
 
@@ -94,36 +73,27 @@ export function searchTarget(o: SearchTargetOptions): ReplayTarget {
           const last = fresh.at(-1);
           if (last === undefined) return;
           const { upserts, deletes } = documentChanges(o.config, fresh);
-          const writes = index.writeIn(tx);
-          if (upserts.length > 0) await writes.upsert(shadow, await maskErasedDocuments(tx, o.config, upserts));
-          if (deletes.length > 0) await writes.delete(shadow, deletes);
+          if (upserts.length > 0) await o.search.upsert(shadow, await maskErasedDocuments(tx, o.config, upserts));
+          if (deletes.length > 0) await o.search.delete(shadow, deletes);
           await advanceCheckpoint(tx, ref, BigInt(last.offset) + 1n);
         });
       };
     },
 
-    async lockLive(tx, partitions) {
-      const checkpoints = await lockCheckpoints(tx, liveProjector, topic, partitions);
-      // The search projector writes the index before its checkpoint: hold its writes until the swap is done.
-      if (await exists(tx, live)) await tx.query(`lock table ${tableOf(schema, live)} in access exclusive mode`);
-      return checkpoints;
-    },
+    // The live search projector writes the index while it holds its checkpoint (see search-projector.ts), so
+    // holding the checkpoints holds its writes until the swap is done.
+    lockLive: (tx, partitions) => lockCheckpoints(tx, liveProjector, topic, partitions),
 
     async swap(tx: SqlExecutor): Promise<void> {
-      await ensureCatalog(tx, schema); // takes the adapter's DDL lock
-      await tx.query(`drop table if exists ${tableOf(schema, live)}`);
-      await tx.query(`alter table ${tableOf(schema, shadow)} rename to ${quoteIdent(live, 'table')}`);
-      await forgetShadow(tx);
-      await tx.query(
-        `insert into ${quoteQualified(CATALOG, schema)} (name, definition) values ($1, $2::jsonb)
-         on conflict (name) do update set definition = excluded.definition, updated_at = now()`,
-        [live, JSON.stringify(liveDefinition)],
-      );
       await dropCheckpoints(tx, shadowProjectorName, topic);
+      // Last in the swap transaction: the index swap is the engine's own step and cannot be rolled back with
+      // it. Should the transaction fail afterwards, the live projector re-applies from its old checkpoint,
+      // which the version fence makes harmless.
+      await o.search.swapShadow(shadow, live);
     },
 
     async afterSwap(): Promise<void> {
-      await o.liveIndex?.ensureIndex(liveDefinition);
+      // The port's swap already gave `live` the shadow's definition.
     },
 
     discard,

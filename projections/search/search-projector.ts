@@ -6,7 +6,7 @@ import { physicalNamesOf, type EntityConfig, type EntityConfigSource } from '../
 import { persistenceTopicsOf } from '../../streams/topics';
 import { maskErasedDocuments } from '../erased-personal-fields';
 import { consumePersistenceTopics, type PersistenceConsumer } from '../persistence-consumer';
-import { advanceCheckpoint, claimCheckpoint, readCheckpoint } from '../postgres/checkpoint-store';
+import { advanceCheckpoint, claimCheckpoint } from '../postgres/checkpoint-store';
 
 export const SEARCH_PROJECTOR_GROUP = 'deltabroker-projector-search';
 
@@ -49,37 +49,38 @@ export async function startSearchProjector(o: SearchProjectorOptions): Promise<S
     projector,
     topics,
     concurrency: 3,
-    apply: async (batch) => {
-      // Records below the checkpoint are already in the index: a replay's handover may have moved it ahead.
-      const ref = { projector, topic: batch.topic, partition: batch.partition };
-      const from = (await readCheckpoint(o.sql, ref)) ?? 0n;
-      const newest = new Map<string, EntityEvent>();
-      for (const { value, offset } of batch.records) {
-        if (BigInt(offset) >= from) newest.set(`${value.tenant}/${value.entity}/${value.key}`, value);
-      }
-      const upserts = new Map<string, { config: EntityConfig; docs: SearchDocument[] }>();
-      const deletes = new Map<string, string[]>();
-      for (const event of newest.values()) {
-        const config = await o.entities.get(event.tenant, event.entity);
-        if (!config) continue;
-        const index = physicalNamesOf(config).index;
-        if (event.payload === null) deletes.set(index, [...(deletes.get(index) ?? []), event.key]);
-        else {
-          const entry = upserts.get(index) ?? { config, docs: [] };
-          entry.docs.push({ id: event.key, source: JSON.parse(event.payload) as Record<string, unknown>, version: event.version });
-          upserts.set(index, entry);
+    // The batch is written while its checkpoint row is held (claimed first, advanced last), so a replay's swap,
+    // which holds the same rows, never runs between a write to the old index and its checkpoint.
+    apply: (batch) =>
+      o.sql.transaction(async (tx) => {
+        // Records below the checkpoint are already in the index: a replay's handover may have moved it ahead.
+        const ref = { projector, topic: batch.topic, partition: batch.partition };
+        const from = await claimCheckpoint(tx, ref);
+        const newest = new Map<string, EntityEvent>();
+        for (const { value, offset } of batch.records) {
+          if (BigInt(offset) >= from) newest.set(`${value.tenant}/${value.entity}/${value.key}`, value);
         }
-      }
-      for (const [index, { config, docs }] of upserts) await o.search.upsert(index, await maskErasedDocuments(o.sql, config, docs));
-      for (const [index, ids] of deletes) await o.search.delete(index, ids);
-      const last = batch.records[batch.records.length - 1];
-      if (!last) return from;
-      const next = BigInt(last.offset) + 1n;
-      await o.sql.transaction(async (tx) => {
-        if ((await claimCheckpoint(tx, ref)) < next) await advanceCheckpoint(tx, ref, next);
-      });
-      return next;
-    },
+        const upserts = new Map<string, { config: EntityConfig; docs: SearchDocument[] }>();
+        const deletes = new Map<string, string[]>();
+        for (const event of newest.values()) {
+          const config = await o.entities.get(event.tenant, event.entity);
+          if (!config) continue;
+          const index = physicalNamesOf(config).index;
+          if (event.payload === null) deletes.set(index, [...(deletes.get(index) ?? []), event.key]);
+          else {
+            const entry = upserts.get(index) ?? { config, docs: [] };
+            entry.docs.push({ id: event.key, source: JSON.parse(event.payload) as Record<string, unknown>, version: event.version });
+            upserts.set(index, entry);
+          }
+        }
+        for (const [index, { config, docs }] of upserts) await o.search.upsert(index, await maskErasedDocuments(tx, config, docs));
+        for (const [index, ids] of deletes) await o.search.delete(index, ids);
+        const last = batch.records[batch.records.length - 1];
+        const next = last === undefined ? from : BigInt(last.offset) + 1n;
+        if (next <= from) return from;
+        await advanceCheckpoint(tx, ref, next);
+        return next;
+      }),
   });
   logger.info({ topics }, 'search projector running');
   return consumer;

@@ -5,7 +5,7 @@ import { isoTime } from './arguments';
 import { DeltabrokerError } from '../errors';
 import { loadSchemas } from '../log';
 import { createLogger } from '../logger';
-import { openEntityConfigSource, openStore, openWriteLog } from '../main';
+import { openEntityConfigSource, openSearchIndex, openStore, openWriteLog } from '../main';
 import { progressReporter, registerVerifyCommand, type WithReplayContext } from './verify';
 
 /**
@@ -28,7 +28,9 @@ export const withReplayContext: WithReplayContext = async (config, work) => {
     closers.push(() => sql.close());
     const { log } = await openWriteLog(config, logger, closers, 'tool');
     const entities = openEntityConfigSource(config, logger);
-    const ctx: ReplayContext = { log, schemas: loadSchemas(), entities, sql, logger, searchEngine: config.search.elasticsearchUrl ? 'elasticsearch' : 'postgres' };
+    const search = await openSearchIndex(config, sql);
+    closers.push(() => search.close());
+    const ctx: ReplayContext = { log, schemas: loadSchemas(), entities, sql, search, logger };
     return await work(ctx, controller.signal);
   } finally {
     process.off('SIGINT', interrupt);

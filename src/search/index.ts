@@ -1,8 +1,7 @@
 /**
- * The search port and its engine-free parts, plus the Postgres adapter (which needs only the SqlClient port).
- * The Elasticsearch adapter is deliberately not re-exported: import it from `./elasticsearch/elasticsearch-search-index`
- * where it is wanted, so that importing the port never loads `@elastic/elasticsearch`.
+ * The search port and its engine-free parts. Adapters are not re-exported: the composition root imports
+ * `./postgres/postgres-search-index` or `./elasticsearch/elasticsearch-search-index`, so code that knows only the
+ * port never loads an adapter (or `@elastic/elasticsearch`).
  */
 export * from './search-port';
 export { validateIndexDefinition, validateDocuments } from './index-definition';
-export { createPostgresSearchIndex, DEFAULT_SEARCH_SCHEMA, type PostgresSearchOptions } from './postgres/postgres-search-index';

@@ -84,6 +84,22 @@ export interface SearchIndex {
   maskFields(index: string, match: { field: string; value: string }, fields: readonly string[], marker: string): Promise<number>;
   /** Runs an Elasticsearch query DSL body against `index` (never another index, whatever the body says). */
   search(index: string, body: unknown, options?: SearchOptions): Promise<SearchResponse>;
+  /** Whether an index (live or shadow) of this name is there. */
+  exists(index: string): Promise<boolean>;
+  /**
+   * Starts a shadow build: a new, empty index named `shadow.name` (replacing an earlier shadow of that name)
+   * that the usual writes fill while the live index keeps serving. With `copyOf`, it starts as a copy of that
+   * index's documents (a replay that re-applies only a tail).
+   */
+  createShadow(shadow: IndexDefinition, copyOf?: string): Promise<void>;
+  /**
+   * Makes the shadow the index `live` in one step: searches of `live` see all the old documents or all the
+   * shadow's, never a mix. The shadow's name and the replaced index are gone afterwards; `live` keeps the
+   * shadow's fields. Postgres renames the shadow's table in one transaction, Elasticsearch moves an alias.
+   */
+  swapShadow(shadow: string, live: string): Promise<void>;
+  /** Removes an index and its documents (a shadow given up); an absent one is ignored. */
+  drop(index: string): Promise<void>;
   close(): Promise<void>;
 }
 

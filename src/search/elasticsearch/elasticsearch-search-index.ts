@@ -17,6 +17,7 @@ import { sourceProjector } from '../source-filter';
 import { fromElasticsearchError } from './es-errors';
 import { definitionFromMappings, mappingsFor } from './mappings';
 import { guardSearch } from './request-guard';
+import { concreteIndices, createShadowIndex, dropIndices, swapShadowAlias } from './shadow-aliases';
 
 export type RefreshPolicy = 'wait_for' | boolean;
 
@@ -69,15 +70,17 @@ export function createElasticsearchSearchIndex(client: Client, options: Elastics
     if (cached !== undefined) return cached;
     let stored: IndexDefinition | undefined;
     try {
+      // Keyed by the concrete index, which differs from the name once a shadow swap made the name an alias.
       const response = await client.indices.getMapping({ index: physical(name) });
-      stored = definitionFromMappings(response[physical(name)]?.mappings);
+      stored = definitionFromMappings(Object.values(response)[0]?.mappings);
     } catch (error) {
       throw fromElasticsearchError(error);
     }
     if (stored === undefined) {
       throw new DeltabrokerError('DB_NOT_FOUND', `no search index ${name}`, { field: 'dispatch.entity', rule: 'index-exists', stage: 'search' });
     }
-    const definition = validateIndexDefinition(stored);
+    // A swapped-in shadow's mapping still names the shadow.
+    const definition = validateIndexDefinition({ ...stored, name });
     definitions.set(name, definition);
     return definition;
   }
@@ -184,6 +187,37 @@ export function createElasticsearchSearchIndex(client: Client, options: Elastics
       };
       if (response.aggregations !== undefined) result.aggregations = response.aggregations as unknown as Record<string, TermsAggregationResult>;
       return result;
+    },
+
+    async exists(index) {
+      assertIndexName(index);
+      return (await concreteIndices(client, physical(index))).length > 0;
+    },
+
+    async createShadow(shadow, copyOf) {
+      const definition = validateIndexDefinition(shadow);
+      if (copyOf !== undefined) assertIndexName(copyOf);
+      await createShadowIndex(client, {
+        name: physical(definition.name),
+        mappings: mappingsFor(definition) as estypes.MappingTypeMapping,
+        ...(options.settings === undefined ? {} : { settings: options.settings }),
+        ...(copyOf === undefined ? {} : { copyOf: physical(copyOf) }),
+      });
+      definitions.set(definition.name, definition);
+    },
+
+    async swapShadow(shadow, live) {
+      const definition = await definitionOf(shadow);
+      assertIndexName(live);
+      await swapShadowAlias(client, physical(shadow), physical(live));
+      definitions.delete(shadow);
+      definitions.set(live, { ...definition, name: live });
+    },
+
+    async drop(index) {
+      assertIndexName(index);
+      await dropIndices(client, physical(index));
+      definitions.delete(index);
     },
 
     async close() {

@@ -13,6 +13,7 @@ import type { IndexDefinition, SearchDocument, SearchHit, SearchIndex, SearchOpt
 import { sourceProjector } from '../source-filter';
 import { compileSearch, type SearchRow } from './compile-search';
 import { applyDefinition, findDefinition, tableOf } from './schema';
+import { createShadow, dropIndex, swapShadow, tableExists } from './shadow-swap';
 
 /** Where the adapter keeps its tables unless told otherwise. */
 export const DEFAULT_SEARCH_SCHEMA = 'search';
@@ -115,6 +116,32 @@ export function createPostgresSearchIndex(sql: SqlClient, options: PostgresSearc
       const row = rows[0]?.result;
       if (row === undefined) throw new DeltabrokerError('DB_INTERNAL', 'search statement returned no row', { stage: 'search' });
       return toResponse(definition, request, row, searchOptions, Math.round(performance.now() - started));
+    },
+
+    async exists(index) {
+      assertIndexName(index);
+      return tableExists(sql, schema, index);
+    },
+
+    async createShadow(shadow, copyOf) {
+      const definition = validateIndexDefinition(shadow);
+      if (copyOf !== undefined) assertIndexName(copyOf);
+      await sql.transaction((tx) => createShadow(tx, schema, definition, copyOf));
+      definitions.set(definition.name, definition);
+    },
+
+    async swapShadow(shadow, live) {
+      assertIndexName(shadow);
+      assertIndexName(live);
+      const swapped = await sql.transaction((tx) => swapShadow(tx, schema, shadow, live));
+      definitions.delete(shadow);
+      definitions.set(live, swapped);
+    },
+
+    async drop(index) {
+      assertIndexName(index);
+      await sql.transaction((tx) => dropIndex(tx, schema, index));
+      definitions.delete(index);
     },
 
     async close() {

@@ -4,7 +4,7 @@
  */
 import { moveLegacyProjections } from '../../../projections/legacy-names';
 import { silentLogger } from '../../../src/logger';
-import { createPostgresSearchIndex, DEFAULT_SEARCH_SCHEMA } from '../../../src/search';
+import { createPostgresSearchIndex, DEFAULT_SEARCH_SCHEMA } from '../../../src/search/postgres/postgres-search-index';
 import { compileRql, decodeRow } from '../../../src/store/rql';
 import { SYSTEM_COLUMNS } from '../../../src/store/rql/compiler';
 import { migrate } from '../../../src/store/migrator';

@@ -19,7 +19,8 @@ import { createLogger, silentLogger } from '../../../src/logger';
 
 /** TEST_LOG=debug shows what the projectors and the replay log. */
 const testLogger = () => (process.env.TEST_LOG ? createLogger(process.env.TEST_LOG) : silentLogger());
-import { createPostgresSearchIndex, type SearchIndex } from '../../../src/search';
+import type { SearchIndex } from '../../../src/search';
+import { createPostgresSearchIndex } from '../../../src/search/postgres/postgres-search-index';
 import { migrate } from '../../../src/store/migrator';
 import type { SqlClient } from '../../../src/store/sql-client';
 import { InMemoryEntityConfigSource, type EntityConfig } from '../../../src/tenant';
@@ -105,7 +106,7 @@ export async function openReplayHarness(sql: SqlClient, closeSql: () => Promise<
     search,
     groups,
     reports,
-    context: () => ({ log, schemas, entities, sql, logger: testLogger(), liveSearchIndex: search, liveProjectors: groups }),
+    context: () => ({ log, schemas, entities, sql, logger: testLogger(), search, liveProjectors: groups }),
     put: (config) => entities.put(config),
     publish: (config, specs) =>
       log.publish(

@@ -7,6 +7,7 @@ import type { SearchIndex, SearchResponse } from '../../../src/search/search-por
 import { queryClauseCases } from './contract-queries';
 import { requestCases } from './contract-requests';
 import { safetyCases } from './contract-safety';
+import { shadowCases } from './contract-shadow';
 import { writeCases } from './contract-writes';
 import { PRODUCT_DOCS, PRODUCTS } from './search-fixtures';
 
@@ -63,5 +64,6 @@ export function describeSearchContract(name: string, open: () => Promise<SearchB
     describe('sort, paging, _source, aggregations, totals', () => requestCases(context));
     describe('field hiding, refusals and injection attempts', () => safetyCases(context));
     describe('writes: versions, deletes, definition changes', () => writeCases(context));
+    describe('shadow builds: create, fill, swap in, drop', () => shadowCases(context));
   });
 }
