@@ -36,6 +36,20 @@ export async function advanceCheckpoint(tx: SqlExecutor, ref: PartitionRef, next
   ]);
 }
 
+/**
+ * Moves the partition's checkpoint to `nextOffset` unless it is already there or beyond, in one statement:
+ * for a projector whose writes are idempotent and made before, so it needs no row lock around them.
+ */
+export async function moveCheckpointForward(sql: SqlExecutor, ref: PartitionRef, nextOffset: bigint): Promise<void> {
+  await sql.query(
+    `insert into projection_checkpoints (projector, topic, partition, next_offset) values ($1, $2, $3, $4)
+       on conflict (projector, topic, partition) do update
+         set next_offset = excluded.next_offset, updated_at = now()
+       where projection_checkpoints.next_offset < excluded.next_offset`,
+    [ref.projector, ref.topic, ref.partition, nextOffset.toString()],
+  );
+}
+
 /** The stored next offset of a partition, or undefined when this projector never applied it. */
 export async function readCheckpoint(sql: SqlExecutor, ref: PartitionRef): Promise<bigint | undefined> {
   const result = await sql.query<{ next_offset: string | number | bigint }>(

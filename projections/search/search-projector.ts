@@ -6,7 +6,7 @@ import { physicalNamesOf, type EntityConfig, type EntityConfigSource } from '../
 import { persistenceTopicsOf } from '../../streams/topics';
 import { maskErasedDocuments } from '../erased-personal-fields';
 import { consumePersistenceTopics, type PersistenceConsumer } from '../persistence-consumer';
-import { advanceCheckpoint, claimCheckpoint, readCheckpoint } from '../postgres/checkpoint-store';
+import { moveCheckpointForward, readCheckpoint } from '../postgres/checkpoint-store';
 
 export const SEARCH_PROJECTOR_GROUP = 'deltabroker-projector-search';
 
@@ -75,9 +75,7 @@ export async function startSearchProjector(o: SearchProjectorOptions): Promise<S
       const last = batch.records[batch.records.length - 1];
       if (!last) return from;
       const next = BigInt(last.offset) + 1n;
-      await o.sql.transaction(async (tx) => {
-        if ((await claimCheckpoint(tx, ref)) < next) await advanceCheckpoint(tx, ref, next);
-      });
+      await moveCheckpointForward(o.sql, ref, next);
       return next;
     },
   });
