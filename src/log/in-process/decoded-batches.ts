@@ -17,11 +17,23 @@ export interface DecodedStoredBatch {
   readonly rejections: readonly Rejection[];
 }
 
-/** Batches kept per partition and reader schema: enough for the slowest reader of a burst's tail. */
-const BATCHES_PER_PARTITION = 64;
+/**
+ * Records kept in all (about a kilobyte each decoded): the readers of a persistence partition follow its tail
+ * within a few batches of each other, so a small window serves them, and memory stays bounded under a burst.
+ */
+const MAX_RECORDS = 4096;
+
+interface Place {
+  readonly log: PartitionLog;
+  readonly schema: RecordSchema | undefined;
+  readonly baseOffset: number;
+}
 
 export class DecodedBatches {
   private readonly byLog = new WeakMap<PartitionLog, Map<RecordSchema | undefined, Map<number, DecodedStoredBatch>>>();
+  /** Every kept batch, oldest first (a Map iterates in insertion order). */
+  private readonly kept = new Map<DecodedStoredBatch, Place>();
+  private records = 0;
 
   get(log: PartitionLog, schema: RecordSchema | undefined, baseOffset: number, lastOffset: number): DecodedStoredBatch | undefined {
     const hit = this.byLog.get(log)?.get(schema)?.get(baseOffset);
@@ -33,8 +45,20 @@ export class DecodedBatches {
     if (!bySchema) this.byLog.set(log, (bySchema = new Map()));
     let batches = bySchema.get(schema);
     if (!batches) bySchema.set(schema, (batches = new Map()));
+    const replaced = batches.get(baseOffset);
+    if (replaced) this.forget(replaced);
     batches.set(baseOffset, batch);
-    // Maps iterate in insertion order: the first key is the batch stored longest ago.
-    if (batches.size > BATCHES_PER_PARTITION) batches.delete(batches.keys().next().value as number);
+    this.kept.set(batch, { log, schema, baseOffset });
+    this.records += batch.records.length;
+    while (this.records > MAX_RECORDS && this.kept.size > 1) {
+      const [oldest, place] = this.kept.entries().next().value as [DecodedStoredBatch, Place];
+      const batchesThere = this.byLog.get(place.log)?.get(place.schema);
+      if (batchesThere?.get(place.baseOffset) === oldest) batchesThere.delete(place.baseOffset);
+      this.forget(oldest);
+    }
+  }
+
+  private forget(batch: DecodedStoredBatch): void {
+    if (this.kept.delete(batch)) this.records -= batch.records.length;
   }
 }
