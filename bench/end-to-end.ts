@@ -1,13 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
-import { Kafka, logLevel, Partitioners, type Admin } from 'kafkajs';
+import { Kafka, logLevel, type Admin } from 'kafkajs';
 import { Client } from 'pg';
 import { loadDevIssuer } from '../src/auth/dev-issuer';
-import { loadSchemas, type DeltaEnvelope } from '../src/log';
 import { silentLogger } from '../src/logger';
 import { startService, type Service } from '../src/main';
 import { copyIn, copyRows } from './support/copy';
@@ -15,6 +11,8 @@ import { createBenchDatabase } from './support/database';
 import { benchServiceConfig } from './support/service-config';
 import { formatTable, quantile, secondsSince, type Figure } from './support/figures';
 import { runHttpLoad } from './http-load';
+import { ENTITY, TENANT, type SentTimes } from './support/load-clients';
+import { LoadProcess } from './support/load-process';
 
 /**
  * End to end on the whole service (embedded broker and registry, pipeline, action emitters, table projector,
@@ -23,7 +21,8 @@ import { runHttpLoad } from './http-load';
  * every one is persisted, projected into its Postgres table and published on both action topics. Latency
  * from publish to projection comes from a trigger on the projection table that stamps each row's insert time
  * (clock_timestamp, the same clock as the producer's). Baseline: a raw COPY of the same projected rows into a
- * table of the same columns without keys, in the same database, in the same run.
+ * table of the same columns without keys, in the same database, in the same run. The producer and the HTTP
+ * clients run in a process of their own (support/load-process.ts), as outside clients do.
  * Usage: npx tsx bench/end-to-end.ts [deltas=20000] [http deltas=2000]
  */
 export interface EndToEndOptions {
@@ -42,12 +41,9 @@ export interface EndToEndOptions {
   readonly timeoutMs?: number;
 }
 
-const TENANT = 'acme';
-const ENTITY = 'merchant_account';
 /** The projection table of acme/merchant_account, in acme's schema (src/tenant/physical-names.ts). */
 const [SCHEMA, TABLE_NAME] = ['tenant_acme', 'merchant_account'];
 const TABLE = `${SCHEMA}.${TABLE_NAME}`;
-const wallMs = (): number => performance.timeOrigin + performance.now();
 
 interface Phase {
   readonly prefix: string;
@@ -67,8 +63,6 @@ interface PhaseResult {
   readonly rows: number;
   readonly copyRowsPerSecond: number;
 }
-
-const payloadOf = (key: string, i: number): Record<string, unknown> => ({ merchantId: key, name: `Merchant ${i}`, country: i % 2 === 0 ? 'DE' : 'FR', mcc: 5000 + (i % 1000) });
 
 class Harness {
   private readonly copyTable = 'bench_copy';
@@ -151,96 +145,6 @@ class Harness {
   }
 }
 
-/** Deltas straight onto the deltas topic, the way a third-party producer writes them. */
-/** Deltas onto the deltas topic as fast as the sends go, or paced at `perSecond` (each send due at its time). */
-async function produceDeltas(service: Service, proof: Record<string, string>, phase: Phase, sendBatch: number, inFlight: number, perSecond?: number): Promise<void> {
-  const kafka = new Kafka({ clientId: 'bench-producer', brokers: service.brokers, logLevel: logLevel.NOTHING });
-  const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
-  await producer.connect();
-  const registry = new SchemaRegistry({ host: service.registryUrl });
-  const { id } = await registry.register({ type: SchemaType.AVRO, schema: JSON.stringify(loadSchemas().DeltaEnvelope.definition) }, { subject: 'deltas-value' });
-  try {
-    let next = 0;
-    const started = performance.now();
-    const sender = async (): Promise<void> => {
-      while (next < phase.count) {
-        const from = next;
-        next = Math.min(phase.count, next + sendBatch);
-        if (perSecond !== undefined) {
-          const due = started + (from / perSecond) * 1000;
-          if (due > performance.now()) await new Promise((r) => setTimeout(r, due - performance.now()));
-        }
-        const sentAt = wallMs();
-        const messages = await Promise.all(
-          Array.from({ length: next - from }, async (_, j) => {
-            const i = from + j;
-            const key = `${phase.prefix}${i}`;
-            const delta: DeltaEnvelope = {
-              id: randomUUID(),
-              requestId: null,
-              tenant: TENANT,
-              entity: ENTITY,
-              operation: 'create',
-              key,
-              payload: JSON.stringify(payloadOf(key, i)),
-              actor: { user: 'bench', roles: ['writer'] },
-              origin: { datacenter: 'dc1' },
-              occurredAt: Date.now(),
-              expectedVersion: null,
-              retryOf: null,
-            };
-            phase.sentAt.set(key, sentAt);
-            return { key: `${TENANT}/${ENTITY}/${key}`, value: await registry.encode(id, delta), headers: proof };
-          }),
-        );
-        await producer.send({ topic: 'deltas', acks: -1, messages });
-      }
-    };
-    await Promise.all(Array.from({ length: inFlight }, sender));
-  } finally {
-    await producer.disconnect();
-  }
-}
-
-/** Creates through HTTP by `concurrency` keep-alive clients; answers the per-request latencies (ms, sorted) and errors. */
-async function writeOverHttp(service: Service, token: string, phase: Phase, concurrency: number): Promise<{ latencies: number[]; errors: number }> {
-  const target = new URL(service.url);
-  const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
-  const latencies: number[] = [];
-  let errors = 0;
-  let next = 0;
-  const once = (i: number): Promise<void> =>
-    new Promise((resolve) => {
-      const key = `${phase.prefix}${i}`;
-      const body = JSON.stringify({ dispatch: { entity: ENTITY, operation: 'create' }, payload: payloadOf(key, i) });
-      const started = wallMs();
-      phase.sentAt.set(key, started);
-      const req = http.request(
-        { agent, host: target.hostname, port: target.port, path: '/', method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } },
-        (res) => {
-          res.resume();
-          res.on('end', () => {
-            if (res.statusCode !== 201) errors += 1;
-            latencies.push(wallMs() - started);
-            resolve();
-          });
-        },
-      );
-      req.on('error', () => {
-        errors += 1;
-        resolve();
-      });
-      req.end(body);
-    });
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < phase.count) await once(next++);
-    }),
-  );
-  agent.destroy();
-  return { latencies: latencies.sort((a, b) => a - b), errors };
-}
-
 const ms = (n: number): string => `${n.toFixed(n < 10 ? 1 : 0)} ms`;
 
 export async function run(options: EndToEndOptions): Promise<Figure[]> {
@@ -253,6 +157,7 @@ export async function run(options: EndToEndOptions): Promise<Figure[]> {
   await db.connect();
   const admin = new Kafka({ clientId: 'bench-admin', brokers: service.brokers, logLevel: logLevel.NOTHING }).admin();
   await admin.connect();
+  const load = LoadProcess.start();
   try {
     const entity = await service.entities.get(TENANT, ENTITY);
     if (!entity) throw new Error(`no ${TENANT}/${ENTITY} configuration`);
@@ -265,6 +170,16 @@ export async function run(options: EndToEndOptions): Promise<Figure[]> {
     const proof = { authorization: `Bearer ${token}` };
 
     const phase = (prefix: string, count: number): Phase => ({ prefix, count, sentAt: new Map() });
+    const noted = (p: Phase, times: SentTimes): void => {
+      for (const [key, at] of times.sentAt) p.sentAt.set(key, at);
+    };
+    const produceDeltas = async (p: Phase, sendBatch: number, inFlight: number, perSecond?: number): Promise<void> =>
+      noted(p, await load.produce({ prefix: p.prefix, count: p.count, brokers: service.brokers, registryUrl: service.registryUrl, proof, sendBatch, inFlight, perSecond }));
+    const writeOverHttp = async (p: Phase, concurrency: number): Promise<{ latencies: number[]; errors: number }> => {
+      const answers = await load.writeOverHttp({ prefix: p.prefix, count: p.count, url: service.url, token, concurrency });
+      noted(p, answers);
+      return answers;
+    };
     const timed = async (p: Phase, send: () => Promise<void>): Promise<PhaseResult> => {
       const before = await harness.actionCount();
       const started = process.hrtime.bigint();
@@ -273,25 +188,25 @@ export async function run(options: EndToEndOptions): Promise<Figure[]> {
     };
     // Warm-up: topics, schema ids, consumer fetch loops and table statements are in place before timing.
     const warm = phase('warm-', 200);
-    await timed(warm, () => produceDeltas(service, proof, warm, 50, 2));
+    await timed(warm, () => produceDeltas(warm, 50, 2));
     const idleRss = process.memoryUsage().rss;
 
     const viaKafka = phase('kafka-', deltas);
-    const kafka = await timed(viaKafka, () => produceDeltas(service, proof, viaKafka, options.sendBatch ?? 100, options.sendsInFlight ?? 4));
+    const kafka = await timed(viaKafka, () => produceDeltas(viaKafka, options.sendBatch ?? 100, options.sendsInFlight ?? 4));
     // Latency without a backlog: half the rate just measured, for about ten seconds.
     const pacedRate = Math.max(10, Math.round(deltas / kafka.seconds / 2));
     const viaKafkaPaced = phase('paced-', Math.min(Math.ceil(deltas / 2), pacedRate * 10));
-    const paced = await timed(viaKafkaPaced, () => produceDeltas(service, proof, viaKafkaPaced, 10, 4, pacedRate));
+    const paced = await timed(viaKafkaPaced, () => produceDeltas(viaKafkaPaced, 10, 4, pacedRate));
     const viaHttp = phase('http-', httpDeltas);
     let answers: { latencies: number[]; errors: number } = { latencies: [], errors: 0 };
     const overHttp = await timed(viaHttp, async () => {
-      answers = await writeOverHttp(service, token, viaHttp, options.httpConcurrency ?? 64);
+      answers = await writeOverHttp(viaHttp, options.httpConcurrency ?? 64);
     });
     // A lone writer: each write waits for the one before, so nothing is batched with it.
     const lone = phase('lone-', options.loneWrites ?? 100);
     let loneAnswers: { latencies: number[]; errors: number } = { latencies: [], errors: 0 };
     await timed(lone, async () => {
-      loneAnswers = await writeOverHttp(service, token, lone, 1);
+      loneAnswers = await writeOverHttp(lone, 1);
     });
     const health = await runHttpLoad({ url: `${service.url}/health`, method: 'GET', headers: {}, seconds: 2, concurrency: 1 });
     const peakRss = process.resourceUsage().maxRSS * 1024;
@@ -331,14 +246,15 @@ export async function run(options: EndToEndOptions): Promise<Figure[]> {
         notes: `HTTP answer p50 ${ms(quantile(loneAnswers.latencies, 0.5))} p99 ${ms(quantile(loneAnswers.latencies, 0.99))}, ${loneAnswers.errors} errors`,
       },
       {
-        name: 'e2e: peak RSS of the process (service + load)',
+        name: 'e2e: peak RSS of the service process',
         value: peakRss / 2 ** 20,
         unit: 'MiB',
         baseline: { name: 'RSS after start and warm-up', value: idleRss / 2 ** 20, unit: 'MiB' },
-        notes: 'ratio > 1 is growth; one process holds broker, registry, pipeline, projectors, HTTP and the load clients',
+        notes: 'ratio > 1 is growth; the process holds broker, registry, pipeline, projectors and HTTP (the load clients run in their own)',
       },
     ];
   } finally {
+    load.stop();
     await admin.disconnect().catch(() => undefined);
     await db.end().catch(() => undefined);
     await service.stop();

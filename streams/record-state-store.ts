@@ -101,12 +101,11 @@ export class RecordStateStore {
   }
 
   /**
-   * Records a batch of verdicts in one transaction with two statements: the records' newest states (a batch
-   * may change one record several times; a stored state only moves forward) and the deltas' outcomes.
+   * Records a batch of verdicts in one statement: the records' newest states (a batch may change one record
+   * several times; a stored state only moves forward) and the deltas' outcomes.
    */
   async recordVerdicts(verdicts: readonly StoredVerdict[]): Promise<void> {
-    if (verdicts.length === 0) return;
-    await this.sql.transaction((tx) => writeVerdicts(tx, verdicts));
+    if (verdicts.length > 0) await writeVerdicts(this.sql, verdicts);
   }
 
   /**
@@ -160,7 +159,7 @@ async function writeCheckpoints(tx: SqlExecutor, checkpoints: readonly StateChec
   );
 }
 
-/** Writes verdicts inside the caller's transaction: the newest state per record, and every delta's outcome. */
+/** Writes verdicts (inside the caller's transaction, if any): the newest state per record, and every delta's outcome. */
 async function writeVerdicts(tx: SqlExecutor, verdicts: readonly StoredVerdict[]): Promise<void> {
   const newest = new Map<string, { tenant: string; entity: string; record_key: string; version: number; deleted: boolean; doc: Record<string, unknown> | null }>();
   for (const v of verdicts) {
@@ -175,23 +174,20 @@ async function writeVerdicts(tx: SqlExecutor, verdicts: readonly StoredVerdict[]
       ? { delta_id: v.outcome.deltaId, tenant: v.id.tenant, status: 'accepted', event_id: v.outcome.eventId, version: v.outcome.version, topic: v.outcome.topic, partition: v.outcome.partition, log_offset: v.outcome.offset, problem: null }
       : { delta_id: v.outcome.deltaId, tenant: v.tenant, status: 'refused', event_id: null, version: null, topic: null, partition: null, log_offset: null, problem: v.outcome.problem },
   );
-  if (newest.size > 0) {
-    await tx.query(
-      `insert into record_state (tenant, entity, record_key, version, deleted, doc)
+  // One statement, so one round trip and atomic without a transaction of its own: the states only move forward.
+  await tx.query(
+    `with states as (
+       insert into record_state (tenant, entity, record_key, version, deleted, doc)
        select tenant, entity, record_key, version, deleted, doc
          from jsonb_to_recordset($1::jsonb) as r(tenant text, entity text, record_key text, version bigint, deleted boolean, doc jsonb)
        on conflict (tenant, entity, record_key) do update
          set version = excluded.version, deleted = excluded.deleted, doc = excluded.doc, updated_at = now()
-       where record_state.version < excluded.version`,
-      [JSON.stringify([...newest.values()])],
-    );
-  }
-  await tx.query(
-    `insert into delta_outcomes (${OUTCOME_COLUMNS})
+       where record_state.version < excluded.version)
+     insert into delta_outcomes (${OUTCOME_COLUMNS})
      select ${OUTCOME_COLUMNS}
-       from jsonb_to_recordset($1::jsonb) as r(delta_id text, tenant text, status text, event_id text, version bigint, topic text, partition integer, log_offset text, problem jsonb)
+       from jsonb_to_recordset($2::jsonb) as r(delta_id text, tenant text, status text, event_id text, version bigint, topic text, partition integer, log_offset text, problem jsonb)
      on conflict (tenant, delta_id) do nothing`,
-    [JSON.stringify(outcomes)],
+    [JSON.stringify([...newest.values()]), JSON.stringify(outcomes)],
   );
 }
 

@@ -61,6 +61,8 @@ describe('refused deltas: list, show, fix, retry', () => {
     // The producer proves its actor with its token; a retry carries that proof again (nothing else makes it trusted).
     const proof = { authorization: `Bearer ${await t.token(['writer'], { sub: 'batch' })}` };
     await t.service.log.publish([{ topic: 'deltas', key: recordMessageKey('acme', 'supplier', 's-1'), value: supplier, schema: schemas.DeltaEnvelope, headers: proof }]);
+    // Refused before the next one is sent: deltas partitions are decided concurrently, and the list is by time.
+    await eventually(() => list(['--since', '10m']), (l) => l.items.length === 1);
     // 2. A role the entity does not grant.
     const auditor = await post(`${t.url}/`, { dispatch: { entity: 'merchant_account', operation: 'create' }, payload: { merchantId: 'm-audit', name: 'Audited' } }, {
       authorization: `Bearer ${await t.token(['auditor'], { sub: 'carol' })}`,

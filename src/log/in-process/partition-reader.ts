@@ -11,6 +11,7 @@ import type { Headers, LogRecord } from '../port';
 import { DECODE_REASONS } from '../rejection-reasons';
 import type { Rejection } from '../schema-types';
 import type { RecordSchema } from '../schemas';
+import type { DecodedBatches, DecodedStoredBatch } from './decoded-batches';
 
 /** Bytes read per partition at a time (kafkajs's and Kafka's `max.partition.fetch.bytes`); at least one batch. */
 export const READ_MAX_BYTES = 1024 * 1024;
@@ -39,7 +40,7 @@ export class OffsetOutOfRange extends Error {
 
 /**
  * Reads records at `from` and after, below `end` (exclusive; the high watermark by default). Answers null when
- * nothing is there yet.
+ * nothing is there yet. With `shared`, batches another reader already decoded are taken from it.
  */
 export async function readPartition<T>(
   log: PartitionLog,
@@ -47,6 +48,7 @@ export async function readPartition<T>(
   from: number,
   readerSchema: RecordSchema<T> | undefined,
   end = log.highWatermark,
+  shared?: DecodedBatches,
 ): Promise<ReadBatch<T> | null> {
   const highWatermark = log.highWatermark;
   const read = await log.read(from, READ_MAX_BYTES);
@@ -54,8 +56,9 @@ export async function readPartition<T>(
   if (read.errorCode !== ErrorCode.NONE) throw new Error(`reading ${log.topic}/${log.partition} failed with Kafka error ${read.errorCode}`);
   if (!read.records) return null;
 
-  const raws: RawRecord[] = [];
   const unreadable: Rejection[] = [];
+  /** Per batch in the read, in order: its decoded records, or (a miss) its raw records still to decode. */
+  const parts: { base: number; last: number; decoded?: DecodedStoredBatch; raws?: RawRecord[] }[] = [];
   let next = from;
   for (const batch of splitBatches(read.records)) {
     const h = readBatchHeader(batch);
@@ -63,6 +66,11 @@ export async function readPartition<T>(
     const last = h.baseOffset + h.lastOffsetDelta;
     next = Math.min(end, Math.max(next, last + 1));
     if (last < from || (h.attributes & CONTROL_BATCH) !== 0) continue;
+    const cached = shared?.get(log, readerSchema, h.baseOffset, last);
+    if (cached) {
+      parts.push({ base: h.baseOffset, last, decoded: cached });
+      continue;
+    }
     let decoded: ReturnType<typeof decodeRecords>;
     try {
       decoded = decodeRecords(batch);
@@ -76,13 +84,45 @@ export async function readPartition<T>(
       }
       continue;
     }
-    for (const r of decoded) {
-      if (r.offset < from || r.offset >= end) continue;
-      raws.push({ offset: String(r.offset), key: r.key === null ? null : r.key.toString('utf8'), value: r.value, headers: headersOf(r.headers), timestamp: r.timestamp });
-    }
+    // The whole batch is decoded (not only the part at `from` and after), so other readers can share it.
+    const raws = decoded.map((r) => ({ offset: String(r.offset), key: r.key === null ? null : r.key.toString('utf8'), value: r.value, headers: headersOf(r.headers), timestamp: r.timestamp }));
+    parts.push({ base: h.baseOffset, last, raws });
   }
-  const { records, rejections } = await decodeRawRecords(codec, log.topic, log.partition, raws, readerSchema);
-  return { records, rejections: unreadable.length > 0 ? [...unreadable, ...rejections].sort(byOffset) : rejections, next, highWatermark };
+  await decodeMisses(log, codec, readerSchema, parts, shared);
+  const records: LogRecord<T>[] = [];
+  const rejections: Rejection[] = [...unreadable];
+  const wanted = (offset: number): boolean => offset >= from && offset < end;
+  for (const part of parts) {
+    const decoded = part.decoded as DecodedStoredBatch;
+    for (const r of decoded.records) if (wanted(Number(r.offset))) records.push(r as LogRecord<T>);
+    for (const r of decoded.rejections) if (wanted(r.source?.offset ?? -1)) rejections.push(r);
+  }
+  return { records, rejections: unreadable.length > 0 ? rejections.sort(byOffset) : rejections, next, highWatermark };
+}
+
+/** Decodes the values of every batch the shared cache did not hold, in one pass, and offers them to it. */
+async function decodeMisses(
+  log: PartitionLog,
+  codec: ValueCodec,
+  readerSchema: RecordSchema | undefined,
+  parts: { base: number; last: number; decoded?: DecodedStoredBatch; raws?: RawRecord[] }[],
+  shared: DecodedBatches | undefined,
+): Promise<void> {
+  const misses = parts.filter((p) => p.raws !== undefined);
+  if (misses.length === 0) return;
+  const all = await decodeRawRecords(codec, log.topic, log.partition, misses.flatMap((p) => p.raws ?? []), readerSchema);
+  // Both lists are in offset order, as the batches are: each batch takes the run of entries up to its last offset.
+  let r = 0;
+  let j = 0;
+  for (const part of misses) {
+    const records: LogRecord<unknown>[] = [];
+    const rejections: Rejection[] = [];
+    while (r < all.records.length && Number(all.records[r]!.offset) <= part.last) records.push(all.records[r++]!);
+    while (j < all.rejections.length && (all.rejections[j]!.source?.offset ?? -1) <= part.last) rejections.push(all.rejections[j++]!);
+    part.decoded = { lastOffset: part.last, records, rejections };
+    // A batch with undecodable records is not shared: each group reports its own rejections, as before.
+    if (rejections.length === 0) shared?.put(log, readerSchema, part.base, part.decoded);
+  }
 }
 
 const byOffset = (a: Rejection, b: Rejection): number => (a.source?.offset ?? 0) - (b.source?.offset ?? 0);

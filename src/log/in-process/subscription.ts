@@ -19,12 +19,15 @@ import type { SubscribeOptions, Subscription } from '../port';
 import type { Rejection } from '../schema-types';
 import { GroupJoinError, GroupMember, type Generation } from './group/member';
 import { unknownTopic } from './log-errors';
+import type { DecodedBatches } from './decoded-batches';
 import { OffsetOutOfRange, readPartition, waitForData } from './partition-reader';
 import { Slots } from './slots';
 
 export interface SubscriptionDeps {
   readonly broker: EmbeddedKafkaParts;
   readonly codec: ValueCodec;
+  /** Batches decoded by other groups' readers in this process (decode once, fan out). */
+  readonly decoded?: DecodedBatches;
   readonly logger: Logger;
   readonly reject: (rejections: readonly Rejection[]) => Promise<void>;
   readonly clientId: string;
@@ -191,7 +194,7 @@ class GroupConsumer<T> implements Subscription {
   /** Reads, hands over and commits one batch. */
   private async handleOnce(log: PartitionLog, offset: number, revoked: AbortController): Promise<Outcome> {
     try {
-      const batch = await readPartition(log, this.deps.codec, offset, this.o.readerSchema);
+      const batch = await readPartition(log, this.deps.codec, offset, this.o.readerSchema, log.highWatermark, this.deps.decoded);
       if (revoked.signal.aborted) return { kind: 'again' };
       if (!batch) return { kind: 'idle' };
       if (batch.rejections.length > 0) {

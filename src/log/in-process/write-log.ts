@@ -12,6 +12,7 @@ import type { OutgoingRecord, PublishedRecord, ReplayOptions, ReplayResult, Subs
 import { OpenSubscriptions } from '../open-subscriptions';
 import type { Rejection } from '../schema-types';
 import type { RecordSchema } from '../schemas';
+import { DecodedBatches } from './decoded-batches';
 import { logClosed } from './log-errors';
 import { Publisher } from './publisher';
 import { replay } from './replay';
@@ -28,6 +29,7 @@ export interface InProcessWriteLogOptions extends WriteLogOptions {
 export class InProcessWriteLog implements WriteLog {
   private readonly subscriptions = new OpenSubscriptions();
   private readonly codec: ValueCodec;
+  private readonly decoded = new DecodedBatches();
   private readonly publisher: Publisher;
   private readonly logger: Logger;
   private readonly subjectFor: SubjectStrategy;
@@ -55,6 +57,7 @@ export class InProcessWriteLog implements WriteLog {
       {
         broker: this.o.broker,
         codec: this.codec,
+        decoded: this.decoded,
         logger: this.logger,
         reject: (r) => this.reject(r),
         clientId: this.o.clientId ?? 'deltabroker',

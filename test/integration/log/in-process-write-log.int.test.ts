@@ -87,4 +87,38 @@ describe('in-process write log on the embedded broker', () => {
   test('subscribing to a topic that does not exist is an error, as with kafkajs', async () => {
     await expect(log.subscribe({ groupId: 'g', topics: ['nowhere'], handleBatch: async () => undefined })).rejects.toMatchObject({ code: 'DB_INTERNAL' });
   });
+
+  test('groups reading the same batches share one decode; a group starting inside a batch gets only its own offsets', async () => {
+    await log.createTopics([{ topic: 'fanout', partitions: 1 }]);
+    const published = Array.from({ length: 10 }, (_, n) => record('fanout', n));
+    await log.publish(published);
+    // The third group resumes inside the stored batch, at offset 4.
+    await kafka.parts.groups.commitOffsets('late', [{ topic: 'fanout', partition: 0, offset: 4, leaderEpoch: -1, metadata: null, commitTimestamp: Date.now() }]);
+    const read = async (groupId: string) => {
+      const seen: { offset: string; value: DeltaEnvelope }[] = [];
+      let done: () => void = () => undefined;
+      const all = new Promise<void>((resolve) => (done = resolve));
+      const sub = await log.subscribe<DeltaEnvelope>({
+        groupId,
+        topics: ['fanout'],
+        readerSchema: schemas.DeltaEnvelope,
+        handleBatch: async (batch) => {
+          seen.push(...batch.records.map((r) => ({ offset: r.offset, value: r.value })));
+          if (seen.some((r) => r.offset === '9')) done();
+        },
+      });
+      await all;
+      await sub.stop();
+      return seen;
+    };
+    const first = await read('one');
+    const second = await read('two');
+    const late = await read('late');
+    expect(first.map((r) => r.offset)).toEqual(Array.from({ length: 10 }, (_, n) => String(n)));
+    expect(first.map((r) => r.value.id)).toEqual(published.map((p) => p.value.id));
+    // The same decoded objects, not equal copies: the second group did not decode the batch again.
+    second.forEach((r, i) => expect(r.value).toBe(first[i]?.value));
+    expect(late.map((r) => r.offset)).toEqual(['4', '5', '6', '7', '8', '9']);
+    expect(late[0]?.value).toBe(first[4]?.value);
+  });
 });
