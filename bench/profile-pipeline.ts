@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startDeltaProcessor } from '../streams/delta-processor';
-import { RecordStateStore } from '../streams/record-state-store';
+import { PostgresRecordStateStore } from '../src/store/record-states/postgres-record-states';
 import { PIPELINE_TOPICS, recordMessageKey } from '../streams/topics';
 import { startEmbeddedKafka } from '../src/embedded/kafka';
 import { startEmbeddedRegistry } from '../src/embedded/registry';
@@ -74,7 +74,7 @@ async function main(): Promise<void> {
     const schemas = loadSchemas();
     const sql = spans.wrap<SqlClient>('sql', rawSql, ['query', 'transaction']);
     const log = spans.wrap<WriteLog>('log', rawLog, ['publish', 'createTopics']);
-    const states = spans.wrap('states', new RecordStateStore(sql));
+    const states = spans.wrap('states', new PostgresRecordStateStore(sql));
     const entities = new FileEntityConfigSource({ directory: path.resolve(__dirname, '../config/entities') });
     let verdicts = 0;
     let allDone: () => void = () => undefined;

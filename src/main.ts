@@ -48,7 +48,7 @@ import { DeltaStatusService } from './broker/delta-status';
 import { registerMetricsRoute } from './http/routes/metrics';
 import { ClaimingEntityConfigSource, FileEntityConfigSource, HttpEntityConfigSource, type EntityConfigSource } from './tenant';
 import { startDeltaProcessor } from '../streams/delta-processor';
-import { RecordStateStore } from '../streams/record-state-store';
+import { PostgresRecordStateStore } from './store/record-states/postgres-record-states';
 import { restoreRecordState } from '../streams/state-restorer';
 import { registerRecordSchemas } from '../streams/schema-registration';
 import { startActionEmitters } from '../projections/action-emitter';
@@ -293,7 +293,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     timeEncryption(crypto, metrics);
     const registered = await registerRecordSchemas({ log, schemas, entities, datacenter: config.datacenter });
     logger.info({ topics: registered.length }, 'record schemas registered');
-    const states = new RecordStateStore(sql);
+    const states = new PostgresRecordStateStore(sql);
     const { recorded } = await restoreRecordState({ log, schemas, entities, states, logger });
     // Verdicts this instance decides reach its waiting HTTP callers at once; the outcomes topic serves the rest.
     const waiter = new OutcomeWaiter();

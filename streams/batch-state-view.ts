@@ -1,9 +1,14 @@
 import type { DeltaEnvelope } from '../src/log';
 import { deltaKey } from './delta-ids';
-import { recordIdKey, type DeltaOutcomeRow, type LoadedStates, type RecordId, type RecordState, type RecordStateStore } from './record-state-store';
+import { recordIdKey, type DeltaOutcomeRow, type RecordId, type RecordState, type RecordStateStore } from '../src/store/record-states/port';
 
-/** A record never written: what RecordStateStore.get answers for it. */
+/** A record never written. */
 const ABSENT: RecordState = { version: 0, deleted: true, doc: null };
+
+/** What stage 3 reads: the states of a batch's records, loaded before the batch is decided. */
+export interface LoadedStates {
+  get(id: RecordId): RecordState;
+}
 
 /**
  * The state store as one batch of deltas sees it: the batch's records and stored outcomes read in two queries
@@ -22,7 +27,8 @@ export class BatchStateView implements LoadedStates {
   static async load(store: RecordStateStore, deltas: readonly DeltaEnvelope[]): Promise<BatchStateView> {
     const ids = deltas.map((d) => ({ tenant: d.tenant, entity: d.entity, key: d.key }));
     const [stored, outcomes] = await Promise.all([store.getMany(ids), store.outcomes(deltas.map((d) => ({ tenant: d.tenant, deltaId: d.id })))]);
-    return new BatchStateView(new Set(ids.map(recordIdKey)), stored, outcomes);
+    const byDelta = new Map(outcomes.map(({ tenant, outcome }) => [deltaKey(tenant, outcome.deltaId), outcome]));
+    return new BatchStateView(new Set(ids.map(recordIdKey)), stored, byDelta);
   }
 
   get(id: RecordId): RecordState {

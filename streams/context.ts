@@ -1,6 +1,6 @@
 import type { Actor, DeltaEnvelope } from '../src/log';
 import type { EntityConfig } from '../src/tenant';
-import type { RecordState } from './record-state-store';
+import type { RecordState } from '../src/store/record-states/port';
 
 /** Where a delta was read from: its position on the deltas topic. */
 export interface DeltaSource {

@@ -11,7 +11,7 @@ import { BatchActors } from './batch-actors';
 import { BatchConfigs } from './batch-configs';
 import { BatchStateView } from './batch-state-view';
 import { stages } from './pipeline';
-import type { DeltaOutcomeRow, RecordState, RecordStateStore, StoredVerdict } from './record-state-store';
+import type { DeltaOutcomeRow, RecordState, RecordStateStore, StoredVerdict } from '../src/store/record-states/port';
 import { PIPELINE_GROUPS, PIPELINE_TOPICS, persistenceTopicSpec, recordMessageKey } from './topics';
 import { deltaKey, eventIdOf } from './delta-ids';
 

@@ -3,7 +3,7 @@ import type { DeltabrokerError } from '../src/errors';
 import type { BatchConfigs } from './batch-configs';
 import type { BatchActors } from './batch-actors';
 import type { DeltaContext } from './context';
-import type { LoadedStates } from './record-state-store';
+import type { LoadedStates } from './batch-state-view';
 import { checkPermission } from './stages/check-permission';
 import { checkSensitiveEncrypted } from './stages/check-sensitive-encrypted';
 import { ensureRecordKey } from './stages/ensure-record-key';

@@ -1,9 +1,4 @@
-/** A persistence-topic partition's state checkpoint: the catch-up at start resumes reading there. */
-export interface StateCheckpoint {
-  topic: string;
-  partition: number;
-  nextOffset: string;
-}
+import type { StateCheckpoint } from '../src/store/record-states/port';
 
 interface Tracked {
   /** Every event below this offset has its state recorded. */

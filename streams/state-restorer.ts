@@ -2,7 +2,7 @@ import type { Logger } from '../src/logger';
 import type { EntityEvent, RecordSchemas, WriteLog } from '../src/log';
 import type { EntityConfigSource } from '../src/tenant';
 import { RecordedOffsets } from './recorded-offsets';
-import type { RecordStateStore } from './record-state-store';
+import type { RecordStateStore } from '../src/store/record-states/port';
 import { persistenceTopicSpec, persistenceTopicsOf } from './topics';
 
 /**

@@ -1,4 +1,4 @@
-import type { DeltaOutcomeRow, RecordStateStore } from '../../streams/record-state-store';
+import type { DeltaOutcomeRow, RecordStateStore } from '../store/record-states/port';
 
 export type DeltaStatus =
   | { deltaId: string; status: 'pending' | 'unknown' }

@@ -4,7 +4,7 @@ import type { Principal } from '../auth/principal';
 import { DeltabrokerError, ERROR_CATALOGUE, type ErrorCode } from '../errors';
 import type { DeltaEnvelope, DeltaOutcome, PublishedRecord, RecordSchemas, WriteLog } from '../log';
 import type { EntityConfigSource } from '../tenant';
-import type { RecordStateStore } from '../../streams/record-state-store';
+import type { RecordStateStore } from '../store/record-states/port';
 import { recordKeyOf } from '../../streams/stages/validate-delta';
 import { PIPELINE_TOPICS, recordMessageKey } from '../../streams/topics';
 import type { OutcomeWaiter } from './outcome-waiter';

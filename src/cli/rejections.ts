@@ -15,7 +15,7 @@ import { createLogger } from '../logger';
 import { openEntityConfigSource, openMasterKey } from '../main';
 import { DELTA_SEAL_PURPOSE, DeltaSeal } from '../auth/delta-seal';
 import { openPgSqlClient } from '../store/pg-sql-client';
-import { RecordStateStore } from '../../streams/record-state-store';
+import { PostgresRecordStateStore } from '../store/record-states/postgres-record-states';
 import { PIPELINE_TOPICS } from '../../streams/topics';
 import { positiveInt } from './arguments';
 import { cliBrokers, cliSasl, cliRegistryUrl, withClusterAdmin } from './cluster';
@@ -46,7 +46,7 @@ async function withRejections<T>(config: Config, work: (service: RejectionServic
         // Read-only use of the pipeline's outcomes: the service migrated the database.
         const sql = await openPgSqlClient(databaseUrl, 2);
         closers.push(() => sql.close());
-        verdicts = new StoreVerdicts(new RecordStateStore(sql));
+        verdicts = new StoreVerdicts(new PostgresRecordStateStore(sql));
       } else {
         verdicts = new OutcomeTopicVerdicts(log, schemas);
       }

@@ -1,5 +1,5 @@
 import { DeltabrokerError } from '../../src/errors';
-import type { LoadedStates } from '../record-state-store';
+import type { LoadedStates } from '../batch-state-view';
 import { required, STAGES } from '../context';
 import { stage } from './stage-operator';
 

@@ -1,6 +1,6 @@
 import type { DeltaOutcome } from '../../log';
 import { deltaKey } from '../../../streams/delta-ids';
-import type { DeltaOutcomeRow, RecordStateStore } from '../../../streams/record-state-store';
+import type { DeltaOutcomeRow, RecordStateStore } from '../../store/record-states/port';
 
 /** The pipeline's verdict on one delta, as operators see it. */
 export type DeltaVerdict =
@@ -93,11 +93,6 @@ export class StoreVerdicts implements VerdictLookup {
 
   async verdicts(deltas: readonly TenantDelta[]): Promise<Map<string, DeltaVerdict>> {
     const rows = await this.states.outcomes(deltas);
-    const out = new Map<string, DeltaVerdict>();
-    for (const { tenant, deltaId } of deltas) {
-      const row = rows.get(deltaKey(tenant, deltaId));
-      if (row) out.set(deltaKey(tenant, deltaId), verdictOfRow(tenant, row));
-    }
-    return out;
+    return new Map(rows.map(({ tenant, outcome }) => [deltaKey(tenant, outcome.deltaId), verdictOfRow(tenant, outcome)]));
   }
 }

@@ -10,7 +10,8 @@ import { migrate } from '../../../src/store/migrator';
 import { openPgSqlClient } from '../../../src/store/pg-sql-client';
 import type { SqlClient } from '../../../src/store/sql-client';
 import { FileEntityConfigSource } from '../../../src/tenant';
-import { RecordStateStore } from '../../../streams/record-state-store';
+import { recordIdKey, type RecordId } from '../../../src/store/record-states/port';
+import { PostgresRecordStateStore } from '../../../src/store/record-states/postgres-record-states';
 import { restoreRecordState } from '../../../streams/state-restorer';
 import { createFreshDatabase, type FreshDatabase } from '../../support/postgres';
 
@@ -62,21 +63,25 @@ describe('record state restore from the persistence topics', () => {
 
   test('applies what is missing, once, and resumes from its checkpoint', async () => {
     const entities = new FileEntityConfigSource({ directory: path.resolve(__dirname, '../../../config/entities') });
-    const states = new RecordStateStore(sql);
+    const states = new PostgresRecordStateStore(sql);
+    const stateOf = async (key: string) => {
+      const id: RecordId = { tenant: 'acme', entity: 'merchant_account', key };
+      return (await states.getMany([id])).get(recordIdKey(id));
+    };
     const restore = () => restoreRecordState({ log, schemas, entities, states, logger: silentLogger() });
     const events = [event('a', 1, { merchantId: 'a', name: 'A' }), event('a', 2, { merchantId: 'a', name: 'A2' }), event('b', 1, { merchantId: 'b', name: 'B' }), event('b', 2, null)];
     await log.createTopics([{ topic: TOPIC, partitions: 3 }]);
     await log.publish(events.map((value) => ({ topic: TOPIC, key: `acme/merchant_account/${value.key}`, value, schema: schemas.EntityEvent })));
 
     expect((await restore()).applied).toBe(4);
-    expect(await states.get({ tenant: 'acme', entity: 'merchant_account', key: 'a' })).toEqual({ version: 2, deleted: false, doc: { merchantId: 'a', name: 'A2' } });
-    expect(await states.get({ tenant: 'acme', entity: 'merchant_account', key: 'b' })).toEqual({ version: 2, deleted: true, doc: null });
+    expect(await stateOf('a')).toEqual({ version: 2, deleted: false, doc: { merchantId: 'a', name: 'A2' } });
+    expect(await stateOf('b')).toEqual({ version: 2, deleted: true, doc: null });
     expect(await states.outcome('d-a-1', 'acme')).toMatchObject({ status: 'accepted', eventId: 'e-a-1', version: 1, topic: TOPIC });
 
     // Nothing new: the checkpoint says so, and nothing is read again.
     expect((await restore()).applied).toBe(0);
     await log.publish([{ topic: TOPIC, key: 'acme/merchant_account/a', value: event('a', 3, { merchantId: 'a', name: 'A3' }), schema: schemas.EntityEvent }]);
     expect((await restore()).applied).toBe(1);
-    expect((await states.get({ tenant: 'acme', entity: 'merchant_account', key: 'a' })).version).toBe(3);
+    expect((await stateOf('a'))?.version).toBe(3);
   });
 });

@@ -6,7 +6,8 @@ import { BatchActors } from '../../../streams/batch-actors';
 import { BatchConfigs } from '../../../streams/batch-configs';
 import type { DeltaContext } from '../../../streams/context';
 import { stages, type Verdict } from '../../../streams/pipeline';
-import { recordIdKey, type LoadedStates, type RecordId, type RecordState } from '../../../streams/record-state-store';
+import type { LoadedStates } from '../../../streams/batch-state-view';
+import { recordIdKey, type RecordId, type RecordState } from '../../../src/store/record-states/port';
 import { defaultConfigInput } from '../tenant/fixtures';
 
 /** Record states in memory: what a batch's view loads from the store. */

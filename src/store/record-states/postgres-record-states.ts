@@ -1,35 +1,9 @@
-import type { SqlClient, SqlExecutor } from '../src/store/sql-client';
-import type { StateCheckpoint } from './recorded-offsets';
-import { deltaKey } from './delta-ids';
-
-/** What stage 3 needs to know of a record: its newest version, whether it is deleted, and its fields. */
-export interface RecordState {
-  version: number;
-  deleted: boolean;
-  /** The record's fields after its newest event; null once deleted. */
-  doc: Record<string, unknown> | null;
-}
-
-export interface RecordId {
-  tenant: string;
-  entity: string;
-  key: string;
-}
-
-/** What stage 3 reads: the states of a batch's records, loaded before the batch is decided (batch-state-view.ts). */
-export interface LoadedStates {
-  get(id: RecordId): RecordState;
-}
-
-/** The outcome of one delta, kept so a redelivered delta is answered again instead of applied twice. */
-export type DeltaOutcomeRow =
-  | { status: 'accepted'; deltaId: string; eventId: string; version: number; topic: string; partition: number; offset: string }
-  | { status: 'refused'; deltaId: string; problem: Record<string, unknown> };
-
-/** One verdict to store: an accepted delta with its record's new state, or a refused one. */
-export type StoredVerdict =
-  | { status: 'accepted'; id: RecordId; state: RecordState; outcome: Extract<DeltaOutcomeRow, { status: 'accepted' }> }
-  | { status: 'refused'; tenant: string; outcome: Extract<DeltaOutcomeRow, { status: 'refused' }> };
+/**
+ * The record state store on PostgreSQL (tables `record_state`, `delta_outcomes`, `state_checkpoints`, migration
+ * 002 and 004). A batch is read or written with a fixed number of statements, whatever its size.
+ */
+import type { SqlClient, SqlExecutor } from '../sql-client';
+import { recordIdKey, verdictsOfEvents, type DeltaOutcomeRow, type PersistedEvent, type RecordId, type RecordState, type RecordStateStore, type StateCheckpoint, type StoredVerdict } from './port';
 
 interface OutcomeColumns {
   delta_id: string;
@@ -45,46 +19,24 @@ interface OutcomeColumns {
 
 const OUTCOME_COLUMNS = 'delta_id, tenant, status, event_id, version, topic, partition, log_offset, problem';
 
-/** Identifies a record in maps. */
-export const recordIdKey = (id: RecordId): string => JSON.stringify([id.tenant, id.entity, id.key]);
-
-/**
- * The pipeline's state store (PostgreSQL): per record its version, per delta its outcome. It is
- * derived from the persistence topics: `applyEvent` is idempotent (a version at or below the stored one is
- * ignored), so replaying a topic into an empty store rebuilds it.
- */
-export class RecordStateStore {
+export class PostgresRecordStateStore implements RecordStateStore {
   constructor(private readonly sql: SqlClient) {}
 
-  async get(id: RecordId): Promise<RecordState> {
-    const result = await this.sql.query<{ version: string | number; deleted: boolean; doc: Record<string, unknown> | null }>(
-      'select version, deleted, doc from record_state where tenant = $1 and entity = $2 and record_key = $3',
-      [id.tenant, id.entity, id.key],
-    );
-    const row = result.rows[0];
-    return row ? { version: Number(row.version), deleted: row.deleted, doc: row.doc } : { version: 0, deleted: true, doc: null };
-  }
-
-  /** The stored outcome of `tenant`'s delta (delta ids are unique per tenant only). */
   async outcome(deltaId: string, tenant: string): Promise<DeltaOutcomeRow | undefined> {
     const result = await this.sql.query<OutcomeColumns>(`select ${OUTCOME_COLUMNS} from delta_outcomes where tenant = $1 and delta_id = $2`, [tenant, deltaId]);
     const row = result.rows[0];
     return row ? outcomeRowOf(row) : undefined;
   }
 
-  /** The stored outcomes of several deltas in one query, by deltaKey(tenant, delta id). */
-  async outcomes(deltas: readonly { tenant: string; deltaId: string }[]): Promise<Map<string, DeltaOutcomeRow>> {
-    const found = new Map<string, DeltaOutcomeRow>();
-    if (deltas.length === 0) return found;
+  async outcomes(deltas: readonly { tenant: string; deltaId: string }[]): Promise<{ tenant: string; outcome: DeltaOutcomeRow }[]> {
+    if (deltas.length === 0) return [];
     const result = await this.sql.query<OutcomeColumns>(
       `select o.* from delta_outcomes o join jsonb_to_recordset($1::jsonb) as r(tenant text, delta_id text) on o.tenant = r.tenant and o.delta_id = r.delta_id`,
       [JSON.stringify(deltas.map((d) => ({ tenant: d.tenant, delta_id: d.deltaId })))],
     );
-    for (const row of result.rows) found.set(deltaKey(row.tenant, row.delta_id), outcomeRowOf(row));
-    return found;
+    return result.rows.map((row) => ({ tenant: row.tenant, outcome: outcomeRowOf(row) }));
   }
 
-  /** The states of several records in one query, by recordIdKey; records never written are absent. */
   async getMany(ids: readonly RecordId[]): Promise<Map<string, RecordState>> {
     const found = new Map<string, RecordState>();
     if (ids.length === 0) return found;
@@ -100,44 +52,24 @@ export class RecordStateStore {
     return found;
   }
 
-  /**
-   * Records a batch of verdicts in one statement: the records' newest states (a batch may change one record
-   * several times; a stored state only moves forward) and the deltas' outcomes.
-   */
+  /** One statement: atomic without a transaction of its own. */
   async recordVerdicts(verdicts: readonly StoredVerdict[]): Promise<void> {
     if (verdicts.length > 0) await writeVerdicts(this.sql, verdicts);
   }
 
-  /**
-   * Moves state checkpoints forward (never back), in a statement of their own: the pipeline's concurrent state
-   * transactions would otherwise all wait on the same checkpoint rows.
-   */
+  /** A statement of its own: the pipeline's concurrent state writes would otherwise all wait on the same checkpoint rows. */
   async storeCheckpoints(checkpoints: readonly StateCheckpoint[]): Promise<void> {
     if (checkpoints.length > 0) await writeCheckpoints(this.sql, checkpoints);
   }
 
-  /**
-   * Applies persisted events read back from one topic partition (startup catch-up, rebuild), as one transaction
-   * with the partition's checkpoint. Idempotent: versions at or below the stored one and known deltas change
-   * nothing.
-   */
-  async applyEvents(
-    events: readonly { id: RecordId; deltaId: string; eventId: string; version: number; doc: Record<string, unknown> | null; offset: string }[],
-    partition: { topic: string; partition: number; nextOffset: string },
-  ): Promise<void> {
-    const verdicts: StoredVerdict[] = events.map((e) => ({
-      status: 'accepted',
-      id: e.id,
-      state: { version: e.version, deleted: e.doc === null, doc: e.doc },
-      outcome: { status: 'accepted', deltaId: e.deltaId, eventId: e.eventId, version: e.version, topic: partition.topic, partition: partition.partition, offset: e.offset },
-    }));
+  async applyEvents(events: readonly PersistedEvent[], partition: StateCheckpoint): Promise<void> {
+    const verdicts = verdictsOfEvents(events, partition);
     await this.sql.transaction(async (tx) => {
       if (verdicts.length > 0) await writeVerdicts(tx, verdicts);
       await writeCheckpoints(tx, [partition]);
     });
   }
 
-  /** Where the catch-up of a persistence topic partition resumes. */
   async checkpoint(topic: string, partition: number): Promise<string | undefined> {
     const result = await this.sql.query<{ next_offset: string | number }>(
       'select next_offset from state_checkpoints where topic = $1 and partition = $2',
@@ -147,7 +79,6 @@ export class RecordStateStore {
     return row ? String(row.next_offset) : undefined;
   }
 }
-
 
 /** Moves state checkpoints forward (never back) inside the caller's transaction. */
 async function writeCheckpoints(tx: SqlExecutor, checkpoints: readonly StateCheckpoint[]): Promise<void> {
