@@ -62,7 +62,8 @@ export class ReplayProgress {
       done: this.done,
       total: Math.max(this.total, this.done),
       rate: Math.round(rate),
-      etaSeconds: rate > 0 ? Math.ceil(left / rate) : null,
+      // Nothing left is 0 s even when no rate is known yet (a pass that finished within a millisecond).
+      etaSeconds: left === 0 ? 0 : rate > 0 ? Math.ceil(left / rate) : null,
       elapsedSeconds: Math.round((now - this.started) / 100) / 10,
     };
   }
