@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { filter, from } from 'rxjs';
-import type { DeltabrokerError } from '../src/errors';
+import { DeltabrokerError } from '../src/errors';
 import type { Logger } from '../src/logger';
 import type { DeltaEnvelope, DeltaOutcome, EntityEvent, RecordBatch, RecordSchemas, Rejection, Subscription, WriteLog } from '../src/log';
 import type { EntityConfigSource } from '../src/tenant';
@@ -198,7 +198,8 @@ async function persist(options: DeltaProcessorOptions, createdTopics: Set<string
   ]);
   accepted.forEach((d, i) => {
     const position = positions[i];
-    if (!position) throw new Error('the log acknowledged no position for a persisted event');
+    // Thrown, the batch is retried and its offsets stay uncommitted.
+    if (!position) throw new DeltabrokerError('DB_DEPENDENCY_UNAVAILABLE', 'the log acknowledged no position for a persisted event', { stage: 'persist', topic: d.topic });
     d.outcome = { status: 'accepted', deltaId: d.delta.id, eventId: d.event.eventId, version: d.event.version, topic: d.topic, partition: position.partition, offset: position.offset };
   });
   const verdicts: StoredVerdict[] = [];

@@ -117,7 +117,7 @@ export class SubjectKeys {
     this.keyring.forget(tenant, 'aes', subjectKeyName(subject));
     this.#erased.add(`${tenant}/${subject}`);
     const erasure = outcome.row ? erasureOf(outcome.row) : await this.erasure(tenant, subject);
-    if (!erasure) throw new Error('erasure record vanished');
+    if (!erasure) throw new DeltabrokerError('DB_INTERNAL', `the erasure of subject ${subject} was recorded but cannot be read back`, { stage: 'erasure', field: 'subject' });
     return { erasure, destroyedVersions: outcome.destroyedVersions, first: outcome.row !== undefined };
   }
 

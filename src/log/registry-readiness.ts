@@ -1,3 +1,4 @@
+import { DeltabrokerError } from '../errors';
 import type { RecordSchema } from './schemas';
 
 /**
@@ -11,9 +12,12 @@ export function registryAcceptsCheck(o: { registryUrl: string; subject: string; 
   const body = JSON.stringify({ schema: JSON.stringify(o.schema.definition) });
   return async () => {
     const res = await fetch(`${o.registryUrl}/compatibility/subjects/${encodeURIComponent(o.subject)}/versions/latest`, { method: 'POST', headers, body, signal: AbortSignal.timeout(2000) });
-    if (res.status === 404) throw new Error(`the registry has no subject '${o.subject}'`);
-    if (!res.ok) throw new Error(`the registry answered ${res.status}`);
+    const details = { stage: 'registry', field: 'subject', subject: o.subject };
+    if (res.status === 404) throw new DeltabrokerError('DB_DEPENDENCY_UNAVAILABLE', `the registry has no subject '${o.subject}'`, { ...details, rule: 'exists' });
+    if (!res.ok) throw new DeltabrokerError('DB_DEPENDENCY_UNAVAILABLE', `the registry answered ${res.status}`, { ...details, engineStatus: res.status });
     const answer = (await res.json()) as { is_compatible?: boolean };
-    if (answer.is_compatible !== true) throw new Error(`the latest schema of '${o.subject}' does not accept the service's`);
+    if (answer.is_compatible !== true) {
+      throw new DeltabrokerError('DB_CONFLICT', `the latest schema of '${o.subject}' does not accept the service's`, { ...details, rule: 'compatible-schema' });
+    }
   };
 }

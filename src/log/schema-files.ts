@@ -1,4 +1,5 @@
 /** Finding and reading `schemas/*.avsc`, from the sources or from the compiled `dist/` tree alike. */
+import { DeltabrokerError } from '../errors';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -9,7 +10,9 @@ export function schemasDir(): string {
   for (let dir = __dirname; ; dir = path.dirname(dir)) {
     const candidate = path.join(dir, 'schemas');
     if (existsSync(path.join(candidate, 'DeltaEnvelope.avsc'))) return candidate;
-    if (path.dirname(dir) === dir) throw new Error(`no schemas/DeltaEnvelope.avsc above ${__dirname}`);
+    if (path.dirname(dir) === dir) {
+      throw new DeltabrokerError('DB_INTERNAL', `no schemas/DeltaEnvelope.avsc above ${__dirname} (set DELTABROKER_SCHEMAS_DIR)`, { stage: 'startup', rule: 'installed-schemas' });
+    }
   }
 }
 

@@ -2,6 +2,7 @@
  * The Avro schemas of deltabroker's records (`schemas/*.avsc`), loaded once, with their TypeScript types
  * (generated into `schema-types.ts` from the same files, so the two cannot drift apart).
  */
+import { DeltabrokerError } from '../errors';
 import avro from 'avsc';
 import { readSchemaDefinitions, schemasDir } from './schema-files';
 import type { RecordTypes } from './schema-types';
@@ -46,7 +47,7 @@ export function loadSchemas(dir?: string): RecordSchemas {
   const out: Partial<Record<RecordName, RecordSchema>> = {};
   for (const name of RECORD_NAMES) {
     const definition = definitions[name] as Record<string, unknown> | undefined;
-    if (!definition) throw new Error(`schema ${name}.avsc is missing from ${dir ?? schemasDir()}`);
+    if (!definition) throw new DeltabrokerError('DB_INTERNAL', `schema ${name}.avsc is missing from ${dir ?? schemasDir()}`, { stage: 'startup', rule: 'installed-schemas' });
     out[name] = { name, definition, type: avro.Type.forSchema(definition as avro.Schema) };
   }
   const loaded = out as RecordSchemas;

@@ -11,6 +11,7 @@
  *
  * After `npm run build`: `node dist/src/log/tool.js …` with the same arguments.
  */
+import { DeltabrokerError } from '../errors';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -27,7 +28,7 @@ schemas: ${RECORD_NAMES.join(', ')}, or the path of an .avsc file`;
 export function schemaNamed(nameOrFile: string): RecordSchema {
   if ((RECORD_NAMES as readonly string[]).includes(nameOrFile)) return loadSchemas()[nameOrFile as RecordName];
   if (nameOrFile.endsWith('.avsc')) return recordSchema(JSON.parse(readFileSync(path.resolve(nameOrFile), 'utf8')) as Record<string, unknown>);
-  throw new Error(`unknown schema ${nameOrFile}; expected one of ${RECORD_NAMES.join(', ')} or an .avsc file`);
+  throw new DeltabrokerError('DB_BAD_REQUEST', `unknown schema ${nameOrFile}; expected one of ${RECORD_NAMES.join(', ')} or an .avsc file`, { field: '--schema', rule: 'enum' });
 }
 
 /** The wire-format bytes of a JSON value (missing fields that have defaults take them). */
@@ -41,7 +42,9 @@ export function parseFrom(text: string | undefined): ReplayStart {
   const offset = /^(\d+):(\d+)$/.exec(text);
   if (offset) return { kind: 'offsets', offsets: [{ partition: Number(offset[1]), offset: offset[2] as string }] };
   const timestamp = /^\d+$/.test(text) ? Number(text) : Date.parse(text);
-  if (Number.isNaN(timestamp)) throw new Error(`--from ${text}: expected earliest, PARTITION:OFFSET, an ISO time or epoch milliseconds`);
+  if (Number.isNaN(timestamp)) {
+    throw new DeltabrokerError('DB_BAD_REQUEST', `--from ${text}: expected earliest, PARTITION:OFFSET, an ISO time or epoch milliseconds`, { field: '--from', rule: 'format' });
+  }
   return { kind: 'timestamp', timestamp };
 }
 
@@ -84,7 +87,7 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   if (command === 'encode') {
-    if (!values.schema) throw new Error('encode needs --schema');
+    if (!values.schema) throw new DeltabrokerError('DB_BAD_REQUEST', 'encode needs --schema', { field: '--schema', rule: 'required' });
     const bytes = await encodeJson({
       registryUrl: values.registry,
       subject: values.subject ?? `${values.topic}-value`,

@@ -121,7 +121,7 @@ export class ValueCodec {
     const reader = readerSchema?.type ?? writer;
     try {
       const decoded: unknown = resolver ? reader.fromBuffer(payload, resolver) : reader.fromBuffer(payload);
-      if (!reader.isValid(decoded)) throw new Error('decoded value breaks its schema');
+      if (!reader.isValid(decoded)) return { ok: false, reason: 'DECODE_INVALID_AVRO', message: `schema ${schemaId}: decoded value breaks its schema` };
       return { ok: true, schemaId, value: decoded };
     } catch (e) {
       return { ok: false, reason: 'DECODE_INVALID_AVRO', message: `schema ${schemaId}: ${(e as Error).message}` };

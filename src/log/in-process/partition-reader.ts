@@ -12,6 +12,7 @@ import { DECODE_REASONS } from '../rejection-reasons';
 import type { Rejection } from '../schema-types';
 import type { RecordSchema } from '../schemas';
 import type { DecodedBatches, DecodedStoredBatch } from './decoded-batches';
+import { brokerRefused } from './log-errors';
 
 /** Bytes read per partition at a time (kafkajs's and Kafka's `max.partition.fetch.bytes`); at least one batch. */
 export const READ_MAX_BYTES = 1024 * 1024;
@@ -53,7 +54,7 @@ export async function readPartition<T>(
   const highWatermark = log.highWatermark;
   const read = await log.read(from, READ_MAX_BYTES);
   if (read.errorCode === ErrorCode.OFFSET_OUT_OF_RANGE) throw new OffsetOutOfRange(log, from);
-  if (read.errorCode !== ErrorCode.NONE) throw new Error(`reading ${log.topic}/${log.partition} failed with Kafka error ${read.errorCode}`);
+  if (read.errorCode !== ErrorCode.NONE) throw brokerRefused(`a read of ${log.topic}/${log.partition}`, read.errorCode);
   if (!read.records) return null;
 
   const unreadable: Rejection[] = [];

@@ -3,6 +3,7 @@
  * clients do (murmur2 of the key), send per topic in one batch with acks from all in-sync replicas, and
  * answer each record's partition and offset in input order.
  */
+import { DeltabrokerError } from '../../errors';
 import { Partitioners, type Admin, type Message, type PartitionMetadata, type Producer } from 'kafkajs';
 import type { OutgoingRecord, PublishedRecord } from '../port';
 import type { SubjectStrategy, ValueCodec } from '../codec';
@@ -52,7 +53,9 @@ export class Publisher {
     return placed.map(({ topic, message }) => {
       const slot = `${topic}/${message.partition as number}`;
       const offset = next.get(slot) ?? base.get(slot);
-      if (offset === undefined || offset < 0n) throw new Error(`the broker acknowledged no offset for ${slot}`);
+      if (offset === undefined || offset < 0n) {
+        throw new DeltabrokerError('DB_DEPENDENCY_UNAVAILABLE', `the broker acknowledged no offset for ${slot}`, { stage: 'write-log', field: 'offset', topic, partition: message.partition });
+      }
       next.set(slot, offset + 1n);
       return { topic, partition: message.partition as number, offset: offset.toString() };
     });
@@ -63,7 +66,7 @@ export class Publisher {
     if (!found) {
       found = this.admin.fetchTopicMetadata({ topics: [topic] }).then(({ topics }) => {
         const partitions = topics[0]?.partitions ?? [];
-        if (partitions.length === 0) throw new Error(`topic ${topic} has no partitions`);
+        if (partitions.length === 0) throw new DeltabrokerError('DB_DEPENDENCY_UNAVAILABLE', `topic ${topic} has no partitions`, { stage: 'write-log', field: 'topic', rule: 'partitions', topic });
         return partitions;
       });
       this.partitions.set(topic, found);
