@@ -1,8 +1,6 @@
-import { randomUUID } from 'node:crypto';
-import { filter, from } from 'rxjs';
 import { DeltabrokerError } from '../src/errors';
 import type { Logger } from '../src/logger';
-import type { DeltaEnvelope, DeltaOutcome, EntityEvent, RecordBatch, RecordSchemas, Rejection, Subscription, WriteLog } from '../src/log';
+import type { DeltaEnvelope, DeltaOutcome, RecordBatch, RecordSchemas, Subscription, WriteLog } from '../src/log';
 import type { EntityConfigSource } from '../src/tenant';
 import type { DeltaContext } from './context';
 import type { RecordedOffsets } from './recorded-offsets';
@@ -10,10 +8,9 @@ import type { ActorProofVerifier } from './actor-proof';
 import { BatchActors } from './batch-actors';
 import { BatchConfigs } from './batch-configs';
 import { BatchStateView } from './batch-state-view';
-import { stages } from './pipeline';
-import type { DeltaOutcomeRow, RecordState, RecordStateStore, StoredVerdict } from '../src/store/record-states/port';
+import { decide, type AcceptedRow, type Decision } from './decide-batch';
+import type { DeltaOutcomeRow, RecordStateStore, StoredVerdict } from '../src/store/record-states/port';
 import { PIPELINE_GROUPS, PIPELINE_TOPICS, persistenceTopicSpec, recordMessageKey } from './topics';
-import { deltaKey, eventIdOf } from './delta-ids';
 
 export interface DeltaProcessorOptions {
   entities: EntityConfigSource;
@@ -78,36 +75,17 @@ export async function startDeltaProcessor(options: DeltaProcessorOptions): Promi
 /** How often the state checkpoints move on (a restart reads the events of at most about this long). */
 const CHECKPOINT_INTERVAL_MS = 1000;
 
-/** What the pipeline made of one delta of a batch. */
-type Decision =
-  | { kind: 'accepted'; delta: DeltaEnvelope; event: EntityEvent; topic: string; state: RecordState; stripped: string[] | undefined; outcome?: AcceptedRow }
-  | { kind: 'refused'; delta: DeltaEnvelope; rejection: Rejection; problem: Record<string, unknown>; refusal: DeltabrokerError }
-  /** Decided before (a redelivery, or the same delta sent twice): its outcome is published again. */
-  | { kind: 'known'; delta: DeltaEnvelope; outcome: DeltaOutcomeRow }
-  | { kind: 'repeat'; delta: DeltaEnvelope; of: Extract<Decision, { kind: 'accepted' | 'refused' }> };
-
-type AcceptedRow = Extract<DeltaOutcomeRow, { status: 'accepted' }>;
+type AcceptedDecision = Extract<Decision, { kind: 'accepted' }>;
 
 /**
- * Decides a batch's deltas in order against a view of the state store that sees the batch's own verdicts,
- * then writes them with a fixed number of round trips per batch rather than per delta: the events and
- * rejections in one publish, the states and outcomes in one transaction, the verdicts in one publish.
- * A failure anywhere throws, so the batch is retried and its offsets are not committed.
+ * Decides a batch's deltas (decide-batch.ts), then writes them with a fixed number of round trips per batch
+ * rather than per delta: the events and rejections in one publish, the states and outcomes in one statement,
+ * the verdicts in one publish. A failure anywhere throws, so the batch is retried and its offsets are not
+ * committed.
  */
 async function processBatch(options: DeltaProcessorOptions, createdTopics: Set<string>, batch: RecordBatch<DeltaEnvelope>): Promise<void> {
   const deltas = batch.records.map((r) => r.value);
-  const [view, configs] = await Promise.all([BatchStateView.load(options.states, deltas), BatchConfigs.load(options.entities, deltas)]);
-  const decided = new Map<string, Extract<Decision, { kind: 'accepted' | 'refused' }>>();
-  const decisions: Decision[] = [];
-  // A delta decided before (stored outcome, or earlier in this batch) is answered again, not run through the stages.
-  const seenBefore = (delta: DeltaEnvelope): boolean => {
-    const earlier = decided.get(deltaKey(delta.tenant, delta.id));
-    const known = view.storedOutcome(delta.id, delta.tenant);
-    if (!earlier && !known) return false;
-    options.logger.debug({ deltaId: delta.id }, 'delta seen again: answering its stored outcome');
-    decisions.push(earlier ? { kind: 'repeat', delta, of: earlier } : { kind: 'known', delta, outcome: known as DeltaOutcomeRow });
-    return true;
-  };
+  const [states, configs] = await Promise.all([BatchStateView.load(options.states, deltas), BatchConfigs.load(options.entities, deltas)]);
   const ctxs = batch.records.map(
     (record): DeltaContext => ({
       delta: record.value,
@@ -116,76 +94,17 @@ async function processBatch(options: DeltaProcessorOptions, createdTopics: Set<s
     }),
   );
   const actors = await BatchActors.prove(options.actors, ctxs);
-  let failure: { error: unknown } | undefined;
-  // Every operator is synchronous: this runs the whole batch, in order, before subscribe returns.
-  from(ctxs)
-    .pipe(
-      filter((ctx) => !seenBefore(ctx.delta)),
-      stages({ configs, states: view, actors }),
-    )
-    .subscribe({
-      next: (verdict) => {
-        const decision = verdict.accepted ? accept(view, verdict.ctx) : refuse(verdict.ctx, verdict.refusal);
-        decided.set(deltaKey(decision.delta.tenant, decision.delta.id), decision);
-        decisions.push(decision);
-      },
-      error: (error: unknown) => (failure = { error }),
-    });
-  if (failure) throw failure.error;
+  const decisions = decide(ctxs, { configs, states, actors });
+  for (const d of decisions) {
+    if (d.kind === 'known' || d.kind === 'repeat') options.logger.debug({ deltaId: d.delta.id }, 'delta seen again: answering its stored outcome');
+  }
   await persist(options, createdTopics, decisions);
-}
-
-function accept(view: BatchStateView, ctx: DeltaContext): Extract<Decision, { kind: 'accepted' }> {
-  const { delta } = ctx;
-  // Events carry the record's whole state after them: stored fields, overwritten by the accepted ones.
-  const current = ctx.current?.deleted === false ? ctx.current.doc : null;
-  const doc = delta.operation === 'delete' ? null : { ...current, ...ctx.fields };
-  const version = ctx.nextVersion as number;
-  const event: EntityEvent = {
-    eventId: eventIdOf(delta.tenant, delta.id),
-    deltaId: delta.id,
-    requestId: delta.requestId,
-    tenant: delta.tenant,
-    entity: delta.entity,
-    operation: delta.operation,
-    key: delta.key,
-    version,
-    payload: doc === null ? null : JSON.stringify(doc),
-    // The proven actor: the token's roles, never the ones the envelope claims. Record headers (the token) stop here.
-    actor: ctx.actor ?? delta.actor,
-    origin: delta.origin,
-    occurredAt: delta.occurredAt,
-    recordedAt: Date.now(),
-  };
-  const state: RecordState = { version, deleted: doc === null, doc };
-  view.put({ tenant: delta.tenant, entity: delta.entity, key: delta.key }, state);
-  return { kind: 'accepted', delta, event, topic: ctx.persistenceTopic as string, state, stripped: ctx.stripped };
-}
-
-function refuse(ctx: DeltaContext, refusal: DeltabrokerError): Extract<Decision, { kind: 'refused' }> {
-  const { delta } = ctx;
-  const { stage, ...details } = refusal.details;
-  const rejection: Rejection = {
-    id: randomUUID(),
-    stage: stage ?? 'pipeline',
-    reason: refusal.code,
-    message: refusal.message,
-    deltaId: delta.id,
-    requestId: delta.requestId,
-    tenant: delta.tenant,
-    entity: delta.entity,
-    key: delta.key,
-    source: ctx.source ? { ...ctx.source, offset: Number(ctx.source.offset), key: recordMessageKey(delta.tenant, delta.entity, delta.key) } : null,
-    raw: null,
-    rejectedAt: Date.now(),
-  };
-  return { kind: 'refused', delta, rejection, refusal, problem: { code: refusal.code, stage: stage ?? 'pipeline', message: refusal.message, details } };
 }
 
 /** Events and rejections on the log, then states and outcomes in the store, then every verdict on the outcomes topic. */
 async function persist(options: DeltaProcessorOptions, createdTopics: Set<string>, decisions: readonly Decision[]): Promise<void> {
   const { log, schemas, logger } = options;
-  const accepted = decisions.filter((d): d is Extract<Decision, { kind: 'accepted' }> => d.kind === 'accepted');
+  const accepted = decisions.filter((d): d is AcceptedDecision => d.kind === 'accepted');
   const refused = decisions.filter((d): d is Extract<Decision, { kind: 'refused' }> => d.kind === 'refused');
   const newTopics = [...new Set(accepted.map((d) => d.topic))].filter((t) => !createdTopics.has(t));
   if (newTopics.length > 0) {

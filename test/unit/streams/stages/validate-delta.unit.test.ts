@@ -1,0 +1,41 @@
+import { validateDelta } from '../../../../streams/stages/validate-delta';
+import { contextOf, refusalOf, runStage } from './stage-harness';
+
+const validate = (over: Parameters<typeof contextOf>[0]) => runStage(validateDelta(), { ctx: contextOf(over, { fields: undefined }) });
+const refused = (field: string, rule: string) => ({ code: 'DB_VALIDATION', stage: 'validate', field, rule });
+
+describe('stage 2: validate', () => {
+  test('sets the parsed fields of a valid payload; a delete needs none', () => {
+    expect(validate({ payload: JSON.stringify({ merchantId: 'm-1', name: 'Ada', mcc: 5411, country: null }) }).ctx.fields).toEqual({
+      merchantId: 'm-1',
+      name: 'Ada',
+      mcc: 5411,
+      country: null,
+    });
+    expect(validate({ operation: 'delete', payload: null }).ctx.fields).toEqual({});
+  });
+
+  test.each([
+    ['not JSON', { payload: '{"merchantId":' }, refused('payload', 'json')],
+    ['an array', { payload: '[1]' }, refused('payload', 'object')],
+    ['a create without payload', { payload: null }, refused('payload', 'required')],
+    ['an unknown field', { payload: JSON.stringify({ merchantId: 'm-1', name: 'A', nickname: 'x' }) }, refused('payload.nickname', 'unknown-field')],
+    ['a missing required field', { payload: JSON.stringify({ merchantId: 'm-1' }) }, refused('payload.name', 'required')],
+    ['a required field set to null', { payload: JSON.stringify({ merchantId: 'm-1', name: null }) }, refused('payload.name', 'required')],
+    ['a fraction in an integer field', { payload: JSON.stringify({ merchantId: 'm-1', name: 'A', mcc: 54.5 }) }, refused('payload.mcc', 'type:integer')],
+    ['a number in a string field', { payload: JSON.stringify({ merchantId: 'm-1', name: 7 }) }, refused('payload.name', 'type:string')],
+    ['a key that differs from the payload', { key: 'm-2' }, refused('payload.merchantId', 'key-mismatch')],
+    ['an empty key', { key: '', payload: JSON.stringify({ name: 'A', merchantId: '' }) }, refused('key', 'key-length')],
+    ['a lone surrogate', { payload: '{"merchantId":"m-1","name":"\\ud800"}' }, refused('payload.name', 'utf16')],
+  ])('refuses %s', (_what, over, expected) => {
+    const out = validate(over);
+    expect(refusalOf(out)).toEqual(expected);
+    expect(out.ctx.fields).toBeUndefined();
+  });
+
+  test('an update is checked like a create: required fields present, not null', () => {
+    expect(validate({ operation: 'update', payload: JSON.stringify({ merchantId: 'm-1', name: 'Ada', country: 'FR' }) }).refusal).toBeUndefined();
+    expect(refusalOf(validate({ operation: 'update', payload: JSON.stringify({ merchantId: 'm-1', country: 'FR' }) }))).toEqual(refused('payload.name', 'required'));
+    expect(refusalOf(validate({ operation: 'update', payload: JSON.stringify({ merchantId: 'm-1', name: null }) }))).toEqual(refused('payload.name', 'required'));
+  });
+});
