@@ -3,11 +3,12 @@ import { required, STAGES } from '../context';
 import { stage } from './stage-operator';
 
 /**
- * Stage 6: fields the actor may not write are stripped or refused, as the entity's role configuration says
- * (`writeDenied: strip | refuse`). Key fields always pass.
+ * Stage 6: fields the proven actor (stage 5) may not write are stripped or refused, as the entity's role
+ * configuration says (`writeDenied: strip | refuse`). Key fields always pass. The roles an envelope claims
+ * count for nothing here either.
  */
 export const filterPermittedFields = () =>
   stage(STAGES.permissionFilter, (ctx) => {
-    const filtered = applyWriteRestrictions(required(ctx, 'config'), ctx.delta.actor.roles, ctx.delta.operation, required(ctx, 'fields'));
+    const filtered = applyWriteRestrictions(required(ctx, 'config'), required(ctx, 'actor').roles, ctx.delta.operation, required(ctx, 'fields'));
     return { ...ctx, fields: filtered.payload, stripped: filtered.stripped };
   });
