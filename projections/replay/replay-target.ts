@@ -37,7 +37,7 @@ export interface ReplayTarget {
    * live rows when `seedFromLive`: a replay that does not start at the beginning re-applies a tail over them).
    */
   prepare(start: Positions, seedFromLive: boolean): Promise<ShadowState>;
-  /** Applies one batch to the shadow and advances the shadow's checkpoint, in one transaction of `sql`. */
+  /** Applies one batch to the shadow and advances the shadow's checkpoint through `sql` (the table in one transaction with it). */
   applier(sql: SqlClient): (batch: RecordBatch<EntityEvent>) => Promise<void>;
   /**
    * Inside the swap transaction, before the final catch-up: locks what keeps the live projector from writing

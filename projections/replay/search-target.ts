@@ -12,7 +12,7 @@ import type { SearchDocument, SearchIndex } from '../../src/search';
 import type { SqlClient, SqlExecutor } from '../../src/store/sql-client';
 import type { EntityConfig } from '../../src/tenant';
 import { indexDefinitionOf, SEARCH_PROJECTOR_GROUP } from '../search/search-projector';
-import { advanceCheckpoint, claimCheckpoint } from '../postgres/checkpoint-store';
+import { advanceCheckpoint, claimCheckpoint, readCheckpoint } from '../postgres/checkpoint-store';
 import { checkpointsOf, dropCheckpoints, lockCheckpoints, writeCheckpoints, type Positions } from './checkpoints';
 import type { ReplayTarget, ShadowState } from './replay-target';
 import { shadowName, shadowProjector, type ShadowPurpose } from './shadow-names';
@@ -64,18 +64,21 @@ export function searchTarget(o: SearchTargetOptions): ReplayTarget {
       return { resumed: false, checkpoints: start };
     },
 
+    // The writes go through the port's own connections, so no transaction is held while they run (a pool of
+    // appliers each holding one connection and waiting for another could starve); the checkpoint follows.
     applier(sql: SqlClient) {
       return async (batch) => {
+        const ref = { projector: shadowProjectorName, topic: batch.topic, partition: batch.partition };
+        const before = (await readCheckpoint(sql, ref)) ?? 0n;
+        const fresh = batch.records.filter((r) => BigInt(r.offset) >= before);
+        const last = fresh.at(-1);
+        if (last === undefined) return;
+        const { upserts, deletes } = documentChanges(o.config, fresh);
+        if (upserts.length > 0) await o.search.upsert(shadow, await maskErasedDocuments(sql, o.config, upserts));
+        if (deletes.length > 0) await o.search.delete(shadow, deletes);
+        const next = BigInt(last.offset) + 1n;
         await sql.transaction(async (tx) => {
-          const ref = { projector: shadowProjectorName, topic: batch.topic, partition: batch.partition };
-          const before = await claimCheckpoint(tx, ref);
-          const fresh = batch.records.filter((r) => BigInt(r.offset) >= before);
-          const last = fresh.at(-1);
-          if (last === undefined) return;
-          const { upserts, deletes } = documentChanges(o.config, fresh);
-          if (upserts.length > 0) await o.search.upsert(shadow, await maskErasedDocuments(tx, o.config, upserts));
-          if (deletes.length > 0) await o.search.delete(shadow, deletes);
-          await advanceCheckpoint(tx, ref, BigInt(last.offset) + 1n);
+          if ((await claimCheckpoint(tx, ref)) < next) await advanceCheckpoint(tx, ref, next);
         });
       };
     },
