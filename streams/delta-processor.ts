@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { filter, from } from 'rxjs';
 import type { DeltabrokerError } from '../src/errors';
 import type { Logger } from '../src/logger';
-import type { DeltaEnvelope, DeltaOutcome, EntityEvent, RecordBatch, RecordSchemas, Rejection, Subscription, WriteLog } from '../src/log';
+import type { BatchHandled, DeltaEnvelope, DeltaOutcome, EntityEvent, RecordBatch, RecordSchemas, Rejection, Subscription, WriteLog } from '../src/log';
 import type { EntityConfigSource } from '../src/tenant';
 import type { DeltaContext } from './context';
 import type { RecordedOffsets } from './recorded-offsets';
@@ -94,7 +94,7 @@ type AcceptedRow = Extract<DeltaOutcomeRow, { status: 'accepted' }>;
  * rejections in one publish, the states and outcomes in one transaction, the verdicts in one publish.
  * A failure anywhere throws, so the batch is retried and its offsets are not committed.
  */
-async function processBatch(options: DeltaProcessorOptions, createdTopics: Set<string>, batch: RecordBatch<DeltaEnvelope>): Promise<void> {
+async function processBatch(options: DeltaProcessorOptions, createdTopics: Set<string>, batch: RecordBatch<DeltaEnvelope>): Promise<BatchHandled> {
   const deltas = batch.records.map((r) => r.value);
   const [view, configs] = await Promise.all([BatchStateView.load(options.states, deltas), BatchConfigs.load(options.entities, deltas)]);
   const decided = new Map<string, Extract<Decision, { kind: 'accepted' | 'refused' }>>();
@@ -132,7 +132,8 @@ async function processBatch(options: DeltaProcessorOptions, createdTopics: Set<s
       error: (error: unknown) => (failure = { error }),
     });
   if (failure) throw failure.error;
-  await persist(options, createdTopics, decisions);
+  const { published } = await persist(options, createdTopics, decisions);
+  return { settled: published };
 }
 
 function accept(view: BatchStateView, ctx: DeltaContext): Extract<Decision, { kind: 'accepted' }> {
@@ -182,8 +183,13 @@ function refuse(ctx: DeltaContext, refusal: DeltabrokerError): Extract<Decision,
   return { kind: 'refused', delta, rejection, refusal, problem: { code: refusal.code, stage: stage ?? 'pipeline', message: refusal.message, details } };
 }
 
-/** Events and rejections on the log, then states and outcomes in the store, then every verdict on the outcomes topic. */
-async function persist(options: DeltaProcessorOptions, createdTopics: Set<string>, decisions: readonly Decision[]): Promise<void> {
+/**
+ * Events and rejections on the log, then states and outcomes in the store; then every verdict on the outcomes
+ * topic, answered as still settling: the partition's next batch is decided meanwhile, and this batch's offset is
+ * committed only once the verdicts are on the log (a crash before that delivers the batch again, and its stored
+ * outcomes are published again).
+ */
+async function persist(options: DeltaProcessorOptions, createdTopics: Set<string>, decisions: readonly Decision[]): Promise<{ published: Promise<void> }> {
   const { log, schemas, logger } = options;
   const accepted = decisions.filter((d): d is Extract<Decision, { kind: 'accepted' }> => d.kind === 'accepted');
   const refused = decisions.filter((d): d is Extract<Decision, { kind: 'refused' }> => d.kind === 'refused');
@@ -220,7 +226,8 @@ async function persist(options: DeltaProcessorOptions, createdTopics: Set<string
   // The verdicts are final once events and states are stored: this instance's callers hear them now, the
   // outcomes topic carries them to callers waiting on other instances.
   for (const outcome of outcomes) options.onVerdict?.(outcome);
-  await log.publish(outcomes.map((outcome) => ({ topic: PIPELINE_TOPICS.outcomes, key: outcome.deltaId, value: outcome, schema: schemas.DeltaOutcome })));
+  const published = log.publish(outcomes.map((outcome) => ({ topic: PIPELINE_TOPICS.outcomes, key: outcome.deltaId, value: outcome, schema: schemas.DeltaOutcome })));
+  return { published: published.then(() => undefined) };
 }
 
 function rowOf(d: Exclude<Decision, { kind: 'repeat' }>): DeltaOutcomeRow {
