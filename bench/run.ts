@@ -73,6 +73,8 @@ const BENCHMARKS: readonly Benchmark[] = [
 ];
 
 const FIGURES_MARK = '@@bench-figures ';
+/** The thread pool the service runs with (bin/deltabroker.js sets it): each benchmark's child hosts a service. */
+const SERVICE_THREAD_POOL = '16';
 
 /** Child mode: runs one benchmark and prints its figures as one marked JSON line. */
 async function child(name: string, quick: boolean): Promise<void> {
@@ -88,7 +90,7 @@ function runChild(benchmark: Benchmark, quick: boolean): Promise<{ figures: Figu
   const started = performance.now();
   return new Promise((resolve) => {
     const args = [...process.execArgv, __filename, '--child', benchmark.name, ...(quick ? ['--quick'] : [])];
-    const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, KAFKAJS_NO_PARTITIONER_WARNING: '1' } });
+    const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, KAFKAJS_NO_PARTITIONER_WARNING: '1', UV_THREADPOOL_SIZE: process.env.UV_THREADPOOL_SIZE ?? SERVICE_THREAD_POOL } });
     let out = '';
     let err = '';
     proc.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));

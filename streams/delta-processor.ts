@@ -1,6 +1,6 @@
 import { DeltabrokerError } from '../src/errors';
 import type { Logger } from '../src/logger';
-import type { DeltaEnvelope, DeltaOutcome, RecordBatch, RecordSchemas, Subscription, WriteLog } from '../src/log';
+import type { BatchHandled, DeltaEnvelope, DeltaOutcome, RecordBatch, RecordSchemas, Subscription, WriteLog } from '../src/log';
 import type { EntityConfigSource } from '../src/tenant';
 import type { DeltaContext } from './context';
 import type { RecordedOffsets } from './recorded-offsets';
@@ -83,7 +83,7 @@ type AcceptedDecision = Extract<Decision, { kind: 'accepted' }>;
  * the verdicts in one publish. A failure anywhere throws, so the batch is retried and its offsets are not
  * committed.
  */
-async function processBatch(options: DeltaProcessorOptions, createdTopics: Set<string>, batch: RecordBatch<DeltaEnvelope>): Promise<void> {
+async function processBatch(options: DeltaProcessorOptions, createdTopics: Set<string>, batch: RecordBatch<DeltaEnvelope>): Promise<BatchHandled> {
   const deltas = batch.records.map((r) => r.value);
   const [states, configs] = await Promise.all([BatchStateView.load(options.states, deltas), BatchConfigs.load(options.entities, deltas)]);
   const ctxs = batch.records.map(
@@ -98,11 +98,17 @@ async function processBatch(options: DeltaProcessorOptions, createdTopics: Set<s
   for (const d of decisions) {
     if (d.kind === 'known' || d.kind === 'repeat') options.logger.debug({ deltaId: d.delta.id }, 'delta seen again: answering its stored outcome');
   }
-  await persist(options, createdTopics, decisions);
+  const { published } = await persist(options, createdTopics, decisions);
+  return { settled: published };
 }
 
-/** Events and rejections on the log, then states and outcomes in the store, then every verdict on the outcomes topic. */
-async function persist(options: DeltaProcessorOptions, createdTopics: Set<string>, decisions: readonly Decision[]): Promise<void> {
+/**
+ * Events and rejections on the log, then states and outcomes in the store; then every verdict on the outcomes
+ * topic, answered as still settling: the partition's next batch is decided meanwhile, and this batch's offset is
+ * committed only once the verdicts are on the log (a crash before that delivers the batch again, and its stored
+ * outcomes are published again).
+ */
+async function persist(options: DeltaProcessorOptions, createdTopics: Set<string>, decisions: readonly Decision[]): Promise<{ published: Promise<void> }> {
   const { log, schemas, logger } = options;
   const accepted = decisions.filter((d): d is AcceptedDecision => d.kind === 'accepted');
   const refused = decisions.filter((d): d is Extract<Decision, { kind: 'refused' }> => d.kind === 'refused');
@@ -140,7 +146,8 @@ async function persist(options: DeltaProcessorOptions, createdTopics: Set<string
   // The verdicts are final once events and states are stored: this instance's callers hear them now, the
   // outcomes topic carries them to callers waiting on other instances.
   for (const outcome of outcomes) options.onVerdict?.(outcome);
-  await log.publish(outcomes.map((outcome) => ({ topic: PIPELINE_TOPICS.outcomes, key: outcome.deltaId, value: outcome, schema: schemas.DeltaOutcome })));
+  const published = log.publish(outcomes.map((outcome) => ({ topic: PIPELINE_TOPICS.outcomes, key: outcome.deltaId, value: outcome, schema: schemas.DeltaOutcome })));
+  return { published: published.then(() => undefined) };
 }
 
 function rowOf(d: Exclude<Decision, { kind: 'repeat' }>): DeltaOutcomeRow {

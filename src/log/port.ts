@@ -62,6 +62,14 @@ export interface RecordBatch<T = unknown> {
 
 export type BatchHandler<T> = (batch: RecordBatch<T>) => Promise<void>;
 
+/**
+ * What a subscription's handler answers: nothing (the batch is done), or `settled`, work the batch started and
+ * that its offset waits for. The partition's next batch is handed over at once; offsets are committed in order,
+ * each once its batch settled; if `settled` rejects, that batch and the ones after it are delivered again.
+ */
+export type BatchHandled = void | { readonly settled: Promise<void> };
+export type SubscriptionBatchHandler<T> = (batch: RecordBatch<T>) => Promise<BatchHandled>;
+
 export interface SubscribeOptions<T = unknown> {
   /** Consumer group: members of one group share the partitions; each group gets every record. */
   readonly groupId: string;
@@ -69,10 +77,10 @@ export interface SubscribeOptions<T = unknown> {
   /** Where a group with no committed offset starts: `earliest` (default) or `latest`. */
   readonly start?: 'earliest' | 'latest';
   /**
-   * Called per batch, one batch of a partition at a time. Offsets are committed only after it resolved; if
-   * it throws, the batch is delivered again (at-least-once).
+   * Called per batch, one batch of a partition at a time. Offsets are committed only after it resolved (and
+   * after what it answered as `settled`); if it throws, the batch is delivered again (at-least-once).
    */
-  readonly handleBatch: BatchHandler<T>;
+  readonly handleBatch: SubscriptionBatchHandler<T>;
   /** Decode values into this reader schema (Avro schema resolution) instead of the writer's schema. */
   readonly readerSchema?: RecordSchema<T>;
   /** How many partitions are handled at the same time (default 1); order holds within each partition. */

@@ -15,11 +15,12 @@ import { ErrorCode } from '../../embedded/kafka/protocol/errors';
 import type { PartitionLog } from '../../embedded/kafka/storage/partition-log';
 import type { Logger } from '../../logger';
 import type { ValueCodec } from '../codec';
-import type { SubscribeOptions, Subscription } from '../port';
+import type { BatchHandled, SubscribeOptions, Subscription } from '../port';
 import type { Rejection } from '../schema-types';
 import { GroupJoinError, GroupMember, type Generation } from './group/member';
 import { unknownTopic } from './log-errors';
 import type { DecodedBatches } from './decoded-batches';
+import { OrderedCommits } from './ordered-commits';
 import { OffsetOutOfRange, readPartition, waitForData } from './partition-reader';
 import { Slots } from './slots';
 
@@ -153,6 +154,16 @@ class GroupConsumer<T> implements Subscription {
   }
 
   private async consumePartition(topic: string, partition: number, revoked: AbortController): Promise<void> {
+    const commits = new OrderedCommits();
+    try {
+      await this.readPartitionLoop(topic, partition, revoked, commits);
+    } finally {
+      // Batches still settling commit (or are refused) before the partition is given up.
+      await commits.drained();
+    }
+  }
+
+  private async readPartitionLoop(topic: string, partition: number, revoked: AbortController, commits: OrderedCommits): Promise<void> {
     const signal = revoked.signal;
     let offset = this.startOffset(topic, partition);
     let failures = 0;
@@ -174,7 +185,7 @@ class GroupConsumer<T> implements Subscription {
       if (!(await this.slots.acquire(signal))) return;
       let outcome: Outcome;
       try {
-        outcome = await this.handleOnce(log, offset, revoked);
+        outcome = await this.handleOnce(log, offset, revoked, commits);
       } finally {
         this.slots.release();
       }
@@ -191,8 +202,8 @@ class GroupConsumer<T> implements Subscription {
     }
   }
 
-  /** Reads, hands over and commits one batch. */
-  private async handleOnce(log: PartitionLog, offset: number, revoked: AbortController): Promise<Outcome> {
+  /** Reads, hands over and commits one batch (or queues its commit behind the work it is still settling). */
+  private async handleOnce(log: PartitionLog, offset: number, revoked: AbortController, commits: OrderedCommits): Promise<Outcome> {
     try {
       const batch = await readPartition(log, this.deps.codec, offset, this.o.readerSchema, log.highWatermark, this.deps.decoded);
       if (revoked.signal.aborted) return { kind: 'again' };
@@ -204,14 +215,27 @@ class GroupConsumer<T> implements Subscription {
           'undecodable records sent to the rejections topic',
         );
       }
+      let handled: BatchHandled = undefined;
       if (batch.records.length > 0) {
-        await this.o.handleBatch({
+        handled = await this.o.handleBatch({
           topic: log.topic,
           partition: log.partition,
           records: batch.records,
           rejected: batch.rejections.length,
           highWatermark: String(batch.highWatermark),
         });
+      }
+      const settled = handled ? handled.settled : undefined;
+      if (settled || commits.busy) {
+        commits.queue(
+          settled,
+          () => this.commit(log, batch.next),
+          (error) => {
+            if (error !== undefined) this.log.error({ err: error, topic: log.topic, partition: log.partition, offset }, 'finishing a batch failed; it and the batches after it will be delivered again');
+            revoked.abort();
+          },
+        );
+        return { kind: 'next', offset: batch.next };
       }
       if (!this.commit(log, batch.next)) {
         revoked.abort();

@@ -106,7 +106,8 @@ async function handleBatch<T>(deps: SubscriberDeps, o: SubscribeOptions<T>, payl
     rejected: rejections.length,
     highWatermark: batch.highWatermark,
   };
-  if (records.length > 0) await o.handleBatch(handed);
+  // kafkajs resolves offsets in its own loop: here the batch's settled work is awaited before the next batch.
+  if (records.length > 0) await (await o.handleBatch(handed))?.settled;
   resolveOffset(batch.lastOffset());
   await commitOffsetsIfNecessary();
   await heartbeat();

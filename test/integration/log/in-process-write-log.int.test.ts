@@ -121,4 +121,45 @@ describe('in-process write log on the embedded broker', () => {
     expect(late.map((r) => r.offset)).toEqual(['4', '5', '6', '7', '8', '9']);
     expect(late[0]?.value).toBe(first[4]?.value);
   });
+
+  test('a handler answering `settled` gets the next batch at once; the offset waits for it, and a failure redelivers', async () => {
+    await log.createTopics([{ topic: 'settling', partitions: 1 }]);
+    const committed = () => kafka.parts.groups.offsetStore.get('settle', 'settling', 0)?.offset ?? -1;
+    const handed: string[][] = [];
+    const settles: { resolve: () => void; reject: (e: Error) => void }[] = [];
+    const sub = await log.subscribe<DeltaEnvelope>({
+      groupId: 'settle',
+      topics: ['settling'],
+      readerSchema: schemas.DeltaEnvelope,
+      handleBatch: async (batch) => {
+        handed.push(batch.records.map((r) => r.offset));
+        return { settled: new Promise<void>((resolve, reject) => settles.push({ resolve, reject })) };
+      },
+    });
+    await sub.joined;
+    const until = async (check: () => boolean) => {
+      for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
+      expect(check()).toBe(true);
+    };
+    await log.publish([record('settling', 0), record('settling', 1)]);
+    await until(() => handed.length === 1);
+    await log.publish([record('settling', 2)]);
+    // The second batch is handed over while the first is still settling; nothing is committed yet.
+    await until(() => handed.length === 2);
+    expect(handed).toEqual([['0', '1'], ['2']]);
+    expect(committed()).toBe(-1);
+    settles[1]?.resolve();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(committed()).toBe(-1); // the later batch settled, the earlier has not
+    settles[0]?.reject(new Error('verdicts not published'));
+    // Both batches come again (the member rejoins from the committed offset); this time they settle.
+    await until(() => handed.length >= 3);
+    expect(handed[2]?.[0]).toBe('0');
+    for (const s of settles.slice(2)) s.resolve();
+    await until(() => {
+      for (const s of settles.slice(2)) s.resolve();
+      return committed() === 3;
+    });
+    await sub.stop();
+  });
 });
