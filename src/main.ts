@@ -52,6 +52,7 @@ import { RecordStateStore } from '../streams/record-state-store';
 import { restoreRecordState } from '../streams/state-restorer';
 import { registerRecordSchemas } from '../streams/schema-registration';
 import { startActionEmitters } from '../projections/action-emitter';
+import { StoppedTopics } from '../projections/stopped-topics';
 import { startTableProjector, TABLE_PROJECTOR_GROUP } from '../projections/postgres';
 import { startSearchProjector } from '../projections/search/search-projector';
 import { startSubjectErasureConsumers } from '../projections/subjects/erasure-consumers';
@@ -305,13 +306,18 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     const actors = createActorProofVerifier({ seal, tokens: verifier });
     const processor = await startDeltaProcessor({ log, schemas, entities, states, actors, logger, onVerdict, recorded });
     closers.push(() => processor.stop());
-    const emitters = await startActionEmitters({ log, schemas, entities, datacenter: config.datacenter, logger });
+    // Projectors and emitters that find their topic recreated stop it; the log line, metric and /ready say so.
+    const stopped = new StoppedTopics((partition, error) => {
+      logger.error({ err: error, ...partition }, 'a consumer stopped a partition whose topic was deleted and created again');
+      metrics.partitionsStopped.set({ consumer: partition.consumer, topic: partition.topic, partition: String(partition.partition) }, 1);
+    });
+    const emitters = await startActionEmitters({ log, schemas, entities, datacenter: config.datacenter, logger, stopped });
     closers.push(async () => void (await Promise.all(emitters.map((e) => e.stop()))));
-    const tables = await startTableProjector({ log, schemas, entities, sql, logger, onBatch: (report) => countProjected(metrics, TABLE_PROJECTOR_GROUP, report) });
+    const tables = await startTableProjector({ log, schemas, entities, sql, logger, stopped, onBatch: (report) => countProjected(metrics, TABLE_PROJECTOR_GROUP, report) });
     closers.push(() => tables.stop());
     const search = await openSearchIndex(config, sql);
     closers.push(() => search.close());
-    const index = await startSearchProjector({ log, schemas, entities, search, sql, logger });
+    const index = await startSearchProjector({ log, schemas, entities, search, sql, logger, stopped });
     closers.push(() => index.stop());
     const erasures = await startSubjectErasureConsumers({ log, schemas, entities, sql, search, datacenter: config.datacenter, logger });
     closers.push(async () => void (await Promise.all(erasures.map((e) => e.stop()))));
@@ -327,6 +333,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     if (hsm) checks.push({ name: 'hsm', check: () => hsm.ping() });
     checks.push({ name: 'write-log', check: async () => void (await log.topicOffsets('deltas')) });
     checks.push({ name: 'registry', check: registryAcceptsCheck({ registryUrl, subject: 'deltas-value', schema: schemas.DeltaEnvelope, ...(registryAuth && { auth: registryAuth }) }) });
+    checks.push({ name: 'topics', check: () => stopped.check() });
     registerHealthRoutes(http, checks);
     registerDispatchRoute(http, crypto);
     registerKeyRoutes(http, keyring);
