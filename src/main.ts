@@ -64,6 +64,7 @@ import type { Logger } from './logger';
 import { migrate } from './store/migrator';
 import { openPgSqlClient } from './store/pg-sql-client';
 import { startEmbeddedPostgres } from './store/embedded-postgres/embedded-postgres';
+import { connectionCapWithin, openFilesLimit } from './system/open-files-limit';
 import { readRunning, publishEndpoints } from './system/service-endpoints';
 import type { SqlClient } from './store/sql-client';
 
@@ -115,6 +116,14 @@ export interface WriteLogAccess {
  * the one this process started, the service reaches it in-process (same partition logs, groups and fsync policy,
  * no Kafka client over loopback); everything else (a cluster, or a running service's broker) goes through kafkajs.
  */
+/** `max.connections`, lowered to half the process's open-files limit so a flood never starves HTTP of descriptors. */
+function kafkaConnectionCap(config: Config, logger: Logger): number {
+  const limit = openFilesLimit();
+  const cap = connectionCapWithin(config.kafka.maxConnections, limit);
+  if (cap < config.kafka.maxConnections) logger.warn({ configured: config.kafka.maxConnections, cap, openFilesLimit: limit }, 'the broker accepts at most half the open-files limit in connections');
+  return cap;
+}
+
 export async function openWriteLog(config: Config, logger: Logger, closers: Closers, opener: Opener = 'service'): Promise<WriteLogAccess> {
   const running = opener === 'tool' ? readRunning(config.dataDir) : undefined;
   // A tool beside a running service uses its engines; started ones listen on free ports so they never clash.
@@ -139,7 +148,7 @@ export async function openWriteLog(config: Config, logger: Logger, closers: Clos
         undeletable: (topic) => resources.kindOf(topic) === 'persistence',
         reservedGroup: resources.isServiceGroup,
       }),
-      maxConnections: config.kafka.maxConnections,
+      maxConnections: kafkaConnectionCap(config, logger),
       maxConnectionsPerIp: config.kafka.maxConnectionsPerIp,
       connectionsMaxIdleMs: config.kafka.connectionsMaxIdleMs,
       logger,
