@@ -26,21 +26,7 @@ export async function subscribe<T>(deps: SubscriberDeps, o: SubscribeOptions<T>)
   const joined = new Promise<void>((resolve) => (markJoined = resolve));
   const latest = o.start === 'latest';
   const removeJoinListener = consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
-    const onLost = o.onLostPosition;
-    if (onLost) {
-      // Emitted before the first fetch: hold every partition until its committed offset is checked.
-      const held = Object.entries(payload.memberAssignment).map(([topic, partitions]) => ({ topic, partitions }));
-      consumer.pause(held);
-      haltLostPositions(deps.kafka, o.groupId, payload.memberAssignment, (lost) => {
-        log.error({ ...lost }, 'the partition no longer holds this consumer position; the partition is stopped');
-        onLost(lost);
-      })
-        .catch((err: unknown) => {
-          log.warn({ err }, 'could not compare committed offsets with the partitions; kafkajs resets any out of range');
-          return [];
-        })
-        .then((lost) => consumer.resume(held.map(({ topic, partitions }) => ({ topic, partitions: partitions.filter((p) => !lost.some((l) => l.topic === topic && l.partition === p)) }))));
-    }
+    if (o.onLostPosition) holdUntilPositionsChecked(deps.kafka, consumer, o.groupId, payload.memberAssignment, o.onLostPosition, log);
     if (!latest) return markJoined();
     // kafkajs resolves `latest` only at the partition's first fetch, so a record published between the join and
     // that fetch would be skipped: pin the partitions without a committed offset to their end now, then resolve.
@@ -102,6 +88,28 @@ async function pinToEnd(kafka: Kafka, consumer: Consumer, groupId: string, assig
   } finally {
     await admin.disconnect();
   }
+}
+
+/**
+ * Called as the group is joined, before kafkajs's first fetch: pauses every assigned partition, and resumes those
+ * whose committed offset their log still holds; the others stay paused and are reported.
+ */
+function holdUntilPositionsChecked(kafka: Kafka, consumer: Consumer, groupId: string, assignment: Record<string, number[]>, onLost: (lost: LostPosition) => void, log: Logger): void {
+  const held = Object.entries(assignment).map(([topic, partitions]) => ({ topic, partitions }));
+  consumer.pause(held);
+  const report = (lost: LostPosition): void => {
+    log.error({ ...lost }, 'the partition no longer holds this consumer position; the partition is stopped');
+    onLost(lost);
+  };
+  haltLostPositions(kafka, groupId, assignment, report)
+    .catch((err: unknown) => {
+      log.warn({ err }, 'could not compare committed offsets with the partitions; kafkajs resets any out of range');
+      return [];
+    })
+    .then((lost) => {
+      const isLost = (topic: string, partition: number): boolean => lost.some((l) => l.topic === topic && l.partition === partition);
+      consumer.resume(held.map(({ topic, partitions }) => ({ topic, partitions: partitions.filter((p) => !isLost(topic, p)) })));
+    });
 }
 
 /**
