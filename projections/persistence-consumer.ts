@@ -58,7 +58,13 @@ export async function consumePersistenceTopics(o: PersistenceConsumerOptions): P
         try {
           positions.advance(batch.topic, batch.partition, await o.apply(batch));
         } catch (e) {
-          throw isTopicRecreated(e) ? stopped.stop(o.projector, lostPositionOf(e)) : e;
+          if (!isTopicRecreated(e)) throw e;
+          // The batch's high watermark is as of its fetch: a replay's handover or another member may have moved
+          // the checkpoint past it since. Only a checkpoint beyond the partition's end now means a new topic.
+          const lost = lostPositionOf(e);
+          const now = (await o.log.topicOffsets(batch.topic)).find((p) => p.partition === batch.partition);
+          if (now && BigInt(lost.position) <= BigInt(now.high)) return; // every record of the batch is applied already
+          throw stopped.stop(o.projector, { ...lost, ...(now && { logStart: now.low, highWatermark: now.high }) });
         }
       },
     });

@@ -318,7 +318,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     // Projectors and emitters that find their topic recreated stop it; the log line, metric and /ready say so.
     const stopped = new StoppedTopics((partition, error) => {
       logger.error({ err: error, ...partition }, 'a consumer stopped a partition whose topic was deleted and created again');
-      metrics.partitionsStopped.set({ consumer: partition.consumer, topic: partition.topic, partition: String(partition.partition) }, 1);
+      metrics.partitionsStopped.inc({ consumer: partition.consumer, topic: partition.topic, partition: String(partition.partition) });
     });
     const emitters = await startActionEmitters({ log, schemas, entities, datacenter: config.datacenter, logger, stopped });
     closers.push(async () => void (await Promise.all(emitters.map((e) => e.stop()))));

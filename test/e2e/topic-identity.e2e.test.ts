@@ -55,7 +55,7 @@ describe('a persistence topic that lost its files between two runs', () => {
     const checks = ((await ready.json()) as { checks: { name: string; status: string; reason?: string }[] }).checks;
     expect(checks.find((c) => c.name === 'topics')).toMatchObject({ status: 'down', reason: expect.stringMatching(/DB_TOPIC_RECREATED: .*acme\.merchant_account\.events/) });
     const metrics = await (await fetch(`${t.url}/metrics`, { headers: { authorization: `Bearer ${await t.token(['operator'])}` } })).text();
-    expect(metrics).toMatch(/deltabroker_consumer_partitions_stopped\{consumer="deltabroker-projector-postgres",topic="acme\.merchant_account\.events",partition="\d"\} 1/);
+    expect(metrics).toMatch(/deltabroker_partitions_stopped_total\{consumer="deltabroker-projector-postgres",topic="acme\.merchant_account\.events",partition="\d"\} 1/);
     expect(t.logLines.some((l) => l.includes('DB_TOPIC_RECREATED') && l.includes('"level":50'))).toBe(true);
 
     // A new merchant lands on the new topic at an offset below the checkpoint: it is not applied, nor passed over.
