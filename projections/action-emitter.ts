@@ -1,6 +1,7 @@
 import type { Logger } from '../src/logger';
 import type { ActionEvent, EntityEvent, OutgoingRecord, RecordSchemas, Subscription, WriteLog } from '../src/log';
 import type { EntityConfig, EntityConfigSource } from '../src/tenant';
+import { StoppedTopics } from './stopped-topics';
 import { PIPELINE_GROUPS, persistenceTopicSpec, persistenceTopicsOf, recordMessageKey } from '../streams/topics';
 
 export interface ActionEmitterOptions {
@@ -9,6 +10,8 @@ export interface ActionEmitterOptions {
   entities: EntityConfigSource;
   datacenter: string;
   logger: Logger;
+  /** Where partitions whose position the log lost are reported (Kafka's auto.offset.reset=none). */
+  stopped?: StoppedTopics;
 }
 
 /**
@@ -18,7 +21,8 @@ export interface ActionEmitterOptions {
  * - the local emitter of datacenter D (one group per datacenter) publishes the events that originated in D to
  *   `<…>.actions.D`.
  * Entities without notification methods are skipped. Delivery is at least once; each action carries its
- * event id for de-duplication.
+ * event id for de-duplication. A partition whose committed offset the log no longer holds (the persistence topic
+ * was deleted and created again, or lost its files) is stopped with DB_TOPIC_RECREATED, not reset.
  */
 export async function startActionEmitters(o: ActionEmitterOptions): Promise<Subscription[]> {
   const configs = (await o.entities.list()).filter((c) => c.notifications.methods.length > 0);
@@ -28,12 +32,14 @@ export async function startActionEmitters(o: ActionEmitterOptions): Promise<Subs
     ...topics.map(persistenceTopicSpec),
     ...configs.flatMap((c) => actionTopicsOf(c, o.datacenter).map((topic) => ({ topic, partitions: 3 }))),
   ]);
+  const stopped = o.stopped ?? new StoppedTopics();
   const emitter = (groupId: string, target: (config: EntityConfig, event: EntityEvent) => string | undefined) =>
     o.log.subscribe<EntityEvent>({
       groupId,
       topics,
       readerSchema: o.schemas.EntityEvent,
       partitionsConsumedConcurrently: 3,
+      onLostPosition: (lost) => void stopped.stop(groupId, lost),
       handleBatch: async (batch) => {
         const actions: OutgoingRecord[] = [];
         for (const { value: event } of batch.records) {

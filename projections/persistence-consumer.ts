@@ -1,8 +1,9 @@
-import type { EntityEvent, RecordBatch, RecordSchemas, Subscription, WriteLog } from '../src/log';
+import { isTopicRecreated, lostPositionOf, type EntityEvent, type RecordBatch, type RecordSchemas, type Subscription, type WriteLog } from '../src/log';
 import type { SqlClient } from '../src/store/sql-client';
 import { persistenceTopicSpec } from '../streams/topics';
 import { AppliedPositions, type LogPosition } from './postgres/applied-positions';
 import { readCheckpoint } from './postgres/checkpoint-store';
+import { StoppedTopics } from './stopped-topics';
 
 export interface PersistenceConsumer {
   /** True once the projector has applied `position`, false on timeout or stop (read-your-writes). */
@@ -19,37 +20,77 @@ export interface PersistenceConsumerOptions {
   projector: string;
   topics: readonly string[];
   concurrency: number;
-  /** Applies one batch and answers the partition's next offset once it is stored. */
+  /**
+   * Applies one batch and answers the partition's next offset once it is stored. Throws DB_TOPIC_RECREATED
+   * (`assertPositionHeld`) when its checkpoint lies beyond the batch's partition.
+   */
   apply(batch: RecordBatch<EntityEvent>): Promise<bigint>;
+  /** Where partitions whose position the log lost are reported (default: kept to this consumer). */
+  stopped?: StoppedTopics;
 }
 
 /**
  * What every projector shares: one consumer group over the persistence topics, a batch handed to `apply` per
  * partition in order, and the applied positions readers may wait on. Resolves once the group is joined.
+ *
+ * Topic identity: a persistence topic deleted and created again starts at offset 0 under a checkpoint that
+ * counted the old topic's records, so its new records would pass for records applied before. A partition whose
+ * checkpoint lies beyond its end (found at start, or by `apply` on a batch), or whose group offset the log lost,
+ * is stopped with DB_TOPIC_RECREATED; the projector's other partitions go on.
  */
 export async function consumePersistenceTopics(o: PersistenceConsumerOptions): Promise<PersistenceConsumer> {
-  const positions = new AppliedPositions((topic, partition) => readCheckpoint(o.sql, { projector: o.projector, topic, partition }));
+  const checkpointOf = (topic: string, partition: number): Promise<bigint | undefined> => readCheckpoint(o.sql, { projector: o.projector, topic, partition });
+  const positions = new AppliedPositions(checkpointOf);
+  const stopped = o.stopped ?? new StoppedTopics();
   let subscription: Subscription | undefined;
   if (o.topics.length > 0) {
     await o.log.createTopics(o.topics.map(persistenceTopicSpec));
+    await findLostCheckpoints(o, checkpointOf, stopped);
     subscription = await o.log.subscribe<EntityEvent>({
       groupId: o.projector,
       topics: o.topics,
       readerSchema: o.schemas.EntityEvent,
       partitionsConsumedConcurrently: o.concurrency,
-      handleBatch: async (batch) => positions.advance(batch.topic, batch.partition, await o.apply(batch)),
+      onLostPosition: (lost) => void stopped.stop(o.projector, lost),
+      handleBatch: async (batch) => {
+        const known = stopped.errorOf(o.projector, batch.topic, batch.partition);
+        if (known) throw known;
+        try {
+          positions.advance(batch.topic, batch.partition, await o.apply(batch));
+        } catch (e) {
+          if (!isTopicRecreated(e)) throw e;
+          // The batch's high watermark is as of its fetch: a replay's handover or another member may have moved
+          // the checkpoint past it since. Only a checkpoint beyond the partition's end now means a new topic.
+          const lost = lostPositionOf(e);
+          const now = (await o.log.topicOffsets(batch.topic)).find((p) => p.partition === batch.partition);
+          if (now && BigInt(lost.position) <= BigInt(now.high)) return; // every record of the batch is applied already
+          throw stopped.stop(o.projector, { ...lost, ...(now && { logStart: now.low, highWatermark: now.high }) });
+        }
+      },
     });
     await subscription.joined;
   }
-  let stopped: Promise<void> | undefined;
+  let stopping: Promise<void> | undefined;
   return {
     waitFor: (position, timeoutMs) => positions.waitFor(position, timeoutMs),
     stop: () => {
-      stopped ??= (async () => {
+      stopping ??= (async () => {
         positions.close();
         await subscription?.stop();
       })();
-      return stopped;
+      return stopping;
     },
   };
+}
+
+/** Stops, before consuming, the partitions whose stored checkpoint lies beyond their end. */
+async function findLostCheckpoints(o: PersistenceConsumerOptions, checkpointOf: (topic: string, partition: number) => Promise<bigint | undefined>, stopped: StoppedTopics): Promise<void> {
+  for (const topic of o.topics) {
+    for (const { partition, low, high } of await o.log.topicOffsets(topic)) {
+      const checkpoint = await checkpointOf(topic, partition);
+      if (checkpoint !== undefined && checkpoint > BigInt(high)) {
+        stopped.stop(o.projector, { topic, partition, position: checkpoint.toString(), logStart: low, highWatermark: high });
+      }
+    }
+  }
 }

@@ -20,6 +20,7 @@ export const ERROR_CATALOGUE = {
   DB_DECRYPT_FAILED: { title: 'The ciphertext could not be decrypted', retriable: false },
   DB_SUBJECT_ERASED: { title: 'The data subject was erased; its key is destroyed', retriable: false },
   DB_HSM_UNAVAILABLE: { title: 'The hardware security module is not available', retriable: true },
+  DB_TOPIC_RECREATED: { title: 'A topic no longer holds the position its consumer reached (deleted and created again)', retriable: false },
   DB_DEPENDENCY_UNAVAILABLE: { title: 'A backing service is not available', retriable: true },
   DB_TIMEOUT: { title: 'The operation did not finish in time', retriable: true },
   DB_INTERNAL: { title: 'Internal error', retriable: true },

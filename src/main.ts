@@ -52,6 +52,7 @@ import { PostgresRecordStateStore } from './store/record-states/postgres-record-
 import { restoreRecordState } from '../streams/state-restorer';
 import { registerRecordSchemas } from '../streams/schema-registration';
 import { startActionEmitters } from '../projections/action-emitter';
+import { StoppedTopics } from '../projections/stopped-topics';
 import { startTableProjector, TABLE_PROJECTOR_GROUP } from '../projections/postgres';
 import { startSearchProjector } from '../projections/search/search-projector';
 import { startSubjectErasureConsumers } from '../projections/subjects/erasure-consumers';
@@ -64,6 +65,7 @@ import type { Logger } from './logger';
 import { migrate } from './store/migrator';
 import { openPgSqlClient } from './store/pg-sql-client';
 import { startEmbeddedPostgres } from './store/embedded-postgres/embedded-postgres';
+import { connectionCapWithin, openFilesLimit } from './system/open-files-limit';
 import { readRunning, publishEndpoints } from './system/service-endpoints';
 import type { SqlClient } from './store/sql-client';
 
@@ -115,6 +117,14 @@ export interface WriteLogAccess {
  * the one this process started, the service reaches it in-process (same partition logs, groups and fsync policy,
  * no Kafka client over loopback); everything else (a cluster, or a running service's broker) goes through kafkajs.
  */
+/** `max.connections`, lowered to half the process's open-files limit so a flood never starves HTTP of descriptors. */
+function kafkaConnectionCap(config: Config, logger: Logger): number {
+  const limit = openFilesLimit();
+  const cap = connectionCapWithin(config.kafka.maxConnections, limit);
+  if (cap < config.kafka.maxConnections) logger.warn({ configured: config.kafka.maxConnections, cap, openFilesLimit: limit }, 'the broker accepts at most half the open-files limit in connections');
+  return cap;
+}
+
 export async function openWriteLog(config: Config, logger: Logger, closers: Closers, opener: Opener = 'service'): Promise<WriteLogAccess> {
   const running = opener === 'tool' ? readRunning(config.dataDir) : undefined;
   // A tool beside a running service uses its engines; started ones listen on free ports so they never clash.
@@ -139,7 +149,7 @@ export async function openWriteLog(config: Config, logger: Logger, closers: Clos
         undeletable: (topic) => resources.kindOf(topic) === 'persistence',
         reservedGroup: resources.isServiceGroup,
       }),
-      maxConnections: config.kafka.maxConnections,
+      maxConnections: kafkaConnectionCap(config, logger),
       maxConnectionsPerIp: config.kafka.maxConnectionsPerIp,
       connectionsMaxIdleMs: config.kafka.connectionsMaxIdleMs,
       logger,
@@ -306,13 +316,18 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     const actors = createActorProofVerifier({ seal, tokens: verifier });
     const processor = await startDeltaProcessor({ log, schemas, entities, states, actors, logger, onVerdict, recorded });
     closers.push(() => processor.stop());
-    const emitters = await startActionEmitters({ log, schemas, entities, datacenter: config.datacenter, logger });
+    // Projectors and emitters that find their topic recreated stop it; the log line, metric and /ready say so.
+    const stopped = new StoppedTopics((partition, error) => {
+      logger.error({ err: error, ...partition }, 'a consumer stopped a partition whose topic was deleted and created again');
+      metrics.partitionsStopped.inc({ consumer: partition.consumer, topic: partition.topic, partition: String(partition.partition) });
+    });
+    const emitters = await startActionEmitters({ log, schemas, entities, datacenter: config.datacenter, logger, stopped });
     closers.push(async () => void (await Promise.all(emitters.map((e) => e.stop()))));
-    const tables = await startTableProjector({ log, schemas, entities, sql, logger, onBatch: (report) => countProjected(metrics, TABLE_PROJECTOR_GROUP, report) });
+    const tables = await startTableProjector({ log, schemas, entities, sql, logger, stopped, onBatch: (report) => countProjected(metrics, TABLE_PROJECTOR_GROUP, report) });
     closers.push(() => tables.stop());
     const search = await openSearchIndex(config, sql);
     closers.push(() => search.close());
-    const index = await startSearchProjector({ log, schemas, entities, search, sql, logger });
+    const index = await startSearchProjector({ log, schemas, entities, search, sql, logger, stopped });
     closers.push(() => index.stop());
     const erasures = await startSubjectErasureConsumers({ log, schemas, entities, sql, search, datacenter: config.datacenter, logger });
     closers.push(async () => void (await Promise.all(erasures.map((e) => e.stop()))));
@@ -328,6 +343,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     if (hsm) checks.push({ name: 'hsm', check: () => hsm.ping() });
     checks.push({ name: 'write-log', check: async () => void (await log.topicOffsets('deltas')) });
     checks.push({ name: 'registry', check: registryAcceptsCheck({ registryUrl, subject: 'deltas-value', schema: schemas.DeltaEnvelope, ...(registryAuth && { auth: registryAuth }) }) });
+    checks.push({ name: 'topics', check: () => stopped.check() });
     registerHealthRoutes(http, checks);
     registerDispatchRoute(http, crypto);
     registerKeyRoutes(http, keyring);

@@ -5,7 +5,7 @@
  * and are skipped, so every event takes effect exactly once. The projector (table-projector.ts) feeds it
  * from a consumer group; a rebuild could feed it from a replay.
  */
-import type { EntityEvent, LogRecord, RecordBatch } from '../../src/log';
+import { assertPositionHeld, type EntityEvent, type LogRecord, type RecordBatch } from '../../src/log';
 import type { Logger } from '../../src/logger';
 import type { SqlClient, SqlExecutor } from '../../src/store/sql-client';
 import type { EntityConfig, EntityConfigSource } from '../../src/tenant';
@@ -84,6 +84,7 @@ export class TableProjection {
 
     const report = await sql.transaction(async (tx) => {
       const before = await claimCheckpoint(tx, ref);
+      assertPositionHeld(projector, batch, before); // a checkpoint beyond the log's end: the topic was recreated
       const applied: string[] = [];
       let alreadyApplied = 0;
       let unprojectable = 0;

@@ -12,6 +12,7 @@ import type { EntityConfigSource } from '../../src/tenant';
 import { persistenceTopicsOf } from '../../streams/topics';
 import { consumePersistenceTopics } from '../persistence-consumer';
 import type { LogPosition } from './applied-positions';
+import type { StoppedTopics } from '../stopped-topics';
 import { TableProjection, type BatchReport } from './table-projection';
 import { projectionTableOf } from './table-schema';
 
@@ -30,6 +31,8 @@ export interface TableProjectorOptions {
   readonly concurrency?: number;
   /** Told about every committed batch (metrics, tests). */
   readonly onBatch?: (report: BatchReport) => void;
+  /** Where partitions whose position the log lost are reported. */
+  readonly stopped?: StoppedTopics;
 }
 
 export interface TableProjector {
@@ -62,6 +65,7 @@ export async function startTableProjector(o: TableProjectorOptions): Promise<Tab
     projector,
     topics,
     concurrency: o.concurrency ?? 3,
+    ...(o.stopped && { stopped: o.stopped }),
     apply: async (batch) => {
       const report = await projection.apply(batch);
       logger.info({ topic: report.topic, partition: report.partition, applied: report.appliedOffsets.length, checkpoint: report.checkpointAfter }, 'batch projected');

@@ -1,10 +1,11 @@
-import type { EntityEvent, RecordSchemas, WriteLog } from '../../src/log';
+import { assertPositionHeld, type EntityEvent, type RecordSchemas, type WriteLog } from '../../src/log';
 import type { Logger } from '../../src/logger';
 import type { IndexDefinition, SearchDocument, SearchIndex } from '../../src/search';
 import type { SqlClient } from '../../src/store/sql-client';
 import { physicalNamesOf, type EntityConfig, type EntityConfigSource } from '../../src/tenant';
 import { persistenceTopicsOf } from '../../streams/topics';
 import { maskErasedDocuments } from '../erased-personal-fields';
+import type { StoppedTopics } from '../stopped-topics';
 import { consumePersistenceTopics, type PersistenceConsumer } from '../persistence-consumer';
 import { advanceCheckpoint, claimCheckpoint } from '../postgres/checkpoint-store';
 
@@ -19,6 +20,8 @@ export interface SearchProjectorOptions {
   sql: SqlClient;
   logger: Logger;
   groupId?: string;
+  /** Where partitions whose position the log lost are reported. */
+  stopped?: StoppedTopics;
 }
 
 export type SearchProjector = PersistenceConsumer;
@@ -49,6 +52,7 @@ export async function startSearchProjector(o: SearchProjectorOptions): Promise<S
     projector,
     topics,
     concurrency: 3,
+    ...(o.stopped && { stopped: o.stopped }),
     // The batch is written while its checkpoint row is held (claimed first, advanced last), so a replay's swap,
     // which holds the same rows, never runs between a write to the old index and its checkpoint.
     apply: (batch) =>
@@ -56,6 +60,7 @@ export async function startSearchProjector(o: SearchProjectorOptions): Promise<S
         // Records below the checkpoint are already in the index: a replay's handover may have moved it ahead.
         const ref = { projector, topic: batch.topic, partition: batch.partition };
         const from = await claimCheckpoint(tx, ref);
+        assertPositionHeld(projector, batch, from); // a checkpoint beyond the log's end: the topic was recreated
         const newest = new Map<string, EntityEvent>();
         for (const { value, offset } of batch.records) {
           if (BigInt(offset) >= from) newest.set(`${value.tenant}/${value.entity}/${value.key}`, value);

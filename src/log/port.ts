@@ -9,6 +9,7 @@
  */
 import type { Rejection } from './schema-types';
 import type { RecordSchema } from './schemas';
+import type { LostPosition } from './lost-position';
 
 export type Offset = string;
 export type Headers = Readonly<Record<string, string>>;
@@ -78,9 +79,18 @@ export interface SubscribeOptions<T = unknown> {
   readonly start?: 'earliest' | 'latest';
   /**
    * Called per batch, one batch of a partition at a time. Offsets are committed only after it resolved (and
-   * after what it answered as `settled`); if it throws, the batch is delivered again (at-least-once).
+   * after what it answered as `settled`); if it throws, the batch is delivered again (at-least-once). If it
+   * throws DB_TOPIC_RECREATED (`topicRecreated`), the partition stops instead: nothing is committed or retried
+   * until the next subscribe.
    */
   readonly handleBatch: SubscriptionBatchHandler<T>;
+  /**
+   * When given, a position the partition no longer holds (below its start or beyond its end, e.g. once its
+   * topic was deleted and created again) stops that partition and is reported here, instead of resetting to `start` (Kafka's
+   * auto.offset.reset=none). The in-process adapter checks before every read; the kafkajs adapter when its
+   * partitions are assigned (kafkajs resets an out-of-range fetch on its own).
+   */
+  readonly onLostPosition?: (lost: LostPosition) => void;
   /** Decode values into this reader schema (Avro schema resolution) instead of the writer's schema. */
   readonly readerSchema?: RecordSchema<T>;
   /** How many partitions are handled at the same time (default 1); order holds within each partition. */

@@ -15,6 +15,7 @@ export const METRIC_NAMES = {
   projectionLag: 'deltabroker_projection_lag_records',
   projectionRecordsApplied: 'deltabroker_projection_records_applied_total',
   lagCollectionFailures: 'deltabroker_lag_collection_failures_total',
+  partitionsStopped: 'deltabroker_partitions_stopped_total',
   cryptoDuration: 'deltabroker_crypto_operation_duration_seconds',
 } as const;
 
@@ -52,6 +53,8 @@ export class ServiceMetrics {
   readonly projectionLag: Gauge<'projector' | 'topic' | 'partition'>;
   readonly projectionRecordsApplied: Counter<'projector'>;
   readonly lagCollectionFailures: Counter;
+  /** Counts each partition a projector or emitter stopped (once) because the log lost its position (DB_TOPIC_RECREATED). */
+  readonly partitionsStopped: Counter<'consumer' | 'topic' | 'partition'>;
   /** Successful crypto operations by operation and explicit method. */
   readonly cryptoDuration: Histogram<'operation' | 'method'>;
   private lagInFlight: Promise<void> | undefined;
@@ -93,6 +96,12 @@ export class ServiceMetrics {
     });
     this.projectionRecordsApplied = new Counter({ name: METRIC_NAMES.projectionRecordsApplied, help: 'Records a projector applied (redeliveries excluded)', labelNames: ['projector'], registers });
     this.lagCollectionFailures = new Counter({ name: METRIC_NAMES.lagCollectionFailures, help: 'Scrapes that could not look up consumer or projection lag', registers });
+    this.partitionsStopped = new Counter({
+      name: METRIC_NAMES.partitionsStopped,
+      help: 'Partitions a projector or action emitter stopped (once each) because the log no longer holds its position (topic deleted and created again)',
+      labelNames: ['consumer', 'topic', 'partition'],
+      registers,
+    });
     this.cryptoDuration = new Histogram({
       name: METRIC_NAMES.cryptoDuration,
       help: 'Time of successful encryption service operations, by operation and explicit method',

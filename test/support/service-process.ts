@@ -15,9 +15,19 @@ export interface ServiceProcess {
   stop(): Promise<void>;
 }
 
+export interface ServiceProcessOptions {
+  /**
+   * The process's limit of open files (`ulimit -n`, soft and hard), as an operator's shell or unit file would set
+   * it. Only the soft limit would not do: Node raises its soft limit to the hard one at start.
+   */
+  readonly fdLimit?: number;
+}
+
 /** Runs the service in its own process with `env`, and resolves once it listens. */
-export function startServiceProcess(env: Record<string, string>, timeoutMs = 60_000): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, ['--require', 'tsx/cjs', ENTRY], {
+export function startServiceProcess(env: Record<string, string>, timeoutMs = 60_000, options: ServiceProcessOptions = {}): Promise<ServiceProcess> {
+  const node = [process.execPath, '--require', 'tsx/cjs', ENTRY];
+  const [command, ...args] = options.fdLimit === undefined ? node : ['/bin/sh', '-c', `ulimit -n ${options.fdLimit} && exec "$0" "$@"`, ...node];
+  const child = spawn(command as string, args, {
     cwd: path.resolve(__dirname, '../..'),
     env: { ...process.env, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

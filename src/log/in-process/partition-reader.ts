@@ -138,9 +138,12 @@ function headersOf(headers: readonly { key: string; value: Buffer | null }[]): H
 
 const EMPTY_HEADERS: Headers = Object.freeze({});
 
-/** Resolves once the partition's high watermark passes `offset`, or when `signal` aborts. No timers. */
+/**
+ * Resolves once the partition's high watermark passes `offset`, its topic is deleted (the caller looks the
+ * partition up again), or `signal` aborts. No timers.
+ */
 export function waitForData(log: PartitionLog, offset: number, signal: AbortSignal): Promise<void> {
-  if (log.highWatermark > offset || signal.aborted) return Promise.resolve();
+  if (log.highWatermark > offset || log.isRetired || signal.aborted) return Promise.resolve();
   return new Promise((resolve) => {
     const done = (): void => {
       off();
@@ -148,7 +151,7 @@ export function waitForData(log: PartitionLog, offset: number, signal: AbortSign
       resolve();
     };
     const off = log.onAdvance(() => {
-      if (log.highWatermark > offset) done();
+      if (log.highWatermark > offset || log.isRetired) done();
     });
     signal.addEventListener('abort', done);
   });

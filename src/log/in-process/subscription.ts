@@ -17,6 +17,7 @@ import type { Logger } from '../../logger';
 import type { ValueCodec } from '../codec';
 import type { BatchHandled, SubscribeOptions, Subscription } from '../port';
 import type { Rejection } from '../schema-types';
+import { isTopicRecreated, type LostPosition } from '../lost-position';
 import { GroupJoinError, GroupMember, type Generation } from './group/member';
 import { unknownTopic } from './log-errors';
 import type { DecodedBatches } from './decoded-batches';
@@ -170,10 +171,14 @@ class GroupConsumer<T> implements Subscription {
     while (!signal.aborted) {
       const log = this.deps.broker.logs.partition(topic, partition);
       if (!log) {
-        this.log.warn({ topic, partition }, 'an assigned partition does not exist (any more); not consuming it');
-        return;
+        // The topic was deleted: look again each second (a rare state, not worth a listener), and compare the
+        // position with the partition once it exists again.
+        await sleep(1000, signal);
+        continue;
       }
       if (offset < log.logStartOffset || offset > log.highWatermark) {
+        const lost = { topic, partition, position: String(offset), logStart: String(log.logStartOffset), highWatermark: String(log.highWatermark) };
+        if (this.o.onLostPosition) return this.halt(lost);
         const reset = this.resetOffset(log);
         this.log.warn({ topic, partition, from: offset, to: reset }, 'offset out of range; consuming from the reset offset');
         offset = reset;
@@ -194,6 +199,9 @@ class GroupConsumer<T> implements Subscription {
         failures = 0;
       } else if (outcome.kind === 'idle') {
         await waitForData(log, log.highWatermark, signal); // nothing readable below the high watermark yet
+      } else if (outcome.kind === 'halted') {
+        this.log.error({ err: outcome.error, topic, partition, offset }, 'the handler stopped this partition; it is not consumed until the service restarts');
+        return;
       } else if (outcome.kind === 'failed') {
         failures++;
         this.log.error({ err: outcome.error, topic, partition, offset, attempt: failures }, 'handling a batch failed; it will be delivered again');
@@ -244,8 +252,15 @@ class GroupConsumer<T> implements Subscription {
       return { kind: 'next', offset: batch.next };
     } catch (e) {
       // Out of range: retention or a truncated tail moved the log under us; the loop resets the offset.
-      return e instanceof OffsetOutOfRange ? { kind: 'again' } : { kind: 'failed', error: e };
+      if (e instanceof OffsetOutOfRange) return { kind: 'again' };
+      return isTopicRecreated(e) ? { kind: 'halted', error: e } : { kind: 'failed', error: e };
     }
+  }
+
+  /** Stops consuming a partition whose position the log no longer holds, and says so (auto.offset.reset=none). */
+  private halt(lost: LostPosition): void {
+    this.log.error({ ...lost }, 'the partition no longer holds this consumer position; the partition is stopped');
+    this.o.onLostPosition?.(lost);
   }
 
   /** Stores the group's offset for the partition unless the member's generation is no longer current. */
@@ -280,6 +295,7 @@ type Outcome =
   | { readonly kind: 'next'; readonly offset: number }
   | { readonly kind: 'again' }
   | { readonly kind: 'idle' }
+  | { readonly kind: 'halted'; readonly error: unknown }
   | { readonly kind: 'failed'; readonly error: unknown };
 
 /** Resolves after `ms`, or at once when `signal` aborts. */

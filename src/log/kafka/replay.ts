@@ -16,6 +16,8 @@ export interface ReplayDeps {
   readonly codec: ValueCodec;
   readonly logger: Logger;
   readonly fetchMaxWaitMs: number;
+  /** The temporary group's name starts with this. */
+  readonly groupPrefix: string;
 }
 
 export async function replay<T>(deps: ReplayDeps, o: ReplayOptions<T>): Promise<ReplayResult> {
@@ -34,7 +36,7 @@ export async function replay<T>(deps: ReplayDeps, o: ReplayOptions<T>): Promise<
   let rejected = 0;
   if (remaining.size === 0) return { records, rejected, endOffsets };
 
-  const groupId = `deltabroker-replay-${o.topic}-${randomUUID()}`;
+  const groupId = `${deps.groupPrefix}-${o.topic}-${randomUUID()}`;
   const consumer = deps.kafka.consumer({ groupId, allowAutoTopicCreation: false, maxWaitTimeInMs: deps.fetchMaxWaitMs });
   let finish: (e?: unknown) => void = () => undefined;
   const done = new Promise<void>((resolve, reject) => (finish = (e?: unknown) => (e === undefined ? resolve() : reject(e))));

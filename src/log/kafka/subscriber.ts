@@ -9,6 +9,7 @@ import type { RecordBatch, SubscribeOptions, Subscription } from '../port';
 import type { Rejection } from '../schema-types';
 import { decodeRawRecords, type ValueCodec } from '../codec';
 import { toRawRecords } from './raw-records';
+import { isTopicRecreated, type LostPosition } from '../lost-position';
 
 export interface SubscriberDeps {
   readonly kafka: Kafka;
@@ -25,6 +26,7 @@ export async function subscribe<T>(deps: SubscriberDeps, o: SubscribeOptions<T>)
   const joined = new Promise<void>((resolve) => (markJoined = resolve));
   const latest = o.start === 'latest';
   const removeJoinListener = consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
+    if (o.onLostPosition) holdUntilPositionsChecked(deps.kafka, consumer, o.groupId, payload.memberAssignment, o.onLostPosition, log);
     if (!latest) return markJoined();
     // kafkajs resolves `latest` only at the partition's first fetch, so a record published between the join and
     // that fetch would be skipped: pin the partitions without a committed offset to their end now, then resolve.
@@ -88,6 +90,55 @@ async function pinToEnd(kafka: Kafka, consumer: Consumer, groupId: string, assig
   }
 }
 
+/**
+ * Called as the group is joined, before kafkajs's first fetch: pauses every assigned partition, and resumes those
+ * whose committed offset their log still holds; the others stay paused and are reported.
+ */
+function holdUntilPositionsChecked(kafka: Kafka, consumer: Consumer, groupId: string, assignment: Record<string, number[]>, onLost: (lost: LostPosition) => void, log: Logger): void {
+  const held = Object.entries(assignment).map(([topic, partitions]) => ({ topic, partitions }));
+  consumer.pause(held);
+  const report = (lost: LostPosition): void => {
+    log.error({ ...lost }, 'the partition no longer holds this consumer position; the partition is stopped');
+    onLost(lost);
+  };
+  haltLostPositions(kafka, groupId, assignment, report)
+    .catch((err: unknown) => {
+      log.warn({ err }, 'could not compare committed offsets with the partitions; kafkajs resets any out of range');
+      return [];
+    })
+    .then((lost) => {
+      const isLost = (topic: string, partition: number): boolean => lost.some((l) => l.topic === topic && l.partition === partition);
+      consumer.resume(held.map(({ topic, partitions }) => ({ topic, partitions: partitions.filter((p) => !isLost(topic, p)) })));
+    });
+}
+
+/**
+ * Finds the assigned partitions whose committed offset lies outside their log (auto.offset.reset=none: kafkajs
+ * would reset such a fetch to `start` on its own), reports them and answers them; they stay paused.
+ */
+async function haltLostPositions(kafka: Kafka, groupId: string, assignment: Record<string, number[]>, onLost: (lost: LostPosition) => void): Promise<LostPosition[]> {
+  const found: LostPosition[] = [];
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    for (const [topic, partitions] of Object.entries(assignment)) {
+      const [committed, offsets] = await Promise.all([admin.fetchOffsets({ groupId, topics: [topic] }), admin.fetchTopicOffsets(topic)]);
+      for (const c of committed[0]?.partitions ?? []) {
+        const log = offsets.find((o) => o.partition === c.partition);
+        if (!partitions.includes(c.partition) || c.offset === '-1' || !log) continue;
+        const position = BigInt(c.offset);
+        if (position >= BigInt(log.low) && position <= BigInt(log.high)) continue;
+        const lost = { topic, partition: c.partition, position: c.offset, logStart: log.low, highWatermark: log.high };
+        found.push(lost);
+        onLost(lost);
+      }
+    }
+  } finally {
+    await admin.disconnect();
+  }
+  return found;
+}
+
 async function handleBatch<T>(deps: SubscriberDeps, o: SubscribeOptions<T>, payload: EachBatchPayload, log: Logger): Promise<void> {
   const { batch, resolveOffset, commitOffsetsIfNecessary, heartbeat, isRunning, isStale } = payload;
   if (batch.messages.length === 0 || !isRunning() || isStale()) return;
@@ -106,8 +157,17 @@ async function handleBatch<T>(deps: SubscriberDeps, o: SubscribeOptions<T>, payl
     rejected: rejections.length,
     highWatermark: batch.highWatermark,
   };
-  // kafkajs resolves offsets in its own loop: here the batch's settled work is awaited before the next batch.
-  if (records.length > 0) await (await o.handleBatch(handed))?.settled;
+  if (records.length > 0) {
+    try {
+      // kafkajs resolves offsets in its own loop: here the batch's settled work is awaited before the next batch.
+      await (await o.handleBatch(handed))?.settled;
+    } catch (e) {
+      if (!isTopicRecreated(e)) throw e;
+      payload.pause(); // nothing resolved or committed: the partition waits for the next subscribe
+      log.error({ err: e, topic: batch.topic, partition: batch.partition }, 'the handler stopped this partition; it is not consumed until the service restarts');
+      return;
+    }
+  }
   resolveOffset(batch.lastOffset());
   await commitOffsetsIfNecessary();
   await heartbeat();

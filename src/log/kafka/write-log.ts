@@ -30,6 +30,11 @@ export interface KafkaWriteLogOptions extends WriteLogOptions {
    * default 500). It also bounds how long stopping a consumer waits for the fetch in flight.
    */
   readonly fetchMaxWaitMs?: number;
+  /**
+   * Replays read through temporary consumer groups named `<prefix>-<topic>-<uuid>` (default `deltabroker-replay`,
+   * in the service's reserved group namespace): a client that is not the service names its own.
+   */
+  readonly replayGroupPrefix?: string;
 }
 
 export class KafkaWriteLog implements WriteLog {
@@ -45,6 +50,7 @@ export class KafkaWriteLog implements WriteLog {
     private readonly logger: Logger,
     private readonly rejectionsTopic: string,
     private readonly fetchMaxWaitMs: number,
+    private readonly replayGroupPrefix: string,
     private readonly subjectFor: SubjectStrategy,
   ) {}
 
@@ -76,7 +82,7 @@ export class KafkaWriteLog implements WriteLog {
     const codec = new ValueCodec({ registryUrl: o.registryUrl, ...(o.registryAuth && { auth: o.registryAuth }), ...(o.compatibility ? { compatibility: o.compatibility } : {}) });
     const subjectFor = o.subjectFor ?? topicNameStrategy;
     const publisher = new Publisher(producer, admin, codec, subjectFor);
-    return new KafkaWriteLog(kafka, producer, admin, codec, publisher, logger, o.rejectionsTopic ?? DEFAULT_REJECTIONS_TOPIC, o.fetchMaxWaitMs ?? 500, subjectFor);
+    return new KafkaWriteLog(kafka, producer, admin, codec, publisher, logger, o.rejectionsTopic ?? DEFAULT_REJECTIONS_TOPIC, o.fetchMaxWaitMs ?? 500, o.replayGroupPrefix ?? 'deltabroker-replay', subjectFor);
   }
 
   publish(records: readonly OutgoingRecord[]): Promise<PublishedRecord[]> {
@@ -92,7 +98,7 @@ export class KafkaWriteLog implements WriteLog {
   }
 
   replay<T = unknown>(options: ReplayOptions<T>): Promise<ReplayResult> {
-    return replay({ kafka: this.kafka, admin: this.admin, codec: this.codec, logger: this.logger, fetchMaxWaitMs: this.fetchMaxWaitMs }, options);
+    return replay({ kafka: this.kafka, admin: this.admin, codec: this.codec, logger: this.logger, fetchMaxWaitMs: this.fetchMaxWaitMs, groupPrefix: this.replayGroupPrefix }, options);
   }
 
   registerValueSchema(topic: string, schema: RecordSchema): Promise<number> {

@@ -83,7 +83,12 @@ export class PartitionLog {
     return this.segments.reduce((n, s) => n + s.size, 0);
   }
 
-  /** Called whenever the high watermark moves (fetch long-polls park on this). */
+  /** True once the partition's topic was deleted. */
+  get isRetired(): boolean {
+    return this.retired;
+  }
+
+  /** Called whenever the high watermark moves, and once when the topic is deleted (fetch long-polls park on this). */
   onAdvance(listener: () => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
@@ -243,7 +248,10 @@ export class PartitionLog {
    */
   retire(): void {
     this.retired = true;
+    // Waiters (long-polling fetches, in-process consumers) wake now and find the partition gone.
+    const waiting = [...this.listeners];
     this.listeners.clear();
+    for (const l of waiting) l();
     for (const s of this.segments) this.bury(s, false);
     this.unsynced = [];
   }
