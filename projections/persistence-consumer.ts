@@ -1,6 +1,6 @@
 import type { EntityEvent, RecordBatch, RecordSchemas, Subscription, WriteLog } from '../src/log';
 import type { SqlClient } from '../src/store/sql-client';
-import { persistenceTopicSpec } from '../streams/topics';
+import { persistenceTopicSpec } from '../src/log/topology';
 import { AppliedPositions, type LogPosition } from './postgres/applied-positions';
 import { readCheckpoint } from './postgres/checkpoint-store';
 

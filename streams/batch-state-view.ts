@@ -1,5 +1,5 @@
 import type { DeltaEnvelope } from '../src/log';
-import { deltaKey } from './delta-ids';
+import { deltaKey } from '../src/log/topology';
 import { recordIdKey, type DeltaOutcomeRow, type LoadedStates, type RecordId, type RecordState, type RecordStateStore } from './record-state-store';
 
 /** A record never written: what RecordStateStore.get answers for it. */

@@ -12,8 +12,7 @@ import { BatchConfigs } from './batch-configs';
 import { BatchStateView } from './batch-state-view';
 import { stages } from './pipeline';
 import type { DeltaOutcomeRow, RecordState, RecordStateStore, StoredVerdict } from './record-state-store';
-import { PIPELINE_GROUPS, PIPELINE_TOPICS, persistenceTopicSpec, recordMessageKey } from './topics';
-import { deltaKey, eventIdOf } from './delta-ids';
+import { PIPELINE_GROUPS, PIPELINE_TOPICS, persistenceTopicSpec, recordMessageKey, deltaKey, eventIdOf } from '../src/log/topology';
 
 export interface DeltaProcessorOptions {
   entities: EntityConfigSource;

@@ -1,6 +1,6 @@
 import type { SqlClient, SqlExecutor } from '../src/store/sql-client';
 import type { StateCheckpoint } from './recorded-offsets';
-import { deltaKey } from './delta-ids';
+import { deltaKey } from '../src/log/topology';
 
 /** What stage 3 needs to know of a record: its newest version, whether it is deleted, and its fields. */
 export interface RecordState {

@@ -2,4 +2,4 @@
 export type * from './port';
 export type * from './cluster-admin';
 export * from './schemas';
-export { DECODE_REASONS, DECODE_STAGE, type DecodeReason } from './rejection-reasons';
+export { DECODE_REASONS, type DecodeReason } from './rejection-reasons';
