@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startDeltaProcessor } from '../streams/delta-processor';
 import { PostgresRecordStateStore } from '../src/store/record-states/postgres-record-states';
-import { PIPELINE_TOPICS, recordMessageKey } from '../streams/topics';
+import { PIPELINE_TOPICS, recordMessageKey } from '../src/log/topology';
 import { startEmbeddedKafka } from '../src/embedded/kafka';
 import { startEmbeddedRegistry } from '../src/embedded/registry';
 import { loadSchemas, type DeltaEnvelope, type WriteLog } from '../src/log';

@@ -2,7 +2,7 @@ import type { Logger } from '../src/logger';
 import type { ActionEvent, EntityEvent, OutgoingRecord, RecordSchemas, Subscription, WriteLog } from '../src/log';
 import type { EntityConfig, EntityConfigSource } from '../src/tenant';
 import { StoppedTopics } from './stopped-topics';
-import { PIPELINE_GROUPS, persistenceTopicSpec, persistenceTopicsOf, recordMessageKey } from '../streams/topics';
+import { PIPELINE_GROUPS, persistenceTopicSpec, persistenceTopicsOf, recordMessageKey } from '../src/log/topology';
 
 export interface ActionEmitterOptions {
   log: WriteLog;

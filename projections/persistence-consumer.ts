@@ -1,6 +1,6 @@
 import { isTopicRecreated, lostPositionOf, type EntityEvent, type RecordBatch, type RecordSchemas, type Subscription, type WriteLog } from '../src/log';
 import type { SqlClient } from '../src/store/sql-client';
-import { persistenceTopicSpec } from '../streams/topics';
+import { persistenceTopicSpec } from '../src/log/topology';
 import { AppliedPositions, type LogPosition } from './postgres/applied-positions';
 import { readCheckpoint } from './postgres/checkpoint-store';
 import { StoppedTopics } from './stopped-topics';

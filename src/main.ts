@@ -42,7 +42,7 @@ import {
   runningRegistryCredentials,
   usersOf,
 } from './embedded/engine-credentials';
-import { ServiceResources } from '../streams/service-resources';
+import { ServiceResources, TABLE_PROJECTOR_GROUP } from './log/topology';
 import { countProjected, countRejections, countVerdict, instrumentHttp, pipelineBacklog, ServiceMetrics, serviceLagSource, timeEncryption } from './observability';
 import { DeltaStatusService } from './broker/delta-status';
 import { registerMetricsRoute } from './http/routes/metrics';
@@ -53,7 +53,7 @@ import { restoreRecordState } from '../streams/state-restorer';
 import { registerRecordSchemas } from '../streams/schema-registration';
 import { startActionEmitters } from '../projections/action-emitter';
 import { StoppedTopics } from '../projections/stopped-topics';
-import { startTableProjector, TABLE_PROJECTOR_GROUP } from '../projections/postgres';
+import { startTableProjector } from '../projections/postgres';
 import { startSearchProjector } from '../projections/search/search-projector';
 import { startSubjectErasureConsumers } from '../projections/subjects/erasure-consumers';
 import { moveLegacyProjections } from '../projections/legacy-names';

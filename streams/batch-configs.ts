@@ -1,7 +1,7 @@
 import { DeltabrokerError, isDeltabrokerError } from '../src/errors';
 import type { DeltaEnvelope } from '../src/log';
 import type { EntityConfig, EntityConfigSource } from '../src/tenant';
-import { STAGES } from './context';
+import { STAGES } from '../src/log/topology';
 
 /**
  * The entity configurations one batch of deltas needs, looked up once per (tenant, entity) before the batch is

@@ -1,5 +1,5 @@
 import type { DeltaEnvelope } from '../src/log';
-import { deltaKey } from './delta-ids';
+import { deltaKey } from '../src/log/topology';
 import { recordIdKey, type DeltaOutcomeRow, type RecordId, type RecordState, type RecordStateStore } from '../src/store/record-states/port';
 
 /** A record never written. */

@@ -40,14 +40,3 @@ export function required<K extends keyof DeltaContext>(ctx: DeltaContext, key: K
   if (value === undefined || value === null) throw new Error(`pipeline stage order: '${String(key)}' is not set yet`);
   return value as NonNullable<DeltaContext[K]>;
 }
-
-/** The stage names, in the seed's order (section 3), as they appear in refusals and metrics. */
-export const STAGES = {
-  entityConfig: 'entity-config',
-  validate: 'validate',
-  recordKey: 'record-key',
-  locate: 'locate',
-  permission: 'permission',
-  permissionFilter: 'permission-filter',
-  encryption: 'encryption',
-} as const;

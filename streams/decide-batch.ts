@@ -12,9 +12,8 @@ import type { BatchActors } from './batch-actors';
 import type { BatchConfigs } from './batch-configs';
 import type { BatchStateView } from './batch-state-view';
 import type { DeltaContext } from './context';
-import { deltaKey, eventIdOf } from './delta-ids';
+import { deltaKey, eventIdOf, recordMessageKey } from '../src/log/topology';
 import { stages } from './pipeline';
-import { recordMessageKey } from './topics';
 
 export type AcceptedRow = Extract<DeltaOutcomeRow, { status: 'accepted' }>;
 

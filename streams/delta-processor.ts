@@ -10,7 +10,7 @@ import { BatchConfigs } from './batch-configs';
 import { BatchStateView } from './batch-state-view';
 import { decide, type AcceptedRow, type Decision } from './decide-batch';
 import type { DeltaOutcomeRow, RecordStateStore, StoredVerdict } from '../src/store/record-states/port';
-import { PIPELINE_GROUPS, PIPELINE_TOPICS, persistenceTopicSpec, recordMessageKey } from './topics';
+import { PIPELINE_GROUPS, PIPELINE_TOPICS, persistenceTopicSpec, recordMessageKey } from '../src/log/topology';
 
 export interface DeltaProcessorOptions {
   entities: EntityConfigSource;

@@ -1,6 +1,6 @@
 import type { RecordSchema, RecordSchemas, WriteLog } from '../src/log';
 import { actionTopics, type EntityConfigSource } from '../src/tenant';
-import { PIPELINE_TOPICS, persistenceTopicsOf } from './topics';
+import { PIPELINE_TOPICS, persistenceTopicsOf } from '../src/log/topology';
 
 export interface SchemaRegistrationOptions {
   log: WriteLog;

@@ -3,7 +3,7 @@ import type { EntityEvent, RecordSchemas, WriteLog } from '../src/log';
 import type { EntityConfigSource } from '../src/tenant';
 import { RecordedOffsets } from './recorded-offsets';
 import type { RecordStateStore } from '../src/store/record-states/port';
-import { persistenceTopicSpec, persistenceTopicsOf } from './topics';
+import { persistenceTopicSpec, persistenceTopicsOf } from '../src/log/topology';
 
 /**
  * Brings the pipeline's state store up to date with the persistence topics before deltas are processed: events

@@ -9,15 +9,12 @@ import type { RecordSchemas, WriteLog } from '../../src/log';
 import type { Logger } from '../../src/logger';
 import type { SqlClient } from '../../src/store/sql-client';
 import type { EntityConfigSource } from '../../src/tenant';
-import { persistenceTopicsOf } from '../../streams/topics';
+import { persistenceTopicsOf, TABLE_PROJECTOR_GROUP } from '../../src/log/topology';
 import { consumePersistenceTopics } from '../persistence-consumer';
 import type { LogPosition } from './applied-positions';
 import type { StoppedTopics } from '../stopped-topics';
 import { TableProjection, type BatchReport } from './table-projection';
 import { projectionTableOf } from './table-schema';
-
-/** The default consumer group, which also names the checkpoints. */
-export const TABLE_PROJECTOR_GROUP = 'deltabroker-projector-postgres';
 
 export interface TableProjectorOptions {
   readonly log: WriteLog;

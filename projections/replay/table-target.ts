@@ -9,7 +9,7 @@ import type { SqlClient, SqlExecutor } from '../../src/store/sql-client';
 import { quoteIdent, quoteQualified } from '../../src/store/sql-identifier';
 import type { EntityConfig } from '../../src/tenant';
 import { TableProjection } from '../postgres/table-projection';
-import { TABLE_PROJECTOR_GROUP } from '../postgres/table-projector';
+import { TABLE_PROJECTOR_GROUP } from '../../src/log/topology';
 import { fieldValueSql, migrateProjectionTable, projectionTableOf, type ProjectionTable } from '../postgres/table-schema';
 import { boundToTransaction } from './bound-sql';
 import { checkpointsOf, dropCheckpoints, lockCheckpoints, writeCheckpoints, type Positions } from './checkpoints';

@@ -3,13 +3,11 @@ import type { Logger } from '../../src/logger';
 import type { IndexDefinition, SearchDocument, SearchIndex } from '../../src/search';
 import type { SqlClient } from '../../src/store/sql-client';
 import { physicalNamesOf, type EntityConfig, type EntityConfigSource } from '../../src/tenant';
-import { persistenceTopicsOf } from '../../streams/topics';
+import { persistenceTopicsOf, SEARCH_PROJECTOR_GROUP } from '../../src/log/topology';
 import { maskErasedDocuments } from '../erased-personal-fields';
 import type { StoppedTopics } from '../stopped-topics';
 import { consumePersistenceTopics, type PersistenceConsumer } from '../persistence-consumer';
 import { advanceCheckpoint, claimCheckpoint } from '../postgres/checkpoint-store';
-
-export const SEARCH_PROJECTOR_GROUP = 'deltabroker-projector-search';
 
 export interface SearchProjectorOptions {
   log: WriteLog;

@@ -12,12 +12,7 @@ import type { SearchIndex } from '../../src/search';
 import type { SqlClient } from '../../src/store/sql-client';
 import { actionTopics, ERASED_MARKER, personalFields, physicalNamesOf, subjectErasureTopic, type EntityConfig, type EntityConfigSource } from '../../src/tenant';
 import { projectionTableOf } from '../postgres/table-schema';
-
-export const SUBJECT_ERASURE_GROUPS = {
-  table: 'deltabroker-subjects-table',
-  search: 'deltabroker-subjects-search',
-  emitter: 'deltabroker-subjects-emitter',
-} as const;
+import { SUBJECT_ERASURE_GROUPS } from '../../src/log/topology';
 
 export interface ErasureConsumerOptions {
   log: WriteLog;

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DeltaOutcome, RecordSchemas, Subscription, WriteLog } from '../log';
-import { PIPELINE_TOPICS } from '../../streams/topics';
-import { deltaKey } from '../../streams/delta-ids';
+import { deltaKey, outcomeWaiterGroup, PIPELINE_TOPICS } from '../log/topology';
 
 /**
  * Lets an HTTP request wait for the verdict on the delta it published. The instance that decides a delta
@@ -15,7 +14,7 @@ export class OutcomeWaiter {
   async start(log: WriteLog, schemas: RecordSchemas, instanceId: string = randomUUID()): Promise<void> {
     await log.createTopics([{ topic: PIPELINE_TOPICS.outcomes, partitions: 3 }]);
     this.#subscription = await log.subscribe<DeltaOutcome>({
-      groupId: `deltabroker-outcomes-${instanceId}`,
+      groupId: outcomeWaiterGroup(instanceId),
       topics: [PIPELINE_TOPICS.outcomes],
       start: 'latest',
       readerSchema: schemas.DeltaOutcome,

@@ -3,7 +3,7 @@ import { DeltabrokerError } from '../errors';
 import type { SearchIndex, SearchResponse } from '../search';
 import { compileRql, decodeCount, decodeRow } from '../store/rql';
 import type { SqlClient } from '../store/sql-client';
-import { assertMayPerform, physicalNamesOf, readableFields, type EntityConfig, type EntityConfigSource } from '../tenant';
+import { assertMayPerform, unknownEntity, physicalNamesOf, readableFields, type EntityConfig, type EntityConfigSource } from '../tenant';
 
 /** A log position a write answered; a read may ask to see at least that write. */
 export interface LogPosition {
@@ -63,13 +63,7 @@ export class QueryService {
 
   async #authorize(principal: Principal, entity: string, operation: 'read' | 'search'): Promise<EntityConfig> {
     const config = await this.o.entities.get(principal.tenant, entity);
-    if (!config) {
-      throw new DeltabrokerError('DB_NOT_FOUND', `tenant '${principal.tenant}' has no entity '${entity.slice(0, 64)}'`, {
-        field: 'dispatch.entity',
-        rule: 'configured-entity',
-        stage: operation,
-      });
-    }
+    if (!config) throw unknownEntity(principal.tenant, entity, operation);
     try {
       assertMayPerform(config, principal.roles, operation);
     } catch (error) {

@@ -3,10 +3,9 @@ import { DELTA_SEAL_HEADER, type DeltaSeal } from '../auth/delta-seal';
 import type { Principal } from '../auth/principal';
 import { DeltabrokerError, ERROR_CATALOGUE, type ErrorCode } from '../errors';
 import type { DeltaEnvelope, DeltaOutcome, PublishedRecord, RecordSchemas, WriteLog } from '../log';
-import type { EntityConfigSource } from '../tenant';
+import { recordKeyOf, unknownEntity, type EntityConfigSource } from '../tenant';
 import type { RecordStateStore } from '../store/record-states/port';
-import { recordKeyOf } from '../../streams/stages/validate-delta';
-import { PIPELINE_TOPICS, recordMessageKey } from '../../streams/topics';
+import { PIPELINE_TOPICS, recordMessageKey, STAGES } from '../log/topology';
 import type { OutcomeWaiter } from './outcome-waiter';
 import { PublishBatcher } from './publish-batcher';
 
@@ -53,19 +52,13 @@ export class WriteService {
 
   async write(principal: Principal, command: WriteCommand): Promise<WriteResult> {
     const config = await this.o.entities.get(principal.tenant, command.entity);
-    if (!config) {
-      throw new DeltabrokerError('DB_NOT_FOUND', `tenant '${principal.tenant}' has no entity '${command.entity.slice(0, 64)}'`, {
-        field: 'dispatch.entity',
-        rule: 'configured-entity',
-        stage: 'entity-config',
-      });
-    }
+    if (!config) throw unknownEntity(principal.tenant, command.entity);
     const key = recordKeyOf(config, command.payload);
     if (key === undefined) {
       throw new DeltabrokerError('DB_VALIDATION', `the payload must carry the key field${config.key.length > 1 ? 's' : ''} ${config.key.join(', ')}`, {
         field: `payload.${config.key[0]}`,
         rule: 'required',
-        stage: 'validate',
+        stage: STAGES.validate,
       });
     }
     const deltaId = command.deltaId ?? randomUUID();

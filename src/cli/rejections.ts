@@ -16,7 +16,7 @@ import { openEntityConfigSource, openMasterKey } from '../main';
 import { DELTA_SEAL_PURPOSE, DeltaSeal } from '../auth/delta-seal';
 import { openPgSqlClient } from '../store/pg-sql-client';
 import { PostgresRecordStateStore } from '../store/record-states/postgres-record-states';
-import { PIPELINE_TOPICS } from '../../streams/topics';
+import { PIPELINE_TOPICS } from '../log/topology';
 import { positiveInt } from './arguments';
 import { cliBrokers, cliSasl, cliRegistryUrl, withClusterAdmin } from './cluster';
 import { renderTable } from './output';

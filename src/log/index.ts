@@ -2,5 +2,5 @@
 export type * from './port';
 export type * from './cluster-admin';
 export * from './schemas';
-export { DECODE_REASONS, DECODE_STAGE, type DecodeReason } from './rejection-reasons';
+export { DECODE_REASONS, type DecodeReason } from './rejection-reasons';
 export { topicRecreated, isTopicRecreated, assertPositionHeld, lostPositionOf, type LostPosition } from './lost-position';

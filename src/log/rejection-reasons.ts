@@ -23,5 +23,3 @@ export const DECODE_REASONS = {
 } as const;
 
 export type DecodeReason = keyof typeof DECODE_REASONS;
-
-export const DECODE_STAGE = 'decode';

@@ -3,10 +3,7 @@
  * a ListGroups call (the embedded broker has none). Persistence topics come from the entity configuration.
  */
 import type { EntityConfig } from '../tenant';
-import { PIPELINE_GROUPS, PIPELINE_TOPICS } from '../../streams/topics';
-import { TABLE_PROJECTOR_GROUP } from '../../projections/postgres/table-projector';
-import { SEARCH_PROJECTOR_GROUP } from '../../projections/search/search-projector';
-import { REJECTION_METRICS_GROUP } from './rejection-metrics';
+import { PIPELINE_GROUPS, PIPELINE_TOPICS, TABLE_PROJECTOR_GROUP, SEARCH_PROJECTOR_GROUP, REJECTION_METRICS_GROUP } from '../log/topology';
 
 export interface GroupTopics {
   readonly group: string;

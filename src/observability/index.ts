@@ -3,7 +3,7 @@ export { METRIC_NAMES, ServiceMetrics, type LagSnapshot, type LagSource, type Se
 export { instrumentHttp } from './http-metrics';
 export { timeEncryption } from './crypto-timing';
 export { countVerdict, countProjected } from './pipeline-metrics';
-export { countRejections, rejectionLabels, REJECTION_METRICS_GROUP } from './rejection-metrics';
+export { countRejections, rejectionLabels } from './rejection-metrics';
 export { serviceLagSource, readCheckpoints, type ServiceLagOptions } from './service-lag';
 export { consumerLag, projectionLag, watermarks, lagOf, type PartitionLag, type Checkpoint } from './lag';
 export { serviceGroups, persistenceTopics, PROJECTORS, type GroupTopics } from './consumer-groups';

@@ -4,12 +4,10 @@
  * rejection is counted by one of them (sum over instances); a batch redelivered after a crash counts again.
  */
 import { ERROR_CATALOGUE } from '../errors';
-import { DECODE_REASONS, DECODE_STAGE, type RecordSchemas, type Rejection, type Subscription, type WriteLog } from '../log';
-import { STAGES } from '../../streams/context';
-import { PIPELINE_TOPICS } from '../../streams/topics';
+import { DECODE_REASONS, type RecordSchemas, type Rejection, type Subscription, type WriteLog } from '../log';
+import { DECODE_STAGE, REJECTION_METRICS_GROUP, STAGES, PIPELINE_TOPICS } from '../log/topology';
 import type { ServiceMetrics } from './metrics';
 
-export const REJECTION_METRICS_GROUP = 'deltabroker-rejection-metrics';
 
 // Any Kafka client can write to the topic: values outside these sets share one label, so they cannot grow the series.
 const KNOWN_STAGES = new Set<string>([...Object.values(STAGES), DECODE_STAGE, 'pipeline']);

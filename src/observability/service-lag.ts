@@ -1,7 +1,7 @@
 /** The service's lag source: its consumer groups through the log admin, its projectors through their checkpoints. */
 import type { SqlExecutor } from '../store/sql-client';
 import type { EntityConfigSource } from '../tenant';
-import { PIPELINE_GROUPS, PIPELINE_TOPICS } from '../../streams/topics';
+import { PIPELINE_GROUPS, PIPELINE_TOPICS } from '../log/topology';
 import { PROJECTORS, persistenceTopics, serviceGroups } from './consumer-groups';
 import { consumerLag, projectionLag, watermarks, type Checkpoint } from './lag';
 import type { LogAdmin } from './log-admin';

@@ -13,6 +13,7 @@ import { DeltabrokerError } from '../errors';
 import { isEntityName, isTenantName, type EntityConfig } from './entity-config';
 import { parseEntityConfig } from './parse-entity-config';
 import { byTenantThenEntity, type EntityConfigSource } from './source';
+import { STAGES } from '../log/topology/stages';
 
 export const CONFIG_FILE_EXTENSION = '.yaml';
 
@@ -91,7 +92,7 @@ export class FileEntityConfigSource implements EntityConfigSource {
           throw new DeltabrokerError('DB_INTERNAL', `entity config file ${rel}: tenant and entity names must be lowercase identifiers`, {
             field: rel,
             rule: 'file-name',
-            stage: 'entity-config',
+            stage: STAGES.entityConfig,
           });
         }
         const config = await this.get(t, entity);
@@ -116,7 +117,7 @@ export class FileEntityConfigSource implements EntityConfigSource {
       throw new DeltabrokerError('DB_INTERNAL', `entity config file ${rel} is not valid YAML: ${(e as Error).message}`, {
         field: rel,
         rule: 'yaml',
-        stage: 'entity-config',
+        stage: STAGES.entityConfig,
       }, { cause: e });
     }
     const config = parseEntityConfig(doc, rel);
@@ -124,7 +125,7 @@ export class FileEntityConfigSource implements EntityConfigSource {
       throw new DeltabrokerError(
         'DB_INTERNAL',
         `entity config file ${rel} declares ${config.tenant}/${config.entity}; its path says ${tenant}/${entity}`,
-        { field: config.tenant !== tenant ? 'tenant' : 'entity', rule: 'path-mismatch', stage: 'entity-config', source: rel },
+        { field: config.tenant !== tenant ? 'tenant' : 'entity', rule: 'path-mismatch', stage: STAGES.entityConfig, source: rel },
       );
     }
     return config;
@@ -154,7 +155,7 @@ export class FileEntityConfigSource implements EntityConfigSource {
     return new DeltabrokerError('DB_INTERNAL', `cannot read entity configuration ${file}: ${(e as Error).message}`, {
       field: file,
       rule: 'read',
-      stage: 'entity-config',
+      stage: STAGES.entityConfig,
     }, { cause: e });
   }
 }

@@ -20,6 +20,7 @@ import type { Logger } from '../logger';
 import { isEntityName, isTenantName, type EntityConfig } from './entity-config';
 import { parseEntityConfig } from './parse-entity-config';
 import { byTenantThenEntity, type EntityConfigSource } from './source';
+import { STAGES } from '../log/topology/stages';
 
 export interface HttpEntityConfigSourceOptions {
   /** The tenant API's base URL, e.g. `https://tenants.internal/api`. */
@@ -80,7 +81,7 @@ export class HttpEntityConfigSource implements EntityConfigSource {
       throw new DeltabrokerError('DB_INTERNAL', `tenant API base URL is not a URL: ${JSON.stringify(options.baseUrl)}`, {
         field: 'baseUrl',
         rule: 'url',
-        stage: 'entity-config',
+        stage: STAGES.entityConfig,
       });
     }
     this.opts = {
@@ -199,7 +200,7 @@ export class HttpEntityConfigSource implements EntityConfigSource {
       const name = (e as { name?: string } | null)?.name;
       if (name === 'TimeoutError' || name === 'AbortError') {
         throw new DeltabrokerError('DB_TIMEOUT', `tenant API did not answer GET ${url} within ${this.opts.timeoutMs} ms`, {
-          stage: 'entity-config',
+          stage: STAGES.entityConfig,
           rule: 'timeout',
           url,
         }, { cause: e });
@@ -240,6 +241,6 @@ export class HttpEntityConfigSource implements EntityConfigSource {
   }
 
   private unavailable(message: string, url: string, cause?: unknown): DeltabrokerError {
-    return new DeltabrokerError('DB_DEPENDENCY_UNAVAILABLE', message, { stage: 'entity-config', rule: 'tenant-api', url }, { cause });
+    return new DeltabrokerError('DB_DEPENDENCY_UNAVAILABLE', message, { stage: STAGES.entityConfig, rule: 'tenant-api', url }, { cause });
   }
 }

@@ -12,6 +12,7 @@ import type { SqlClient } from '../store/sql-client';
 import type { EntityConfig } from './entity-config';
 import { localActionTopic, physicalNamesOf, topicCollisionKey } from './physical-names';
 import type { EntityConfigSource } from './source';
+import { STAGES } from '../log/topology/stages';
 
 interface Claim {
   readonly kind: 'topic' | 'table' | 'index';
@@ -115,6 +116,6 @@ function refusal(config: EntityConfig, claim: Claim, owner: string): Deltabroker
   return new DeltabrokerError(
     'DB_CONFLICT',
     `the ${claim.kind} that ${config.tenant}/${config.entity} configures with ${claim.field} belongs to ${whose}${why}; configure another name`,
-    { field: claim.field, rule: 'name-taken', stage: 'entity-config' },
+    { field: claim.field, rule: 'name-taken', stage: STAGES.entityConfig },
   );
 }

@@ -23,6 +23,7 @@ import {
   type RolePermissions,
 } from './entity-config';
 import { defaultNames, maxIndexNameLength, tenantTopicPrefix } from './physical-names';
+import { STAGES } from '../log/topology/stages';
 
 const NAME_RULE = 'lowercase words of letters and digits joined by single underscores, starting with a letter';
 const lowerName = (what: string, max: number) =>
@@ -329,7 +330,7 @@ export function parseEntityConfig(
   throw new DeltabrokerError(code, `invalid entity configuration in ${source}: ${text}`, {
     field: r.issues[0]?.path,
     rule: 'entity-config',
-    stage: 'entity-config',
+    stage: STAGES.entityConfig,
     source,
     issues: r.issues,
   });

@@ -10,6 +10,7 @@
  */
 import { DeltabrokerError } from '../errors';
 import type { EntityConfig, Operation, RolePermissions, WriteDenied } from './entity-config';
+import { STAGES } from '../log/topology/stages';
 
 export interface Rights {
   operation: Operation;
@@ -56,7 +57,7 @@ const forbiddenOperation = (config: EntityConfig, roles: readonly string[], oper
 
 /** Pipeline stage 5: throws DB_FORBIDDEN (stage `permission`) unless some role allows the operation. */
 export function assertMayPerform(config: EntityConfig, roles: readonly string[], operation: Operation): void {
-  if (!mayPerform(config, roles, operation)) throw forbiddenOperation(config, roles, operation, 'permission');
+  if (!mayPerform(config, roles, operation)) throw forbiddenOperation(config, roles, operation, STAGES.permission);
 }
 
 export interface FilteredPayload {
@@ -78,7 +79,7 @@ export function applyWriteRestrictions(
   payload: Readonly<Record<string, unknown>>,
 ): FilteredPayload {
   const rights = rightsFor(config, roles, operation);
-  if (!rights.allowed) throw forbiddenOperation(config, roles, operation, 'permission-filter');
+  if (!rights.allowed) throw forbiddenOperation(config, roles, operation, STAGES.permissionFilter);
   const out: Record<string, unknown> = {};
   const denied: string[] = [];
   for (const [field, value] of Object.entries(payload)) {
@@ -93,7 +94,7 @@ export function applyWriteRestrictions(
     throw new DeltabrokerError(
       'DB_FORBIDDEN',
       `roles [${rights.granting.join(', ')}] may not write field${denied.length > 1 ? 's' : ''} ${denied.map((f) => `"${f}"`).join(', ')} of ${config.tenant}/${config.entity}`,
-      { field: first, fields: denied, rule: 'field-not-writable', stage: 'permission-filter', roles: rights.granting },
+      { field: first, fields: denied, rule: 'field-not-writable', stage: STAGES.permissionFilter, roles: rights.granting },
     );
   }
   return { payload: out, stripped: denied };

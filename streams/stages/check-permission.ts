@@ -1,6 +1,7 @@
 import { assertMayPerform } from '../../src/tenant';
 import type { BatchActors } from '../batch-actors';
-import { required, STAGES } from '../context';
+import { required } from '../context';
+import { STAGES } from '../../src/log/topology';
 import { stage } from './stage-operator';
 
 /**

@@ -2,7 +2,8 @@ import { parseCiphertext } from '../../src/crypto/ciphertext';
 import { NONCE_BYTES, TAG_BYTES } from '../../src/crypto/aes-gcm';
 import { DeltabrokerError, isDeltabrokerError } from '../../src/errors';
 import { acceptsMethod } from '../../src/tenant';
-import { required, STAGES } from '../context';
+import { required } from '../context';
+import { STAGES } from '../../src/log/topology';
 import { checkPersonalFields } from './personal-fields';
 import { stage } from './stage-operator';
 

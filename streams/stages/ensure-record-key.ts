@@ -1,6 +1,7 @@
 import { DeltabrokerError } from '../../src/errors';
 import type { LoadedStates } from '../batch-state-view';
-import { required, STAGES } from '../context';
+import { required } from '../context';
+import { STAGES } from '../../src/log/topology';
 import { stage } from './stage-operator';
 
 /**

@@ -1,5 +1,6 @@
 import { applyWriteRestrictions } from '../../src/tenant';
-import { required, STAGES } from '../context';
+import { required } from '../context';
+import { STAGES } from '../../src/log/topology';
 import { stage } from './stage-operator';
 
 /**

@@ -1,6 +1,6 @@
 import { DeltabrokerError } from '../../src/errors';
-import { required, STAGES } from '../context';
-import { hasReservedPersistenceTopic } from '../topics';
+import { required } from '../context';
+import { STAGES, hasReservedPersistenceTopic } from '../../src/log/topology';
 import { stage } from './stage-operator';
 
 /** Stage 4: the entity's persistence topic, from its configuration; a reserved topic is refused. */

@@ -1,6 +1,6 @@
-import { DeltabrokerError } from '../../src/errors';
+import { unknownEntity } from '../../src/tenant';
 import type { BatchConfigs } from '../batch-configs';
-import { STAGES } from '../context';
+import { STAGES } from '../../src/log/topology';
 import { stage } from './stage-operator';
 
 /** Stage 1: look up the entity configuration from the tenant API (fetched for the whole batch beforehand). */
@@ -8,11 +8,6 @@ export const lookupEntityConfig = (configs: BatchConfigs) =>
   stage(STAGES.entityConfig, (ctx) => {
     const { tenant, entity } = ctx.delta;
     const config = configs.get(tenant, entity);
-    if (!config) {
-      throw new DeltabrokerError('DB_NOT_FOUND', `tenant '${tenant}' has no entity '${entity.slice(0, 64)}'`, {
-        field: 'dispatch.entity',
-        rule: 'configured-entity',
-      });
-    }
+    if (!config) throw unknownEntity(tenant, entity);
     return { ...ctx, config };
   });

@@ -1,7 +1,8 @@
 import { DeltabrokerError } from '../../src/errors';
-import type { EntityConfig, FieldSpec } from '../../src/tenant';
+import { recordKeyOf, type EntityConfig, type FieldSpec } from '../../src/tenant';
 import { loneSurrogatePath, mayHoldLoneSurrogate } from '../../src/text/well-formed';
-import { required, STAGES } from '../context';
+import { required } from '../context';
+import { STAGES } from '../../src/log/topology';
 import { stage } from './stage-operator';
 
 const MAX_KEY_LENGTH = 512;
@@ -25,13 +26,6 @@ export const validateDelta = () =>
     }
     return { ...ctx, fields };
   });
-
-/** The record key a payload names: its key field values, joined with ':' for composite keys. */
-export function recordKeyOf(config: EntityConfig, fields: Readonly<Record<string, unknown>>): string | undefined {
-  const parts = config.key.map((k) => fields[k]);
-  if (parts.some((p) => p === undefined || p === null)) return undefined;
-  return parts.map(String).join(':');
-}
 
 function parsePayload(payload: string | null, operation: string): Record<string, unknown> {
   if (payload === null) {

@@ -5,7 +5,7 @@ import { retryIdOf, type DeltaVerdict, type RejectionDetail, type RejectionSumma
 import { loadConfig, type Config } from '../../src/config';
 import { loadSchemas, type DeltaEnvelope, type EntityEvent } from '../../src/log';
 import { METRIC_NAMES } from '../../src/observability';
-import { recordMessageKey } from '../../streams/topics';
+import { recordMessageKey } from '../../src/log/topology';
 import { testEntitiesDir } from '../support/entities';
 import { post, startTestService, type TestService } from '../support/service';
 import { eventually, readTopic } from '../support/topics';

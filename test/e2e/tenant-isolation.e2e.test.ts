@@ -6,7 +6,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { loadSchemas, type DeltaEnvelope, type EntityEvent, type Rejection } from '../../src/log';
-import { PIPELINE_TOPICS } from '../../streams/topics';
+import { PIPELINE_TOPICS } from '../../src/log/topology';
 import { testEntitiesDir } from '../support/entities';
 import { post, startTestService, type JsonResponse, type TestService } from '../support/service';
 import { eventually, readTopic } from '../support/topics';

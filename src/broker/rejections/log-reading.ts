@@ -3,7 +3,7 @@
  * the original records a rejection points at. Nothing is committed and no group is left behind.
  */
 import type { LogRecord, RecordSchema, RecordSchemas, Rejection, WriteLog } from '../../log';
-import { PIPELINE_TOPICS } from '../../../streams/topics';
+import { PIPELINE_TOPICS } from '../../log/topology';
 import { matchesFilter, type RejectionFilter } from './rejection-filter';
 
 /** A rejection's record timestamp is the publishing instance's clock; instances' clocks may differ this much. */

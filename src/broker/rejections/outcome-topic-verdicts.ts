@@ -1,6 +1,5 @@
 import type { DeltaOutcome, PartitionOffset, RecordSchemas, WriteLog } from '../../log';
-import { PIPELINE_TOPICS } from '../../../streams/topics';
-import { deltaKey } from '../../../streams/delta-ids';
+import { PIPELINE_TOPICS, deltaKey } from '../../log/topology';
 import { verdictOfOutcome, type DeltaVerdict, type TenantDelta, type VerdictLookup } from './verdicts';
 
 /**

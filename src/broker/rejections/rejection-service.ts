@@ -11,7 +11,7 @@ import { DELTA_SEAL_HEADER, type DeltaSeal } from '../../auth/delta-seal';
 import { DeltabrokerError } from '../../errors';
 import type { DeltaEnvelope, LogRecord, OutgoingRecord, RecordSchemas, Rejection, WriteLog } from '../../log';
 import type { EntityConfigSource } from '../../tenant';
-import { PIPELINE_TOPICS, recordMessageKey } from '../../../streams/topics';
+import { DECODE_STAGE, PIPELINE_TOPICS, recordMessageKey } from '../../log/topology';
 import { positionKey, readRecordsAt, readRejections, type Position } from './log-reading';
 import { viewPayload, type PayloadAccess, type PayloadView } from './payload-view';
 import type { RejectionFilter } from './rejection-filter';
@@ -135,7 +135,7 @@ export class RejectionService {
     const [rejection] = await readRejections(this.o.log, this.o.schemas, { ids: new Set([id]), ...(scope.tenant !== undefined && { tenant: scope.tenant }) });
     if (!rejection) throw notRefused(id);
     const chain = this.chainOf(await this.chainsOf([rejection]), rejection);
-    const detail = { attempts: chain?.attempts ?? [], ...(access.kind === 'log' && rejection.stage === 'decode' && { raw: rejection.raw }) };
+    const detail = { attempts: chain?.attempts ?? [], ...(access.kind === 'log' && rejection.stage === DECODE_STAGE && { raw: rejection.raw }) };
     const source = retriable(rejection)?.source;
     if (!source) {
       const deltaMissing = rejection.deltaId === null ? 'the record could not be decoded: there is no delta (raw holds its bytes)' : 'the rejection names no source record';

@@ -1,4 +1,4 @@
-import { deltaKey } from '../../../streams/delta-ids';
+import { deltaKey } from '../../log/topology';
 import { retryIdOf } from './retry-id';
 import type { DeltaVerdict, VerdictLookup } from './verdicts';
 

@@ -1,5 +1,5 @@
 import type { DeltaOutcome } from '../../log';
-import { deltaKey } from '../../../streams/delta-ids';
+import { deltaKey } from '../../log/topology';
 import type { DeltaOutcomeRow, RecordStateStore } from '../../store/record-states/port';
 
 /** The pipeline's verdict on one delta, as operators see it. */

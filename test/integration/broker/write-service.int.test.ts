@@ -23,7 +23,7 @@ import { InMemoryRecordStateStore } from '../../../src/store/record-states/in-me
 import { InMemoryEntityConfigSource } from '../../../src/tenant';
 import { startDeltaProcessor } from '../../../streams/delta-processor';
 import { registerRecordSchemas } from '../../../streams/schema-registration';
-import { PIPELINE_TOPICS } from '../../../streams/topics';
+import { PIPELINE_TOPICS } from '../../../src/log/topology';
 import { defaultConfigInput } from '../../unit/tenant/fixtures';
 
 const schemas = loadSchemas();

@@ -20,7 +20,7 @@ import { openKafkaWriteLog } from '../../../src/log/kafka';
 import { silentLogger } from '../../../src/logger';
 import { migrate } from '../../../src/store/migrator';
 import type { EntityConfig } from '../../../src/tenant';
-import { persistenceTopicSpec, PIPELINE_GROUPS } from '../../../streams/topics';
+import { persistenceTopicSpec, PIPELINE_GROUPS } from '../../../src/log/topology';
 import { scratchPostgres, type ScratchSql } from '../../support/scratch-sql';
 import { eventually } from '../../support/topics';
 import { qualifiedTable } from '../../support/entities';

@@ -11,7 +11,7 @@ import { BatchConfigs } from '../../../streams/batch-configs';
 import { BatchStateView } from '../../../streams/batch-state-view';
 import type { DeltaContext } from '../../../streams/context';
 import { decide, type Decision } from '../../../streams/decide-batch';
-import { eventIdOf } from '../../../streams/delta-ids';
+import { eventIdOf } from '../../../src/log/topology';
 import { defaultConfigInput } from '../tenant/fixtures';
 import { envelope } from './stages/stage-harness';
 

@@ -8,13 +8,6 @@ export const PIPELINE_TOPICS = {
   outcomes: 'deltabroker.outcomes',
 } as const;
 
-/** Consumer groups. The local emitter group is per datacenter; see projections/action-emitter.ts. */
-export const PIPELINE_GROUPS = {
-  pipeline: 'deltabroker-pipeline',
-  globalEmitter: 'deltabroker-emitter-global',
-  localEmitter: (datacenter: string) => `deltabroker-emitter-local-${datacenter}`,
-} as const;
-
 /** The message key of every record about one entity record: same key, same partition, kept in order. */
 export const recordMessageKey = (tenant: string, entity: string, key: string): string => `${tenant}/${entity}/${key}`;
 

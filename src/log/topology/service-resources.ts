@@ -1,11 +1,11 @@
-import { actionTopics, type EntityConfig } from '../src/tenant';
-import { isTenantName } from '../src/tenant/entity-config';
+import { actionTopics, type EntityConfig } from '../../tenant';
+import { isTenantName } from '../../tenant/entity-config';
 import { PIPELINE_TOPICS } from './topics';
 
 /** What a topic is to the service. */
 export type ServiceTopicKind = 'deltas' | 'pipeline' | 'persistence' | 'action';
 
-/** Every consumer group of the service starts with this (see PIPELINE_GROUPS and the projectors). */
+/** Every consumer group of the service starts with this (see groups.ts). */
 export const SERVICE_GROUP_PREFIX = 'deltabroker-';
 
 const DEFAULT_PERSISTENCE = /^([^.]+)\.([^.]+)\.events$/;

@@ -1,0 +1,30 @@
+/**
+ * The service's consumer groups. Every one starts with SERVICE_GROUP_PREFIX (service-resources.ts), which is how
+ * the embedded broker tells the service's groups from other clients'.
+ */
+
+/** The pipeline and the action emitters. The local emitter group is per datacenter; see projections/action-emitter.ts. */
+export const PIPELINE_GROUPS = {
+  pipeline: 'deltabroker-pipeline',
+  globalEmitter: 'deltabroker-emitter-global',
+  localEmitter: (datacenter: string) => `deltabroker-emitter-local-${datacenter}`,
+} as const;
+
+/** The table projector's group, also the name of its checkpoints. */
+export const TABLE_PROJECTOR_GROUP = 'deltabroker-projector-postgres';
+
+/** The search projector's group, also the name of its checkpoints. */
+export const SEARCH_PROJECTOR_GROUP = 'deltabroker-projector-search';
+
+/** The consumers of SubjectErased records, one group each (projections/subjects/erasure-consumers.ts). */
+export const SUBJECT_ERASURE_GROUPS = {
+  table: 'deltabroker-subjects-table',
+  search: 'deltabroker-subjects-search',
+  emitter: 'deltabroker-subjects-emitter',
+} as const;
+
+/** The counter of rejections by stage and reason (src/observability/rejection-metrics.ts). */
+export const REJECTION_METRICS_GROUP = 'deltabroker-rejection-metrics';
+
+/** Each instance reads every outcome, so each has a group of its own. */
+export const outcomeWaiterGroup = (instanceId: string): string => `deltabroker-outcomes-${instanceId}`;
