@@ -1,7 +1,7 @@
-import type { EntityEvent, RecordBatch, RecordSchemas, Subscription, WriteLog } from '../src/log';
+import type { EntityEvent, LogPosition, RecordBatch, RecordSchemas, Subscription, WriteLog } from '../src/log';
 import type { SqlClient } from '../src/store/sql-client';
 import { persistenceTopicSpec } from '../src/log/topology';
-import { AppliedPositions, type LogPosition } from './postgres/applied-positions';
+import { AppliedPositions } from './postgres/applied-positions';
 import { readCheckpoint } from './postgres/checkpoint-store';
 
 export interface PersistenceConsumer {

@@ -4,7 +4,7 @@
  * answer each record's partition and offset in input order.
  */
 import { Partitioners, type Admin, type Message, type PartitionMetadata, type Producer } from 'kafkajs';
-import type { OutgoingRecord, PublishedRecord } from '../port';
+import type { OutgoingRecord, LogPosition } from '../port';
 import type { SubjectStrategy, ValueCodec } from '../codec';
 
 export class Publisher {
@@ -18,7 +18,7 @@ export class Publisher {
     private readonly subjectFor: SubjectStrategy,
   ) {}
 
-  async publish(records: readonly OutgoingRecord[]): Promise<PublishedRecord[]> {
+  async publish(records: readonly OutgoingRecord[]): Promise<LogPosition[]> {
     if (records.length === 0) return [];
     const placed = await Promise.all(
       records.map(async (r) => {
