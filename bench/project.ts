@@ -1,7 +1,7 @@
 import { startTableProjector } from '../projections/postgres/table-projector';
 import { TableProjection } from '../projections/postgres/table-projection';
 import { projectionTableOf } from '../projections/postgres/table-schema';
-import type { EntityEvent, LogRecord, PublishedRecord } from '../src/log';
+import type { EntityEvent, LogRecord, LogPosition } from '../src/log';
 import { silentLogger } from '../src/logger';
 import { InMemoryEntityConfigSource } from '../src/tenant';
 import { benchEntity, makeBenchEvents } from './support/bench-events';
@@ -55,7 +55,7 @@ async function measure(o: ProjectOptions): Promise<ProjectResult> {
     // (1) Through the log: publish everything first, then time the projector from start to fully applied.
     await log.createTopics([{ topic: viaLog.persistence.topic, partitions: 3 }]);
     const publishStarted = process.hrtime.bigint();
-    const last = new Map<number, PublishedRecord>();
+    const last = new Map<number, LogPosition>();
     for (let i = 0; i < events.length; i += PUBLISH_CHUNK) {
       const published = await log.publish(
         events.slice(i, i + PUBLISH_CHUNK).map((value) => ({ topic: viaLog.persistence.topic, key: `bench/${viaLog.entity}/${value.key}`, value, schema: schemas.EntityEvent })),

@@ -1,7 +1,7 @@
-import { isTopicRecreated, lostPositionOf, type EntityEvent, type RecordBatch, type RecordSchemas, type Subscription, type WriteLog } from '../src/log';
+import { isTopicRecreated, lostPositionOf, type EntityEvent, type LogPosition, type RecordBatch, type RecordSchemas, type Subscription, type WriteLog } from '../src/log';
 import type { SqlClient } from '../src/store/sql-client';
 import { persistenceTopicSpec } from '../src/log/topology';
-import { AppliedPositions, type LogPosition } from './postgres/applied-positions';
+import { AppliedPositions } from './postgres/applied-positions';
 import { readCheckpoint } from './postgres/checkpoint-store';
 import { StoppedTopics } from './stopped-topics';
 

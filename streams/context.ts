@@ -1,13 +1,6 @@
-import type { Actor, DeltaEnvelope } from '../src/log';
+import type { Actor, DeltaEnvelope, LogPosition } from '../src/log';
 import type { EntityConfig } from '../src/tenant';
 import type { RecordState } from '../src/store/record-states/port';
-
-/** Where a delta was read from: its position on the deltas topic. */
-export interface DeltaSource {
-  topic: string;
-  partition: number;
-  offset: string;
-}
 
 /**
  * One delta on its way through the pipeline. Each stage reads what earlier stages set and adds its own part;
@@ -15,7 +8,8 @@ export interface DeltaSource {
  */
 export interface DeltaContext {
   readonly delta: DeltaEnvelope;
-  readonly source: DeltaSource | undefined;
+  /** Where the delta was read from: its position on the deltas topic. */
+  readonly source: LogPosition | undefined;
   /** The record's headers and timestamp: where a Kafka producer's proof of its actor travels. */
   readonly record?: { readonly headers: Readonly<Record<string, string>>; readonly timestamp: number };
   /** Stage 5: the actor as proven (the token's subject and roles, or the service's sealed envelope). */

@@ -4,13 +4,7 @@
  * applies are seen by polling the stored checkpoints.
  */
 import { DeltabrokerError } from '../../src/errors';
-import type { Offset } from '../../src/log';
-
-export interface LogPosition {
-  readonly topic: string;
-  readonly partition: number;
-  readonly offset: Offset;
-}
+import type { LogPosition } from '../../src/log';
 
 /** Reads the stored next offset of a partition (undefined when never applied). */
 export type CheckpointReader = (topic: string, partition: number) => Promise<bigint | undefined>;

@@ -3,4 +3,3 @@ export { startTableProjector, type TableProjector, type TableProjectorOptions } 
 export { TableProjection, type BatchReport, type TableProjectionOptions } from './table-projection';
 export { migrateProjectionTable, projectionTableOf, type ProjectionTable, type TableMigration } from './table-schema';
 export { readCheckpoint, type PartitionRef } from './checkpoint-store';
-export type { LogPosition } from './applied-positions';

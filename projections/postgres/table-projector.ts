@@ -5,13 +5,12 @@
  * to have run. The topics are those configured at start; an entity added later needs a restart, while a
  * field added to a configured entity is picked up on its next batch (column added and filled from `_doc`).
  */
-import type { RecordSchemas, WriteLog } from '../../src/log';
+import type { LogPosition, RecordSchemas, WriteLog } from '../../src/log';
 import type { Logger } from '../../src/logger';
 import type { SqlClient } from '../../src/store/sql-client';
 import type { EntityConfigSource } from '../../src/tenant';
 import { persistenceTopicsOf, TABLE_PROJECTOR_GROUP } from '../../src/log/topology';
 import { consumePersistenceTopics } from '../persistence-consumer';
-import type { LogPosition } from './applied-positions';
 import type { StoppedTopics } from '../stopped-topics';
 import { TableProjection, type BatchReport } from './table-projection';
 import { projectionTableOf } from './table-schema';

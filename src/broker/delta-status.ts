@@ -1,8 +1,9 @@
+import type { LogPosition } from '../log';
 import type { DeltaOutcomeRow, RecordStateStore } from '../store/record-states/port';
 
 export type DeltaStatus =
   | { deltaId: string; status: 'pending' | 'unknown' }
-  | { deltaId: string; status: 'accepted'; eventId: string; version: number; position: { topic: string; partition: number; offset: string } }
+  | { deltaId: string; status: 'accepted'; eventId: string; version: number; position: LogPosition }
   | ({ deltaId: string; status: 'refused' } & Record<string, unknown>);
 
 export interface DeltaStatusOptions {

@@ -1,4 +1,4 @@
-import type { OutgoingRecord, PublishedRecord, WriteLog } from '../log';
+import type { OutgoingRecord, LogPosition, WriteLog } from '../log';
 
 /**
  * Group commit for the HTTP write path: records published while an earlier publish is in flight are sent
@@ -8,7 +8,7 @@ import type { OutgoingRecord, PublishedRecord, WriteLog } from '../log';
  * Each caller gets its own record's position, or the error of publishing its record.
  */
 export class PublishBatcher {
-  private readonly queue: { record: OutgoingRecord; resolve: (p: PublishedRecord) => void; reject: (e: unknown) => void }[] = [];
+  private readonly queue: { record: OutgoingRecord; resolve: (p: LogPosition) => void; reject: (e: unknown) => void }[] = [];
   private flushing = false;
 
   constructor(
@@ -17,7 +17,7 @@ export class PublishBatcher {
     private readonly maxRecords = 500,
   ) {}
 
-  publish(record: OutgoingRecord): Promise<PublishedRecord> {
+  publish(record: OutgoingRecord): Promise<LogPosition> {
     return new Promise((resolve, reject) => {
       this.queue.push({ record, resolve, reject });
       if (!this.flushing) void this.flush();

@@ -1,16 +1,10 @@
 import type { Principal } from '../auth/principal';
 import { DeltabrokerError } from '../errors';
+import type { LogPosition } from '../log';
 import type { SearchIndex, SearchResponse } from '../search';
 import { compileRql, decodeCount, decodeRow } from '../store/rql';
 import type { SqlClient } from '../store/sql-client';
 import { assertMayPerform, unknownEntity, physicalNamesOf, readableFields, type EntityConfig, type EntityConfigSource } from '../tenant';
-
-/** A log position a write answered; a read may ask to see at least that write. */
-export interface LogPosition {
-  topic: string;
-  partition: number;
-  offset: string;
-}
 
 /** Something that can wait until a projection has applied a position (the table and search projectors). */
 export interface ProjectionProgress {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DELTA_SEAL_HEADER, type DeltaSeal } from '../auth/delta-seal';
 import type { Principal } from '../auth/principal';
 import { DeltabrokerError, ERROR_CATALOGUE, type ErrorCode } from '../errors';
-import type { DeltaEnvelope, DeltaOutcome, PublishedRecord, RecordSchemas, WriteLog } from '../log';
+import type { DeltaEnvelope, DeltaOutcome, LogPosition, RecordSchemas, WriteLog } from '../log';
 import { recordKeyOf, unknownEntity, type EntityConfigSource } from '../tenant';
 import type { RecordStateStore } from '../store/record-states/port';
 import { PIPELINE_TOPICS, recordMessageKey, STAGES } from '../log/topology';
@@ -24,8 +24,8 @@ export interface WriteCommand {
 }
 
 export type WriteResult =
-  | { status: 'accepted'; deltaId: string; entity: string; key: string; version: number; eventId: string; position: { topic: string; partition: number; offset: string } }
-  | { status: 'pending'; deltaId: string; entity: string; key: string; position: PublishedRecord };
+  | { status: 'accepted'; deltaId: string; entity: string; key: string; version: number; eventId: string; position: LogPosition }
+  | { status: 'pending'; deltaId: string; entity: string; key: string; position: LogPosition };
 
 export interface WriteServiceOptions {
   log: WriteLog;
@@ -82,7 +82,7 @@ export class WriteService {
       retryOf: null,
     };
     const verdict = command.async ? undefined : this.o.waiter.expect(principal.tenant, deltaId, this.o.timeoutMs);
-    let position: PublishedRecord;
+    let position: LogPosition;
     try {
       position = await this.deltas.publish({
         topic: PIPELINE_TOPICS.deltas,

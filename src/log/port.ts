@@ -30,7 +30,8 @@ export interface OutgoingRecord<T = unknown> {
   readonly timestamp?: number;
 }
 
-export interface PublishedRecord {
+/** Where a record is on the log: what a publish answers, and what a read may ask to have seen. */
+export interface LogPosition {
   readonly topic: string;
   readonly partition: number;
   readonly offset: Offset;
@@ -161,7 +162,7 @@ export interface WriteLog {
    * Publishes records (to one or more topics) and answers where each landed, in input order. Resolves only
    * once the log acknowledged every record (all in-sync replicas).
    */
-  publish(records: readonly OutgoingRecord[]): Promise<PublishedRecord[]>;
+  publish(records: readonly OutgoingRecord[]): Promise<LogPosition[]>;
   subscribe<T = unknown>(options: SubscribeOptions<T>): Promise<Subscription>;
   /** Reads a topic from a start point up to its end offsets as they were when the replay began. */
   replay<T = unknown>(options: ReplayOptions<T>): Promise<ReplayResult>;

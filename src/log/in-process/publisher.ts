@@ -9,7 +9,7 @@ import { ErrorCode } from '../../embedded/kafka/protocol/errors';
 import { BATCH_HEADER_SIZE, encodeRecordBatch, type RecordInput } from '../../embedded/kafka/protocol/record-batch';
 import type { PartitionLog } from '../../embedded/kafka/storage/partition-log';
 import type { SubjectStrategy, ValueCodec } from '../codec';
-import type { OutgoingRecord, PublishedRecord } from '../port';
+import type { OutgoingRecord, LogPosition } from '../port';
 import { brokerRefused, brokerStopped, notDurable, unknownPartition, unknownTopic } from './log-errors';
 import { Partitioner } from './partitioner';
 
@@ -34,7 +34,7 @@ export class Publisher {
     private readonly subjectFor: SubjectStrategy,
   ) {}
 
-  async publish(records: readonly OutgoingRecord[]): Promise<PublishedRecord[]> {
+  async publish(records: readonly OutgoingRecord[]): Promise<LogPosition[]> {
     if (records.length === 0) return [];
     const partitions = records.map((r) => this.partitionOf(r));
     const ids = await this.schemaIds(records);

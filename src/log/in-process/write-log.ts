@@ -8,7 +8,7 @@
 import type { EmbeddedKafkaParts } from '../../embedded/kafka';
 import { silentLogger, type Logger } from '../../logger';
 import { DEFAULT_REJECTIONS_TOPIC, rejectionRecords, topicNameStrategy, ValueCodec, type SubjectStrategy, type WriteLogOptions } from '../codec';
-import type { OutgoingRecord, PublishedRecord, ReplayOptions, ReplayResult, SubscribeOptions, Subscription, TopicOffsets, TopicSpec, WriteLog } from '../port';
+import type { OutgoingRecord, LogPosition, ReplayOptions, ReplayResult, SubscribeOptions, Subscription, TopicOffsets, TopicSpec, WriteLog } from '../port';
 import { OpenSubscriptions } from '../open-subscriptions';
 import type { Rejection } from '../schema-types';
 import type { RecordSchema } from '../schemas';
@@ -46,7 +46,7 @@ export class InProcessWriteLog implements WriteLog {
     this.publisher = new Publisher(o.broker, this.codec, this.subjectFor);
   }
 
-  publish(records: readonly OutgoingRecord[]): Promise<PublishedRecord[]> {
+  publish(records: readonly OutgoingRecord[]): Promise<LogPosition[]> {
     if (this.isClosed) return Promise.reject(logClosed());
     return this.publisher.publish(records);
   }

@@ -5,7 +5,7 @@
  */
 import { DeltabrokerError } from '../../errors';
 import { Partitioners, type Admin, type Message, type PartitionMetadata, type Producer } from 'kafkajs';
-import type { OutgoingRecord, PublishedRecord } from '../port';
+import type { OutgoingRecord, LogPosition } from '../port';
 import type { SubjectStrategy, ValueCodec } from '../codec';
 
 export class Publisher {
@@ -19,7 +19,7 @@ export class Publisher {
     private readonly subjectFor: SubjectStrategy,
   ) {}
 
-  async publish(records: readonly OutgoingRecord[]): Promise<PublishedRecord[]> {
+  async publish(records: readonly OutgoingRecord[]): Promise<LogPosition[]> {
     if (records.length === 0) return [];
     const placed = await Promise.all(
       records.map(async (r) => {

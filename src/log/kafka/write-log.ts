@@ -5,7 +5,7 @@
  */
 import { Kafka, logLevel, Partitioners, type Admin, type Producer } from 'kafkajs';
 import { silentLogger, type Logger } from '../../logger';
-import type { OutgoingRecord, PublishedRecord, ReplayOptions, ReplayResult, SubscribeOptions, Subscription, TopicOffsets, TopicSpec, WriteLog } from '../port';
+import type { OutgoingRecord, LogPosition, ReplayOptions, ReplayResult, SubscribeOptions, Subscription, TopicOffsets, TopicSpec, WriteLog } from '../port';
 import { OpenSubscriptions } from '../open-subscriptions';
 import type { Rejection } from '../schema-types';
 import type { RecordSchema } from '../schemas';
@@ -85,7 +85,7 @@ export class KafkaWriteLog implements WriteLog {
     return new KafkaWriteLog(kafka, producer, admin, codec, publisher, logger, o.rejectionsTopic ?? DEFAULT_REJECTIONS_TOPIC, o.fetchMaxWaitMs ?? 500, o.replayGroupPrefix ?? 'deltabroker-replay', subjectFor);
   }
 
-  publish(records: readonly OutgoingRecord[]): Promise<PublishedRecord[]> {
+  publish(records: readonly OutgoingRecord[]): Promise<LogPosition[]> {
     return this.publisher.publish(records);
   }
 

@@ -13,7 +13,7 @@ import type { BatchReport } from '../../../projections/postgres/table-projection
 import { startTableProjector, type TableProjector } from '../../../projections/postgres/table-projector';
 import { startEmbeddedKafka, type EmbeddedKafka } from '../../../src/embedded/kafka';
 import { startEmbeddedRegistry, type EmbeddedRegistry } from '../../../src/embedded/registry';
-import { loadSchemas, type PublishedRecord, type WriteLog } from '../../../src/log';
+import { loadSchemas, type LogPosition, type WriteLog } from '../../../src/log';
 import { openKafkaWriteLog } from '../../../src/log/kafka';
 import { silentLogger } from '../../../src/logger';
 import { migrate } from '../../../src/store/migrator';
@@ -42,7 +42,7 @@ export function describeTableProjectorOnLog(name: string, open: () => Promise<Sq
       running.push(projector);
       return projector;
     };
-    const publish = (config: EntityConfig, specs: readonly EventSpec[]): Promise<PublishedRecord[]> =>
+    const publish = (config: EntityConfig, specs: readonly EventSpec[]): Promise<LogPosition[]> =>
       theLog().publish(
         specs.map((spec) => ({
           topic: config.persistence.topic,
@@ -52,7 +52,7 @@ export function describeTableProjectorOnLog(name: string, open: () => Promise<Sq
         })),
       );
     const rows = async (config: EntityConfig): Promise<Row[]> => (await sql().query<Row>(`select * from ${qualifiedTable(config)} order by "accountId"`)).rows;
-    const waitForAll = async (projector: TableProjector, positions: readonly PublishedRecord[]): Promise<boolean[]> =>
+    const waitForAll = async (projector: TableProjector, positions: readonly LogPosition[]): Promise<boolean[]> =>
       Promise.all(positions.map((p) => projector.waitFor(p, 20_000)));
 
     beforeAll(async () => {
@@ -96,7 +96,7 @@ export function describeTableProjectorOnLog(name: string, open: () => Promise<Sq
       expect(asNumber(a?.mcc)).toBe(5411);
       expect(asNumber(a?._version)).toBe(2);
 
-      const beyond = { ...(changed[0] as PublishedRecord), offset: '1000' };
+      const beyond = { ...(changed[0] as LogPosition), offset: '1000' };
       expect(await projector.waitFor(beyond, 300)).toBe(false);
     });
 

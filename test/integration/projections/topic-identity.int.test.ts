@@ -14,7 +14,7 @@ import { startTableProjector, type TableProjector } from '../../../projections/p
 import { StoppedTopics, type StoppedPartition } from '../../../projections/stopped-topics';
 import { startEmbeddedKafka, type EmbeddedKafka } from '../../../src/embedded/kafka';
 import { startEmbeddedRegistry, type EmbeddedRegistry } from '../../../src/embedded/registry';
-import { loadSchemas, type PublishedRecord, type Subscription, type WriteLog } from '../../../src/log';
+import { loadSchemas, type LogPosition, type Subscription, type WriteLog } from '../../../src/log';
 import { openInProcessWriteLog } from '../../../src/log/in-process';
 import { openKafkaWriteLog } from '../../../src/log/kafka';
 import { silentLogger } from '../../../src/logger';
@@ -60,7 +60,7 @@ describe.each<Adapter>(['in-process', 'kafkajs'])('topic identity with the %s ad
   });
 
   /** Events for keys `k0…` on partition 0 of the entity's persistence topic. */
-  const publish = (config: EntityConfig, keys: readonly string[]): Promise<PublishedRecord[]> =>
+  const publish = (config: EntityConfig, keys: readonly string[]): Promise<LogPosition[]> =>
     log.publish(
       keys.map((key) => ({
         topic: config.persistence.topic,
@@ -95,7 +95,7 @@ describe.each<Adapter>(['in-process', 'kafkajs'])('topic identity with the %s ad
       const [fresh] = await publish(recreated, ['a-new']);
       expect(fresh?.offset).toBe('0'); // below the checkpoint: without the check it would pass for applied
       const [keptLater] = await publish(kept, ['b2']);
-      expect(await projector.waitFor(keptLater as PublishedRecord, 20_000)).toBe(true);
+      expect(await projector.waitFor(keptLater as LogPosition, 20_000)).toBe(true);
       await eventually(async () => reports.length, (n) => n > 0);
 
       expect(reports).toEqual([expect.objectContaining({ consumer: groupId, topic: recreated.persistence.topic, partition: 0, position: '3' })]);
@@ -104,7 +104,7 @@ describe.each<Adapter>(['in-process', 'kafkajs'])('topic identity with the %s ad
       expect(await readCheckpoint(db.sql, checkpoint)).toBe(3n);
       expect(await keysIn(kept)).toEqual(['b1', 'b2']);
       const [keptLast] = await publish(kept, ['b3']);
-      expect(await projector.waitFor(keptLast as PublishedRecord, 20_000)).toBe(true);
+      expect(await projector.waitFor(keptLast as LogPosition, 20_000)).toBe(true);
 
       // A restart finds the checkpoint beyond the partition's end before any record arrives.
       await projector.stop();

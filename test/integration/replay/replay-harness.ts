@@ -13,7 +13,7 @@ import type { ReplayContext } from '../../../projections/replay';
 import { startSearchProjector, type SearchProjector } from '../../../projections/search/search-projector';
 import { startEmbeddedKafka, type EmbeddedKafka } from '../../../src/embedded/kafka';
 import { startEmbeddedRegistry, type EmbeddedRegistry } from '../../../src/embedded/registry';
-import { loadSchemas, type EntityEvent, type PublishedRecord, type WriteLog } from '../../../src/log';
+import { loadSchemas, type EntityEvent, type LogPosition, type WriteLog } from '../../../src/log';
 import { openKafkaWriteLog } from '../../../src/log/kafka';
 import { createLogger, silentLogger } from '../../../src/logger';
 
@@ -77,12 +77,12 @@ export interface ReplayHarness {
   readonly reports: BatchReport[];
   context(): ReplayContext;
   put(config: Record<string, unknown>): EntityConfig;
-  publish(config: EntityConfig, specs: readonly EventSpec[]): Promise<PublishedRecord[]>;
+  publish(config: EntityConfig, specs: readonly EventSpec[]): Promise<LogPosition[]>;
   /** Starts the live projectors (the search projector unless `search: false`). */
   startLive(options?: { search?: boolean }): Promise<void>;
   stopLive(): Promise<void>;
   /** Resolves once the live table projector applied every position. */
-  applied(positions: readonly PublishedRecord[]): Promise<void>;
+  applied(positions: readonly LogPosition[]): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -161,8 +161,8 @@ export async function openReplayHarness(sql: SqlClient, closeSql: () => Promise<
 }
 
 /** The highest position per partition among `positions` (the last record published there). */
-export function lastPerPartition(positions: readonly PublishedRecord[]): PublishedRecord[] {
-  const last = new Map<number, PublishedRecord>();
+export function lastPerPartition(positions: readonly LogPosition[]): LogPosition[] {
+  const last = new Map<number, LogPosition>();
   for (const p of positions) if (BigInt(p.offset) >= BigInt(last.get(p.partition)?.offset ?? -1)) last.set(p.partition, p);
   return [...last.values()];
 }
