@@ -9,7 +9,7 @@ import { Client } from 'pg';
 import { loadDevIssuer } from '../src/auth/dev-issuer';
 import { loadSchemas, type DeltaEnvelope } from '../src/log';
 import { silentLogger } from '../src/logger';
-import { startService, type Service } from '../src/main';
+import { startService, type Service } from '../src/composition';
 import { copyIn, copyRows } from './support/copy';
 import { createBenchDatabase } from './support/database';
 import { benchServiceConfig } from './support/service-config';

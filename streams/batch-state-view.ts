@@ -1,6 +1,7 @@
 import type { DeltaEnvelope } from '../src/log';
 import { deltaKey } from '../src/log/topology';
-import { recordIdKey, type DeltaOutcomeRow, type LoadedStates, type RecordId, type RecordState, type RecordStateStore } from './record-state-store';
+import type { DeltaOutcomeRow } from '../src/store/delta-outcomes';
+import { recordIdKey, type LoadedStates, type RecordId, type RecordState, type RecordStateStore } from './record-state-store';
 
 /** A record never written: what RecordStateStore.get answers for it. */
 const ABSENT: RecordState = { version: 0, deleted: true, doc: null };

@@ -6,12 +6,13 @@ import type { DeltaEnvelope, DeltaOutcome, EntityEvent, RecordBatch, RecordSchem
 import type { EntityConfigSource } from '../src/tenant';
 import type { DeltaContext } from './context';
 import type { RecordedOffsets } from './recorded-offsets';
-import type { ActorProofVerifier } from './actor-proof';
+import type { ActorProofVerifier } from '../src/auth/actor-proof';
 import { BatchActors } from './batch-actors';
 import { BatchConfigs } from './batch-configs';
 import { BatchStateView } from './batch-state-view';
 import { stages } from './pipeline';
-import type { DeltaOutcomeRow, RecordState, RecordStateStore, StoredVerdict } from './record-state-store';
+import type { DeltaOutcomeRow } from '../src/store/delta-outcomes';
+import type { RecordState, RecordStateStore, StoredVerdict } from './record-state-store';
 import { PIPELINE_GROUPS, PIPELINE_TOPICS, persistenceTopicSpec, recordMessageKey, deltaKey, eventIdOf } from '../src/log/topology';
 
 export interface DeltaProcessorOptions {

@@ -1,3 +1,4 @@
+import type { DeltaOutcomeReader, DeltaOutcomeRow } from '../src/store/delta-outcomes';
 import type { SqlClient, SqlExecutor } from '../src/store/sql-client';
 import type { StateCheckpoint } from './recorded-offsets';
 import { deltaKey } from '../src/log/topology';
@@ -20,11 +21,6 @@ export interface RecordId {
 export interface LoadedStates {
   get(id: RecordId): RecordState;
 }
-
-/** The outcome of one delta, kept so a redelivered delta is answered again instead of applied twice. */
-export type DeltaOutcomeRow =
-  | { status: 'accepted'; deltaId: string; eventId: string; version: number; topic: string; partition: number; offset: string }
-  | { status: 'refused'; deltaId: string; problem: Record<string, unknown> };
 
 /** One verdict to store: an accepted delta with its record's new state, or a refused one. */
 export type StoredVerdict =
@@ -53,7 +49,7 @@ export const recordIdKey = (id: RecordId): string => JSON.stringify([id.tenant, 
  * derived from the persistence topics: `applyEvent` is idempotent (a version at or below the stored one is
  * ignored), so replaying a topic into an empty store rebuilds it.
  */
-export class RecordStateStore {
+export class RecordStateStore implements DeltaOutcomeReader {
   constructor(private readonly sql: SqlClient) {}
 
   async get(id: RecordId): Promise<RecordState> {
