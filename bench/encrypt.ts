@@ -5,7 +5,7 @@ import path from 'node:path';
 import { loadDevIssuer } from '../src/auth/dev-issuer';
 import { loadConfig } from '../src/config';
 import { silentLogger } from '../src/logger';
-import { startService } from '../src/main';
+import { startService } from '../src/composition';
 import { runHttpLoad, type LoadResult } from './http-load';
 import { createBenchDatabase } from './support/database';
 import type { Figure } from './support/figures';

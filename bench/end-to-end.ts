@@ -5,7 +5,7 @@ import { Kafka, logLevel, type Admin } from 'kafkajs';
 import { Client } from 'pg';
 import { loadDevIssuer } from '../src/auth/dev-issuer';
 import { silentLogger } from '../src/logger';
-import { startService, type Service } from '../src/main';
+import { startService, type Service } from '../src/composition';
 import { copyIn, copyRows } from './support/copy';
 import { createBenchDatabase } from './support/database';
 import { benchServiceConfig } from './support/service-config';

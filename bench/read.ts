@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Pool } from 'pg';
 import { loadDevIssuer } from '../src/auth/dev-issuer';
 import { silentLogger } from '../src/logger';
-import { startService } from '../src/main';
+import { startService } from '../src/composition';
 import { compileRql } from '../src/store/rql';
 import { readableFields } from '../src/tenant';
 import { runHttpLoad, type LoadResult } from './http-load';

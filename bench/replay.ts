@@ -1,5 +1,6 @@
 import { projectionTableOf } from '../projections/postgres/table-schema';
-import { rebuildProjections, ReplayProgress, verifyProjection, type ReplayContext } from '../projections/replay';
+import { rebuildProjections, verifyProjection, type ReplayContext } from '../projections/replay';
+import { ReplayProgress } from '../src/replay';
 import { silentLogger } from '../src/logger';
 import { createPostgresSearchIndex } from '../src/search/postgres/postgres-search-index';
 import { InMemoryEntityConfigSource } from '../src/tenant';

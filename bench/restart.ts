@@ -6,7 +6,7 @@ import { Client } from 'pg';
 import { loadDevIssuer } from '../src/auth/dev-issuer';
 import { loadSchemas, type DeltaEnvelope } from '../src/log';
 import { silentLogger } from '../src/logger';
-import { startService, type Service } from '../src/main';
+import { startService, type Service } from '../src/composition';
 import { createBenchDatabase } from './support/database';
 import type { Config } from '../src/config';
 import { benchServiceConfig } from './support/service-config';

@@ -1,6 +1,6 @@
 import { isDeltabrokerError, type DeltabrokerError } from '../src/errors';
 import type { Actor, DeltaEnvelope } from '../src/log';
-import type { ActorProofVerifier } from './actor-proof';
+import type { ActorProofVerifier } from '../src/auth/actor-proof';
 import type { DeltaContext } from './context';
 
 /**

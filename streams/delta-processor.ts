@@ -4,7 +4,7 @@ import type { BatchHandled, DeltaEnvelope, DeltaOutcome, RecordBatch, RecordSche
 import type { EntityConfigSource } from '../src/tenant';
 import type { DeltaContext } from './context';
 import type { RecordedOffsets } from './recorded-offsets';
-import type { ActorProofVerifier } from './actor-proof';
+import type { ActorProofVerifier } from '../src/auth/actor-proof';
 import { BatchActors } from './batch-actors';
 import { BatchConfigs } from './batch-configs';
 import { BatchStateView } from './batch-state-view';

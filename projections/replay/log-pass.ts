@@ -5,7 +5,7 @@
  */
 import type { EntityEvent, RecordBatch, RecordSchemas, ReplayResult, ReplayStart, WriteLog } from '../../src/log';
 import type { Positions } from './checkpoints';
-import type { ReplayProgress } from './progress';
+import type { ReplayProgress } from '../../src/replay';
 
 /** The largest Kafka offset (int64). */
 const BEYOND_ANY_END = '9223372036854775807';

@@ -1,40 +1,8 @@
 /** What a replay would do, read without writing anything (`--dry-run`), and where each partition starts. */
 import type { TopicOffsets } from '../../src/log';
 import { checkpointsOf, type Positions } from './checkpoints';
-import { entityConfigOf, targetsFor, topicIsShared, topicOffsetsOf, type ReplayContext, type ReplayFrom, type ReplayRequest } from './replay-context';
-import type { ReplayTarget } from './replay-target';
-
-export interface PartitionPlan {
-  readonly partition: number;
-  readonly low: string;
-  readonly high: string;
-  /** Where the replay starts; null for `--from-time` (the log finds the offset when the replay starts). */
-  readonly start: string | null;
-  /** Events to read (an upper bound when `start` is null). */
-  readonly events: number;
-}
-
-export interface TargetPlan {
-  readonly kind: ReplayTarget['kind'];
-  readonly live: string;
-  readonly shadow: string;
-  readonly liveProjector: string;
-  /** The live projector's checkpoints now, per partition. */
-  readonly liveCheckpoints: Readonly<Record<string, string>>;
-  /** An interrupted replay left this shadow: a replay would resume it. */
-  readonly resumable: boolean;
-}
-
-export interface ReplayPlan {
-  readonly tenant: string;
-  readonly entity: string;
-  readonly topic: string;
-  readonly from: string;
-  readonly sharedTopic: boolean;
-  readonly partitions: PartitionPlan[];
-  readonly events: number;
-  readonly targets: TargetPlan[];
-}
+import { entityConfigOf, targetsFor, topicIsShared, topicOffsetsOf, type ReplayContext } from './replay-context';
+import type { PartitionPlan, ReplayFrom, ReplayPlan, ReplayRequest, TargetPlan } from '../../src/replay';
 
 export const describeFrom = (from: ReplayFrom): string =>
   from.kind === 'beginning' ? 'beginning' : from.kind === 'offset' ? `offset ${from.offset}` : `time ${new Date(from.timestamp).toISOString()}`;

@@ -23,37 +23,13 @@ import { boundToTransaction } from './bound-sql';
 import { checkpointsOf, writeCheckpoints, type Positions } from './checkpoints';
 import { asOffsets, eventsBetween, lowest, readIntoShadows, type BatchApplier } from './log-pass';
 import { describeFrom, startOf } from './plan';
-import { ReplayProgress } from './progress';
-import { entityConfigOf, targetsFor, topicIsShared, topicOffsetsOf, type ReplayContext, type ReplayFrom, type ReplayRequest } from './replay-context';
+import { ReplayProgress, type RebuildResult, type ReplayFrom, type ReplayRequest, type ReplayRunOptions, type TargetOutcome } from '../../src/replay';
+import { entityConfigOf, targetsFor, topicIsShared, topicOffsetsOf, type ReplayContext } from './replay-context';
 import type { ReplayTarget, ShadowState } from './replay-target';
 
-export interface RunOptions {
-  readonly progress?: ReplayProgress;
-  /** Stops the replay between batches; the shadows stay, and the next replay resumes them. */
-  readonly signal?: AbortSignal;
+export interface RunOptions extends ReplayRunOptions {
   /** Catch-up passes go on while more than this many events are left (default 500, at most 5 passes). */
   readonly catchUpThreshold?: number;
-}
-
-export interface TargetOutcome {
-  readonly kind: ReplayTarget['kind'];
-  readonly live: string;
-  readonly resumed: boolean;
-  /** Per partition: the live projector's checkpoint before and after the handover. */
-  readonly handover: { partition: number; before: string; after: string }[];
-}
-
-export interface RebuildResult {
-  readonly tenant: string;
-  readonly entity: string;
-  readonly topic: string;
-  readonly targets: TargetOutcome[];
-  /** Events read from the topic over every pass. */
-  readonly events: number;
-  readonly passes: number;
-  readonly durationMs: number;
-  /** How long the swap transaction held the live projectors (and the live search table). */
-  readonly swapMs: number;
 }
 
 export async function rebuildProjections(ctx: ReplayContext, request: ReplayRequest, run: RunOptions = {}): Promise<RebuildResult> {

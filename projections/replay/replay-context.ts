@@ -8,6 +8,7 @@ import type { Logger } from '../../src/logger';
 import type { SearchIndex } from '../../src/search';
 import type { SqlClient } from '../../src/store/sql-client';
 import type { EntityConfig, EntityConfigSource } from '../../src/tenant';
+import type { TargetChoice } from '../../src/replay';
 import type { ReplayTarget } from './replay-target';
 import { searchTarget } from './search-target';
 import type { ShadowPurpose } from './shadow-names';
@@ -23,18 +24,6 @@ export interface ReplayContext {
   readonly search: SearchIndex;
   /** Checkpoint names of the live projectors, when not the default consumer groups. */
   readonly liveProjectors?: { readonly postgres?: string; readonly search?: string };
-}
-
-export type ReplayFrom = { readonly kind: 'beginning' } | { readonly kind: 'offset'; readonly offset: bigint } | { readonly kind: 'time'; readonly timestamp: number };
-export type TargetChoice = 'postgres' | 'search' | 'all';
-
-export interface ReplayRequest {
-  readonly tenant: string;
-  readonly entity: string;
-  /** Default `all`. */
-  readonly target?: TargetChoice;
-  /** Default from the beginning. */
-  readonly from?: ReplayFrom;
 }
 
 export async function entityConfigOf(ctx: ReplayContext, tenant: string, entity: string): Promise<EntityConfig> {

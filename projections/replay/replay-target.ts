@@ -6,9 +6,8 @@
 import type { EntityEvent, RecordBatch } from '../../src/log';
 import type { SqlClient, SqlExecutor } from '../../src/store/sql-client';
 import type { EntityConfig, EntityConfigSource } from '../../src/tenant';
+import type { ReplayTargetKind } from '../../src/replay';
 import type { Positions } from './checkpoints';
-
-export type TargetKind = 'postgres' | 'search';
 
 export interface ShadowState {
   /** True when an earlier, interrupted replay left a usable shadow: its checkpoints say where to go on. */
@@ -18,7 +17,7 @@ export interface ShadowState {
 }
 
 export interface ReplayTarget {
-  readonly kind: TargetKind;
+  readonly kind: ReplayTargetKind;
   /** Live table (`schema.table`) or index name, and the shadow's. */
   readonly live: string;
   readonly shadow: string;

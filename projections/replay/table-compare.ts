@@ -4,31 +4,8 @@
  * the first rows that differ. Columns the configuration has but a table lacks are reported, not compared.
  */
 import type { SqlExecutor } from '../../src/store/sql-client';
+import type { RowDifference, TableComparison, TableDigest } from '../../src/replay';
 import type { FieldColumn, ProjectionTable } from '../postgres/table-schema';
-
-export interface TableDigest {
-  readonly rows: number;
-  readonly checksum: string;
-}
-
-export interface RowDifference {
-  /** The key values as Postgres prints a row of them, e.g. `(m-1)`. */
-  readonly key: string;
-  readonly kind: 'missing-in-live' | 'missing-in-replay' | 'differs';
-  readonly liveVersion: number | null;
-  readonly replayVersion: number | null;
-}
-
-export interface TableComparison {
-  readonly live: TableDigest | null;
-  readonly replay: TableDigest;
-  /** Configured field columns the live table does not have. */
-  readonly columnsMissingInLive: string[];
-  readonly differingRows: number;
-  /** The first differing rows, in key order. */
-  readonly differences: RowDifference[];
-  readonly equal: boolean;
-}
 
 async function columnsOf(tx: SqlExecutor, table: ProjectionTable): Promise<Set<string> | undefined> {
   const { rows } = await tx.query<{ name: string | null }>(

@@ -8,30 +8,12 @@
 import { boundToTransaction } from './bound-sql';
 import { checkpointsOf, lockCheckpoints, type Positions } from './checkpoints';
 import { asOffsets, eventsBetween, readIntoShadows } from './log-pass';
-import { ReplayProgress } from './progress';
+import { ReplayProgress, type VerifyReport, type VerifyRequest, type VerifyRunOptions } from '../../src/replay';
 import { entityConfigOf, topicOffsetsOf, type ReplayContext } from './replay-context';
-import { compareTables, type TableComparison } from './table-compare';
+import { compareTables } from './table-compare';
 import { tableTarget } from './table-target';
 
-export interface VerifyOptions {
-  readonly progress?: ReplayProgress;
-  readonly signal?: AbortSignal;
-  /** How many differing rows to list (default 20). */
-  readonly maxDifferences?: number;
-}
-
-export interface VerifyReport extends TableComparison {
-  readonly tenant: string;
-  readonly entity: string;
-  readonly topic: string;
-  readonly table: string;
-  /** The log positions both sides were compared at: per partition, the next offset. */
-  readonly positions: Readonly<Record<string, string>>;
-  readonly events: number;
-  readonly durationMs: number;
-}
-
-export async function verifyProjection(ctx: ReplayContext, request: { tenant: string; entity: string }, o: VerifyOptions = {}): Promise<VerifyReport> {
+export async function verifyProjection(ctx: ReplayContext, request: VerifyRequest, o: VerifyRunOptions = {}): Promise<VerifyReport> {
   const started = Date.now();
   const progress = o.progress ?? new ReplayProgress();
   const config = await entityConfigOf(ctx, request.tenant, request.entity);

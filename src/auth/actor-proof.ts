@@ -1,11 +1,25 @@
 import { DeltabrokerError } from '../errors';
-import type { Actor } from '../log';
-import type { ActorProofVerifier } from '../../streams/actor-proof';
+import type { Actor, DeltaEnvelope } from '../log';
 import { DELTA_SEAL_HEADER, type DeltaSeal } from './delta-seal';
 import type { TokenVerifier } from './principal';
 
 /** The record header a Kafka producer puts its caller's token in: `authorization: Bearer <JWT>`. */
 export const ACTOR_TOKEN_HEADER = 'authorization';
+
+/** What a delta's actor is proven from: the delta and the headers and timestamp of the record that carried it. */
+export interface ActorClaim {
+  readonly delta: DeltaEnvelope;
+  readonly record?: { readonly headers: Readonly<Record<string, string>>; readonly timestamp: number };
+}
+
+/**
+ * Stage 5's port: who a delta's actor really is. A delta the service published for an HTTP caller it
+ * authenticated is trusted; any other delta must carry proof (the caller's JWT), or it is refused with the
+ * reason. Throws a DeltabrokerError refusal when there is no valid proof.
+ */
+export interface ActorProofVerifier {
+  prove(claim: ActorClaim): Promise<Actor>;
+}
 
 const refusal = (code: 'DB_UNAUTHENTICATED' | 'DB_FORBIDDEN', message: string, rule: string, cause?: unknown): DeltabrokerError =>
   new DeltabrokerError(code, message, { field: `header:${ACTOR_TOKEN_HEADER}`, rule }, { cause });

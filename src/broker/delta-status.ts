@@ -1,5 +1,5 @@
 import type { LogPosition } from '../log';
-import type { DeltaOutcomeRow, RecordStateStore } from '../store/record-states/port';
+import type { DeltaOutcomeRow, DeltaOutcomeReader } from '../store/record-states/port';
 
 export type DeltaStatus =
   | { deltaId: string; status: 'pending' | 'unknown' }
@@ -7,7 +7,7 @@ export type DeltaStatus =
   | ({ deltaId: string; status: 'refused' } & Record<string, unknown>);
 
 export interface DeltaStatusOptions {
-  readonly states: RecordStateStore;
+  readonly states: DeltaOutcomeReader;
   /** Deltas on the log the pipeline has not decided yet. */
   readonly backlog: () => Promise<number>;
 }

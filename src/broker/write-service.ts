@@ -4,7 +4,7 @@ import type { Principal } from '../auth/principal';
 import { DeltabrokerError, ERROR_CATALOGUE, type ErrorCode } from '../errors';
 import type { DeltaEnvelope, DeltaOutcome, LogPosition, RecordSchemas, WriteLog } from '../log';
 import { recordKeyOf, unknownEntity, type EntityConfigSource } from '../tenant';
-import type { RecordStateStore } from '../store/record-states/port';
+import type { DeltaOutcomeReader } from '../store/record-states/port';
 import { PIPELINE_TOPICS, recordMessageKey, STAGES } from '../log/topology';
 import type { OutcomeWaiter } from './outcome-waiter';
 import { PublishBatcher } from './publish-batcher';
@@ -31,7 +31,8 @@ export interface WriteServiceOptions {
   log: WriteLog;
   schemas: RecordSchemas;
   entities: EntityConfigSource;
-  states: RecordStateStore;
+  /** A repeated Idempotency-Key answers the stored outcome. */
+  states: DeltaOutcomeReader;
   waiter: OutcomeWaiter;
   datacenter: string;
   timeoutMs: number;

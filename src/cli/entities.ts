@@ -5,7 +5,7 @@ import type { Config } from '../config';
 import { DeltabrokerError } from '../errors';
 import { physicalNamesOf } from '../tenant/physical-names';
 import { createLogger } from '../logger';
-import { openEntityConfigSource } from '../main';
+import { openEntityConfigSource } from '../composition';
 import type { EntityConfig, EntityConfigSource } from '../tenant';
 import { renderTable } from './output';
 

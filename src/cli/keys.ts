@@ -1,11 +1,10 @@
 import type { Command } from 'commander';
 import type { Config } from '../config';
-import { openConfiguredHsm } from '../crypto/hsm-bootstrap';
-import { KeyAliases } from '../crypto/key-aliases';
-import { Keyring } from '../crypto/keyring';
+import { withKeyring as withComposedKeyring } from '../composition';
+import type { KeyAliases } from '../crypto/key-aliases';
+import type { Keyring } from '../crypto/keyring';
 import { resolveMethod } from '../crypto/methods';
 import { createLogger, type Logger } from '../logger';
-import { openMasterKey, openStore } from '../main';
 import { positiveInt } from './arguments';
 
 interface KeyOptions {
@@ -13,19 +12,10 @@ interface KeyOptions {
   key: string;
 }
 
-/** Runs `work` with a keyring on the configured store and HSM, then closes everything. */
-async function withKeyring<T>(config: Config, work: (keyring: Keyring, aliases: KeyAliases, logger: Logger) => Promise<T>): Promise<T> {
+/** Runs `work` with the keyring on the configured store and HSM, then closes everything. */
+function withKeyring<T>(config: Config, work: (keyring: Keyring, aliases: KeyAliases, logger: Logger) => Promise<T>): Promise<T> {
   const logger = createLogger('warn');
-  const { sql } = await openStore(config, logger, 'tool');
-  const hsm = await openConfiguredHsm(config, logger);
-  const keyring = new Keyring(sql, openMasterKey(config), hsm, { rotateAfterEncryptions: config.crypto.rotateAfterEncryptions, logger });
-  try {
-    return await work(keyring, new KeyAliases(sql, hsm), logger);
-  } finally {
-    await keyring.close();
-    await hsm?.close();
-    await sql.close();
-  }
+  return withComposedKeyring(config, logger, (keyring, aliases) => work(keyring, aliases, logger));
 }
 
 const print = (value: unknown): void => void process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);

@@ -7,15 +7,10 @@
 import { randomUUID } from 'node:crypto';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { Config } from '../config';
-import { OutcomeTopicVerdicts, parseSince, RejectionService, StoreVerdicts, type DeltaVerdict, type RejectionFilter, type RejectionSummary, type RetryReport } from '../broker/rejections';
+import { parseSince, type RejectionService, type DeltaVerdict, type RejectionFilter, type RejectionSummary, type RetryReport } from '../broker/rejections';
 import { DeltabrokerError } from '../errors';
-import { loadSchemas } from '../log';
-import { openKafkaWriteLog } from '../log/kafka';
 import { createLogger } from '../logger';
-import { openEntityConfigSource, openMasterKey } from '../main';
-import { DELTA_SEAL_PURPOSE, DeltaSeal } from '../auth/delta-seal';
-import { openPgSqlClient } from '../store/pg-sql-client';
-import { PostgresRecordStateStore } from '../store/record-states/postgres-record-states';
+import { withRejectionService } from '../composition';
 import { PIPELINE_TOPICS } from '../log/topology';
 import { positiveInt } from './arguments';
 import { cliBrokers, cliSasl, cliRegistryUrl, withClusterAdmin } from './cluster';
@@ -35,25 +30,8 @@ async function withRejections<T>(config: Config, work: (service: RejectionServic
       });
     }
     await probeRegistry(config);
-    const closers: (() => Promise<void>)[] = [];
-    try {
-      const log = await openKafkaWriteLog({ brokers: cliBrokers(config), sasl: cliSasl(config), registryUrl: cliRegistryUrl(config), logger, clientId: 'deltabroker-cli' });
-      closers.push(() => log.close());
-      const schemas = loadSchemas();
-      let verdicts;
-      const databaseUrl = storeOf(config);
-      if (databaseUrl) {
-        // Read-only use of the pipeline's outcomes: the service migrated the database.
-        const sql = await openPgSqlClient(databaseUrl, 2);
-        closers.push(() => sql.close());
-        verdicts = new StoreVerdicts(new PostgresRecordStateStore(sql));
-      } else {
-        verdicts = new OutcomeTopicVerdicts(log, schemas);
-      }
-      return await work(new RejectionService({ log, schemas, verdicts, entities: openEntityConfigSource(config, logger), seal: new DeltaSeal(openMasterKey(config).deriveKey(DELTA_SEAL_PURPOSE)) }));
-    } finally {
-      for (const close of closers.reverse()) await close().catch((e: unknown) => logger.warn({ err: e }, 'closing failed'));
-    }
+    const access = { brokers: cliBrokers(config), sasl: cliSasl(config), registryUrl: cliRegistryUrl(config), databaseUrl: storeOf(config) };
+    return withRejectionService(config, access, logger, work);
   });
 }
 

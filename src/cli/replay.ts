@@ -1,21 +1,18 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { planReplay, rebuildProjections, type ReplayContext, type ReplayFrom, type TargetChoice } from '../../projections/replay';
+import { withProjectionReplay } from '../composition';
 import type { Config } from '../config';
 import { isoTime } from './arguments';
 import { DeltabrokerError } from '../errors';
-import { loadSchemas } from '../log';
 import { createLogger } from '../logger';
-import { openEntityConfigSource, openSearchIndex, openStore, openWriteLog } from '../main';
-import { progressReporter, registerVerifyCommand, type WithReplayContext } from './verify';
+import type { ReplayFrom, TargetChoice } from '../replay';
+import { progressReporter, registerVerifyCommand, type WithReplay } from './verify';
 
 /**
- * Opens what a replay needs through the composition root, as an operator tool: the store and write log of a
- * running service on the same data directory, or the engines started for this run when none runs. Ctrl-C
- * interrupts the work between batches.
+ * Runs `work` with the replay port opened through the composition root, as an operator tool: the store and write
+ * log of a running service on the same data directory, or the engines started for this run when none runs.
+ * Ctrl-C interrupts the work between batches.
  */
-export const withReplayContext: WithReplayContext = async (config, work) => {
-  const logger = createLogger(process.env.LOG_LEVEL ?? 'warn');
-  const closers: (() => Promise<void>)[] = [];
+export const withReplay: WithReplay = async (config, work) => {
   const controller = new AbortController();
   const interrupt = (): void => {
     if (controller.signal.aborted) process.exit(130);
@@ -24,17 +21,9 @@ export const withReplayContext: WithReplayContext = async (config, work) => {
   };
   process.on('SIGINT', interrupt);
   try {
-    const { sql } = await openStore(config, logger, 'tool');
-    closers.push(() => sql.close());
-    const { log } = await openWriteLog(config, logger, closers, 'tool');
-    const entities = openEntityConfigSource(config, logger);
-    const search = await openSearchIndex(config, sql);
-    closers.push(() => search.close());
-    const ctx: ReplayContext = { log, schemas: loadSchemas(), entities, sql, search, logger };
-    return await work(ctx, controller.signal);
+    return await withProjectionReplay(config, createLogger(process.env.LOG_LEVEL ?? 'warn'), (replay) => work(replay, controller.signal));
   } finally {
     process.off('SIGINT', interrupt);
-    for (const close of closers.reverse()) await close().catch((e: unknown) => logger.warn({ err: e }, 'closing failed'));
   }
 };
 
@@ -77,12 +66,12 @@ export function registerReplayCommands(program: Command, config: () => Config): 
     .option('--dry-run', 'report what would be done (topics, partitions, events, tables) and write nothing')
     .action(async (o: ReplayCommandOptions) => {
       const from = startOf(o);
-      await withReplayContext(config(), async (ctx, signal) => {
+      await withReplay(config(), async (replay, signal) => {
         const request = { tenant: o.tenant, entity: o.entity, target: o.target, from };
-        if (o.dryRun) return print({ dryRun: true, ...(await planReplay(ctx, request)) });
+        if (o.dryRun) return print({ dryRun: true, ...(await replay.plan(request)) });
         const reporter = progressReporter();
         try {
-          const result = await rebuildProjections(ctx, request, { progress: reporter.progress, signal });
+          const result = await replay.rebuild(request, { progress: reporter.progress, signal });
           reporter.finish();
           print(result);
         } catch (error) {
@@ -93,5 +82,5 @@ export function registerReplayCommands(program: Command, config: () => Config): 
       });
     });
 
-  registerVerifyCommand(program, config, withReplayContext);
+  registerVerifyCommand(program, config, withReplay);
 }

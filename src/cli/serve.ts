@@ -1,6 +1,6 @@
 import type { Config } from '../config';
 import { createLogger } from '../logger';
-import { startService } from '../main';
+import { startService } from '../composition';
 
 /** Runs the service until SIGINT/SIGTERM, then stops it cleanly. */
 export async function serve(config: Config): Promise<void> {

@@ -1,29 +1,13 @@
 import os from 'node:os';
 import type { Command } from 'commander';
-import { SubjectService } from '../broker/subjects/subject-service';
+import type { SubjectService } from '../broker/subjects/subject-service';
+import { withSubjectService } from '../composition';
 import type { Config } from '../config';
-import { Keyring } from '../crypto/keyring';
-import { SubjectKeys } from '../crypto/subject-keys';
-import { loadSchemas } from '../log';
 import { createLogger } from '../logger';
-import { openEntityConfigSource, openMasterKey, openStore, openWriteLog } from '../main';
 
 /** Runs `work` with a subject service on the configured (or running service's) store and write log. */
-async function withSubjects<T>(config: Config, work: (subjects: SubjectService) => Promise<T>): Promise<T> {
-  const logger = createLogger(process.env.LOG_LEVEL ?? 'warn');
-  const closers: (() => Promise<void>)[] = [];
-  try {
-    const { sql } = await openStore(config, logger, 'tool');
-    closers.push(() => sql.close());
-    const keyring = new Keyring(sql, openMasterKey(config), undefined, { rotateAfterEncryptions: config.crypto.rotateAfterEncryptions, logger });
-    closers.push(() => keyring.close());
-    const { log } = await openWriteLog(config, logger, closers, 'tool');
-    const entities = openEntityConfigSource(config, logger);
-    return await work(new SubjectService({ keys: new SubjectKeys(sql, keyring), entities, log, schemas: loadSchemas(), sql, logger }));
-  } finally {
-    for (const close of closers.reverse()) await close().catch((e: unknown) => logger.warn({ err: e }, 'closing failed'));
-  }
-}
+const withSubjects = <T>(config: Config, work: (subjects: SubjectService) => Promise<T>): Promise<T> =>
+  withSubjectService(config, createLogger(process.env.LOG_LEVEL ?? 'warn'), work);
 
 const print = (value: unknown): void => void process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 

@@ -1,6 +1,6 @@
 import type { Config } from '../config';
 import { DeltabrokerError } from '../errors';
-import { openDevIssuer } from '../main';
+import { openDevIssuer } from '../composition';
 import { isTenantName } from '../tenant/entity-config';
 
 export async function mintToken(config: Config, options: { sub: string; tenant: string; roles: string; ttl: number }): Promise<string> {

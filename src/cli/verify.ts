@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
-import { periodicProgress, progressLine, ReplayProgress, terminalProgress, verifyProjection, type ReplayContext, type VerifyReport } from '../../projections/replay';
+import { periodicProgress, progressLine, ReplayProgress, terminalProgress, type ProjectionReplay, type VerifyReport } from '../replay';
 import type { Config } from '../config';
 import { positiveInt } from './arguments';
 
-/** Runs `work` with the service's ports opened from configuration (src/cli/replay.ts), then closes them. */
-export type WithReplayContext = <T>(config: Config, work: (ctx: ReplayContext, signal: AbortSignal) => Promise<T>) => Promise<T>;
+/** Runs `work` with the replay port opened from configuration (src/cli/replay.ts), then closes it. */
+export type WithReplay = <T>(config: Config, work: (replay: ProjectionReplay, signal: AbortSignal) => Promise<T>) => Promise<T>;
 
 /** Progress on stderr: a bar redrawn in place on a terminal, else a timestamped line every 5 s and at each phase. */
 export function progressReporter(stream: NodeJS.WriteStream = process.stderr): { progress: ReplayProgress; finish(): void } {
@@ -35,7 +35,7 @@ export function formatVerifyReport(r: VerifyReport): string {
   return lines.join('\n');
 }
 
-export function registerVerifyCommand(program: Command, config: () => Config, withContext: WithReplayContext): void {
+export function registerVerifyCommand(program: Command, config: () => Config, withReplay: WithReplay): void {
   program
     .command('verify')
     .description(`replay an entity's persistence topic into a temporary table and compare it with the live table (row counts, md5 of the rows); exits ${VERIFY_DIFFERS_EXIT_CODE} on a difference`)
@@ -44,10 +44,10 @@ export function registerVerifyCommand(program: Command, config: () => Config, wi
     .option('--json', 'print the report as JSON')
     .option('--max-differences <n>', 'differing rows to list', positiveInt, 20)
     .action(async (o: { entity: string; tenant: string; json?: boolean; maxDifferences: number }) =>
-      withContext(config(), async (ctx, signal) => {
+      withReplay(config(), async (replay, signal) => {
         const reporter = progressReporter();
         try {
-          const report = await verifyProjection(ctx, { tenant: o.tenant, entity: o.entity }, { progress: reporter.progress, signal, maxDifferences: o.maxDifferences });
+          const report = await replay.verify({ tenant: o.tenant, entity: o.entity }, { progress: reporter.progress, signal, maxDifferences: o.maxDifferences });
           reporter.finish();
           process.stdout.write(`${o.json ? JSON.stringify(report, null, 2) : formatVerifyReport(report)}\n`);
           if (!report.equal) process.exitCode = VERIFY_DIFFERS_EXIT_CODE;

@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { loadDevIssuer } from '../../src/auth/dev-issuer';
 import { createJwtVerifier } from '../../src/auth/jwt-verifier';
 import { buildHttpApp } from '../../src/http/app';
+import { projectionReplay } from '../../projections/replay';
 import { registerReplayRoutes } from '../../src/http/routes/replay';
 import { loadSchemas } from '../../src/log';
 import { silentLogger } from '../../src/logger';
@@ -32,7 +33,7 @@ describe('replay and verify on the running service, then from the CLI', () => {
     // The admin routes as main.ts registers them, on an app of their own (the service's app is already listening).
     const issuer = await loadDevIssuer(t.config.dataDir, t.config.auth.issuer, t.config.auth.audience);
     adminApp = buildHttpApp({ logger: silentLogger(), verifier: await createJwtVerifier({ ...t.config.auth, devPublicKey: issuer.publicKey }), bodyLimitBytes: 1 << 20 });
-    registerReplayRoutes(adminApp, { sql: t.service.sql, log: t.service.log, schemas: loadSchemas(), entities: t.service.entities, search: createPostgresSearchIndex(t.service.sql), logger: silentLogger() });
+    registerReplayRoutes(adminApp, projectionReplay({ sql: t.service.sql, log: t.service.log, schemas: loadSchemas(), entities: t.service.entities, search: createPostgresSearchIndex(t.service.sql), logger: silentLogger() }), silentLogger());
     adminUrl = await adminApp.listen({ host: '127.0.0.1', port: 0 });
   });
   afterAll(async () => {

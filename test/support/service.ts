@@ -5,7 +5,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { loadDevIssuer } from '../../src/auth/dev-issuer';
 import { loadConfig, type Config } from '../../src/config';
-import { startService, type Service } from '../../src/main';
+import { startService, type Service } from '../../src/composition';
 import { createFreshDatabase, type FreshDatabase } from './postgres';
 
 export interface TestService {

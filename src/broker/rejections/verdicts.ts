@@ -1,6 +1,6 @@
 import type { DeltaOutcome } from '../../log';
 import { deltaKey } from '../../log/topology';
-import type { DeltaOutcomeRow, RecordStateStore } from '../../store/record-states/port';
+import type { DeltaOutcomeRow, DeltaOutcomeReader } from '../../store/record-states/port';
 
 /** The pipeline's verdict on one delta, as operators see it. */
 export type DeltaVerdict =
@@ -89,7 +89,7 @@ function verdictOfRow(tenant: string, row: DeltaOutcomeRow): DeltaVerdict {
 
 /** Verdicts from the pipeline's state store: one query per look-up. */
 export class StoreVerdicts implements VerdictLookup {
-  constructor(private readonly states: RecordStateStore) {}
+  constructor(private readonly states: DeltaOutcomeReader) {}
 
   async verdicts(deltas: readonly TenantDelta[]): Promise<Map<string, DeltaVerdict>> {
     const rows = await this.states.outcomes(deltas);

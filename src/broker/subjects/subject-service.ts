@@ -3,9 +3,8 @@ import { checkSubjectId, type SubjectErasure, type SubjectKeys } from '../../cry
 import { DeltabrokerError } from '../../errors';
 import type { RecordSchemas, SubjectErased, WriteLog } from '../../log';
 import type { Logger } from '../../logger';
-import type { SqlClient } from '../../store/sql-client';
+import type { SubjectRecordsReader } from '../../store/subject-records';
 import { personalFields, subjectErasureTopic, type EntityConfig, type EntityConfigSource } from '../../tenant';
-import { projectionTableOf } from '../../../projections/postgres/table-schema';
 
 /** The dedicated role that may erase a data subject; a tenant's `admin` alone may not. */
 export const ERASER_ROLE = 'eraser';
@@ -45,7 +44,7 @@ export interface ErasureResult {
  */
 export class SubjectService {
   constructor(
-    private readonly o: { keys: SubjectKeys; entities: EntityConfigSource; log: WriteLog; schemas: RecordSchemas; sql: SqlClient; logger: Logger },
+    private readonly o: { keys: SubjectKeys; entities: EntityConfigSource; log: WriteLog; schemas: RecordSchemas; records: SubjectRecordsReader; logger: Logger },
   ) {}
 
   async erase(principal: Principal, subject: string, requestId: string | null): Promise<ErasureResult> {
@@ -86,24 +85,9 @@ export class SubjectService {
     return (await this.o.entities.list()).filter((c) => c.tenant === tenant && c.subject !== undefined && personalFields(c).length > 0);
   }
 
-  /** The records of one entity whose subject field names `subject`, read from its projection table. */
   async #holding(config: EntityConfig, subject: string): Promise<SubjectHolding> {
-    const table = projectionTableOf(config);
-    const column = table.fieldColumns.find((c) => c.name === config.subject);
     const base = { entity: config.entity, subjectField: config.subject as string, personalFields: personalFields(config) };
-    if (!column) return { ...base, records: 0, keys: [] };
-    const key = `concat_ws(':', ${table.keyColumns.map((k) => `${k.ident}::text`).join(', ')})`;
-    try {
-      const result = await this.o.sql.query<{ key: string; total: string }>(
-        `select ${key} as key, count(*) over () as total from ${table.qualifiedName} where ${column.ident} = $1 order by 1 limit ${MAX_LISTED_KEYS}`,
-        [subject],
-      );
-      return { ...base, records: Number(result.rows[0]?.total ?? 0), keys: result.rows.map((r) => r.key) };
-    } catch (error) {
-      // No table yet: the entity's projector has not started; nothing is held there.
-      if ((error as { code?: string }).code === '42P01') return { ...base, records: 0, keys: [] };
-      throw error;
-    }
+    return { ...base, ...(await this.o.records.recordsOf(config, subject, MAX_LISTED_KEYS)) };
   }
 }
 

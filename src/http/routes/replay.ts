@@ -1,8 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { planReplay, ReplayJobs, type ReplayContext, type ReplayFrom, type ReplayRequest } from '../../../projections/replay';
 import { requireOperator } from '../../auth/operator';
+import { ReplayJobs } from '../../broker/replay-jobs';
 import { DeltabrokerError } from '../../errors';
+import type { Logger } from '../../logger';
+import type { ProjectionReplay, ReplayFrom, ReplayRequest } from '../../replay';
 import { parseBody } from '../body';
 
 const From = z.union([
@@ -32,17 +34,17 @@ function startOf(from: z.infer<typeof From>): ReplayFrom {
  * POST /admin/verify starts a verify job, GET /admin/replay/:id reports a job's progress and result. Running
  * jobs are interrupted when the server closes; their shadows stay, and the next replay resumes them.
  */
-export function registerReplayRoutes(app: FastifyInstance, deps: ReplayContext): ReplayJobs {
-  const jobs = new ReplayJobs(deps);
+export function registerReplayRoutes(app: FastifyInstance, replay: ProjectionReplay, logger: Logger): ReplayJobs {
+  const jobs = new ReplayJobs(replay, logger);
   app.addHook('onClose', async () => jobs.stop());
 
   app.post('/admin/replay', async (request, reply) => {
     const principal = requireOperator(request.principal, 'replay and verify');
     const body = parseBody(ReplayBody, request.body, 'replay');
-    const replay: ReplayRequest = { tenant: principal.tenant, entity: body.entity, target: body.target, from: startOf(body.from) };
-    if (body.dryRun) return { dryRun: true, ...(await planReplay(deps, replay)) };
-    await planReplay(deps, replay); // refuses an unknown entity or topic now rather than in the job
-    const job = jobs.start('replay', replay);
+    const wanted: ReplayRequest = { tenant: principal.tenant, entity: body.entity, target: body.target, from: startOf(body.from) };
+    if (body.dryRun) return { dryRun: true, ...(await replay.plan(wanted)) };
+    await replay.plan(wanted); // refuses an unknown entity or topic now rather than in the job
+    const job = jobs.start('replay', wanted);
     return reply.code(202).header('location', `/admin/replay/${job.id}`).send(job);
   });
 

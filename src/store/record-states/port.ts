@@ -52,6 +52,12 @@ export interface PersistedEvent {
 /** Identifies a record in maps. */
 export const recordIdKey = (id: RecordId): string => JSON.stringify([id.tenant, id.entity, id.key]);
 
+/**
+ * The stored verdicts as the services read them (a repeated Idempotency-Key, GET /deltas/:id, the rejections'
+ * retry chains): the part of the store they need.
+ */
+export type DeltaOutcomeReader = Pick<RecordStateStore, 'outcome' | 'outcomes'>;
+
 export interface RecordStateStore {
   /** The stored outcome of `tenant`'s delta (delta ids are unique per tenant only). */
   outcome(deltaId: string, tenant: string): Promise<DeltaOutcomeRow | undefined>;

@@ -5,7 +5,9 @@
  */
 import { physicalNamesOf } from '../../../src/tenant';
 import { qualifiedTable } from '../../support/entities';
-import { planReplay, rebuildProjections, ReplayJobs, ReplayProgress, verifyProjection, type ReplayJobView } from '../../../projections/replay';
+import { planReplay, projectionReplay, rebuildProjections, verifyProjection } from '../../../projections/replay';
+import { ReplayJobs, type ReplayJobView } from '../../../src/broker/replay-jobs';
+import { ReplayProgress } from '../../../src/replay';
 import type { EntityConfig } from '../../../src/tenant';
 import { accountConfig, expectedRows, historyOf, lastPerPartition, openReplayHarness, uniqueName, type EventSpec, type ReplayHarness } from './replay-harness';
 import { scratchPostgres } from '../../support/scratch-sql';
@@ -246,7 +248,7 @@ describe('replay and rebuild on PostgreSQL', () => {
     const config = h.put(accountConfig(uniqueName('jobs')));
     await h.startLive({ search: false });
     await h.applied(lastPerPartition(await h.publish(config, historyOf(3000, 2))));
-    const jobs = new ReplayJobs(h.context());
+    const jobs = new ReplayJobs(projectionReplay(h.context()), h.context().logger);
     const request = { tenant: 'acme', entity: config.entity, target: 'postgres' as const };
     const first = jobs.start('replay', request);
     expect(first).toMatchObject({ status: 'running', kind: 'replay', tenant: 'acme', entity: config.entity });

@@ -1,6 +1,6 @@
 /** The engine-free parts of replay: shadow names, progress arithmetic and its two renderings. (No I/O: unit level.) */
-import { periodicProgress, progressLine, ReplayProgress, shadowName, terminalProgress, type ProgressSnapshot } from '../../../projections/replay';
-import { formatDuration } from '../../../projections/replay/progress-render';
+import { shadowName } from '../../../projections/replay';
+import { formatDuration, periodicProgress, progressLine, ReplayProgress, terminalProgress, type ProgressSnapshot } from '../../../src/replay';
 
 describe('shadow names', () => {
   test('append the purpose, and stay within 63 characters with a hash of the whole live name', () => {

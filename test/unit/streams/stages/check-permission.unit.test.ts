@@ -1,6 +1,6 @@
 import { DeltabrokerError } from '../../../../src/errors';
 import type { Actor } from '../../../../src/log';
-import type { ActorProofVerifier } from '../../../../streams/actor-proof';
+import type { ActorProofVerifier } from '../../../../src/auth/actor-proof';
 import { BatchActors } from '../../../../streams/batch-actors';
 import type { DeltaContext } from '../../../../streams/context';
 import { checkPermission } from '../../../../streams/stages/check-permission';

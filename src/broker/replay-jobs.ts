@@ -4,12 +4,9 @@
  * its result or error. One job per entity at a time; finished jobs are kept for an hour (at most 100).
  */
 import { randomUUID } from 'node:crypto';
-import { DeltabrokerError, isDeltabrokerError } from '../../src/errors';
-import { ReplayProgress, type ProgressSnapshot } from './progress';
-import { loggedProgress } from './progress-render';
-import { rebuildProjections, type RebuildResult } from './rebuild';
-import type { ReplayContext, ReplayRequest } from './replay-context';
-import { verifyProjection, type VerifyReport } from './verify';
+import { DeltabrokerError, isDeltabrokerError } from '../errors';
+import type { Logger } from '../logger';
+import { loggedProgress, ReplayProgress, type ProgressSnapshot, type ProjectionReplay, type RebuildResult, type ReplayRequest, type VerifyReport } from '../replay';
 
 export type JobKind = 'replay' | 'verify';
 
@@ -39,7 +36,10 @@ const MAX_JOBS = 100;
 export class ReplayJobs {
   private readonly jobs = new Map<string, Job>();
 
-  constructor(private readonly ctx: ReplayContext) {}
+  constructor(
+    private readonly replay: ProjectionReplay,
+    private readonly logger: Logger,
+  ) {}
 
   /** Starts a job; DB_CONFLICT when a job of the same entity is running. */
   start(kind: JobKind, request: ReplayRequest): ReplayJobView {
@@ -51,7 +51,7 @@ export class ReplayJobs {
     const id = randomUUID();
     const progress = new ReplayProgress();
     const controller = new AbortController();
-    const logger = this.ctx.logger.child({ component: 'replay-job', jobId: id, kind, tenant: request.tenant, entity: request.entity });
+    const logger = this.logger.child({ component: 'replay-job', jobId: id, kind, tenant: request.tenant, entity: request.entity });
     progress.onChange(loggedProgress(logger));
     const job: Job = {
       view: { id, kind, tenant: request.tenant, entity: request.entity, status: 'running', startedAt: new Date().toISOString() },
@@ -59,8 +59,8 @@ export class ReplayJobs {
       controller,
       done: Promise.resolve(),
     };
-    const ctx = { ...this.ctx, logger };
-    const work = kind === 'replay' ? rebuildProjections(ctx, request, { progress, signal: controller.signal }) : verifyProjection(ctx, request, { progress, signal: controller.signal });
+    const run = { progress, signal: controller.signal, logger };
+    const work = kind === 'replay' ? this.replay.rebuild(request, run) : this.replay.verify(request, run);
     job.done = work.then(
       (result) => void (job.view = { ...job.view, status: 'succeeded', result, finishedAt: new Date().toISOString() }),
       (error: unknown) => {

@@ -2,7 +2,7 @@
  * Showing replay progress: a one-line bar redrawn in place on a terminal, or a log line every few seconds
  * (and at every phase change) when the output is a file or a pipe.
  */
-import type { Logger } from '../../src/logger';
+import type { Logger } from '../logger';
 import type { ProgressListener, ProgressSnapshot, ReplayPhase } from './progress';
 
 const BAR_WIDTH = 30;

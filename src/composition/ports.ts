@@ -1,0 +1,37 @@
+/** The small openers: search index, entity configurations, master key, development issuer, keyring. */
+import { loadDevIssuer, type DevIssuer } from '../auth/dev-issuer';
+import type { Config } from '../config';
+import type { Hsm } from '../crypto/hsm/hsm-port';
+import { Keyring } from '../crypto/keyring';
+import { MasterKey } from '../crypto/master-key';
+import type { Logger } from '../logger';
+import type { SearchIndex } from '../search';
+import { createPostgresSearchIndex } from '../search/postgres/postgres-search-index';
+import { openElasticsearchSearchIndex } from '../search/elasticsearch/elasticsearch-search-index';
+import type { SqlClient } from '../store/sql-client';
+import { FileEntityConfigSource, HttpEntityConfigSource, type EntityConfigSource } from '../tenant';
+
+/** The search index: Elasticsearch when configured, else the Postgres adapter on the relational store. */
+export async function openSearchIndex(config: Config, sql: SqlClient): Promise<SearchIndex> {
+  return config.search.elasticsearchUrl ? openElasticsearchSearchIndex({ node: config.search.elasticsearchUrl }) : createPostgresSearchIndex(sql);
+}
+
+export function openEntityConfigSource(config: Config, logger: Logger): EntityConfigSource {
+  return config.entities.tenantApiUrl
+    ? new HttpEntityConfigSource({ baseUrl: config.entities.tenantApiUrl, logger })
+    : new FileEntityConfigSource({ directory: config.entities.directory, recheckMs: 1000 });
+}
+
+export function openMasterKey(config: Config): MasterKey {
+  return config.crypto.masterKey ? MasterKey.fromBase64(config.crypto.masterKey) : MasterKey.loadOrCreate(config.dataDir);
+}
+
+export async function openDevIssuer(config: Config): Promise<DevIssuer | undefined> {
+  return config.auth.devIssuer ? loadDevIssuer(config.dataDir, config.auth.issuer, config.auth.audience) : undefined;
+}
+
+/** The keyring on the store, under the configured master key (and the HSM's keys, when there is one). */
+export const openKeyring = (config: Config, sql: SqlClient, hsm: Hsm | undefined, logger: Logger): Keyring =>
+  new Keyring(sql, openMasterKey(config), hsm, { rotateAfterEncryptions: config.crypto.rotateAfterEncryptions, logger });
+
+/** Which search engine serves the search index: Elasticsearch when configured, else the Postgres adapter. */

@@ -1,0 +1,183 @@
+import type { FastifyInstance } from 'fastify';
+import { createActorProofVerifier } from '../auth/actor-proof';
+import { DELTA_SEAL_PURPOSE, DeltaSeal } from '../auth/delta-seal';
+import { createJwtVerifier } from '../auth/jwt-verifier';
+import { cacheVerifiedTokens } from '../auth/verified-token-cache';
+import { DeltaStatusService } from '../broker/delta-status';
+import { OutcomeWaiter } from '../broker/outcome-waiter';
+import { QueryService } from '../broker/query-service';
+import { RejectionService, StoreVerdicts } from '../broker/rejections';
+import { SubjectService } from '../broker/subjects/subject-service';
+import { WriteService } from '../broker/write-service';
+import type { Config } from '../config';
+import { EncryptionService } from '../crypto/encryption-service';
+import { openConfiguredHsm } from '../crypto/hsm-bootstrap';
+import type { Hsm } from '../crypto/hsm/hsm-port';
+import { KeyAliases } from '../crypto/key-aliases';
+import type { Keyring } from '../crypto/keyring';
+import { SessionStore } from '../crypto/sessions';
+import { SubjectKeys } from '../crypto/subject-keys';
+import { buildHttpApp } from '../http/app';
+import { registerDispatchRoute } from '../http/routes/dispatch';
+import { registerHealthRoutes, type ReadinessCheck } from '../http/routes/health';
+import { registerKeyRoutes } from '../http/routes/keys';
+import { registerMetricsRoute } from '../http/routes/metrics';
+import { registerRejectionRoutes } from '../http/routes/rejections';
+import { registerReplayRoutes } from '../http/routes/replay';
+import { registerStorageBrokerRoutes } from '../http/routes/storage-broker';
+import { registerSubjectRoutes } from '../http/routes/subjects';
+import { registerWhoamiRoute } from '../http/routes/whoami';
+import { loadSchemas, type DeltaOutcome, type WriteLog } from '../log';
+import { openKafkaLogAdmin } from '../log/kafka';
+import { registryAcceptsCheck } from '../log/registry-readiness';
+import { TABLE_PROJECTOR_GROUP } from '../log/topology';
+import type { Logger } from '../logger';
+import { countProjected, countRejections, countVerdict, instrumentHttp, pipelineBacklog, ServiceMetrics, serviceLagSource, timeEncryption } from '../observability';
+import { DEFAULT_SEARCH_SCHEMA } from '../search/postgres/postgres-search-index';
+import type { SqlClient } from '../store/sql-client';
+import { publishEndpoints } from '../system/service-endpoints';
+import { ClaimingEntityConfigSource, type EntityConfigSource } from '../tenant';
+import { startActionEmitters } from '../../projections/action-emitter';
+import { moveLegacyProjections } from '../../projections/legacy-names';
+import { StoppedTopics } from '../../projections/stopped-topics';
+import { startTableProjector } from '../../projections/postgres';
+import { projectionReplay } from '../../projections/replay';
+import { startSearchProjector } from '../../projections/search/search-projector';
+import { startSubjectErasureConsumers } from '../../projections/subjects/erasure-consumers';
+import { tableSubjectRecords } from '../../projections/subjects/subject-records';
+import { startDeltaProcessor } from '../../streams/delta-processor';
+import { PostgresRecordStateStore } from '../store/record-states/postgres-record-states';
+import { registerRecordSchemas } from '../../streams/schema-registration';
+import { restoreRecordState } from '../../streams/state-restorer';
+import { openDevIssuer, openEntityConfigSource, openKeyring, openMasterKey, openSearchIndex } from './ports';
+import { openStore } from './store';
+import { openWriteLog, type Closers } from './write-log';
+
+/** The running service: its HTTP server, the ports it opened, and how to stop it. */
+export interface Service {
+  http: FastifyInstance;
+  /** Base URL of the HTTP API, e.g. http://127.0.0.1:8080 */
+  url: string;
+  sql: SqlClient;
+  /** Where operators reach the relational store (password left out). */
+  postgresUrl: string;
+  keyring: Keyring;
+  aliases: KeyAliases;
+  hsm: Hsm | undefined;
+  crypto: EncryptionService;
+  log: WriteLog;
+  /** Bootstrap brokers of the write log (the embedded broker's when none is configured). */
+  brokers: string[];
+  registryUrl: string;
+  entities: EntityConfigSource;
+  metrics: ServiceMetrics;
+  stop(): Promise<void>;
+}
+
+export async function startService(config: Config, logger: Logger): Promise<Service> {
+  const closers: Closers = [];
+  const stop = async (): Promise<void> => {
+    for (const close of closers.reverse()) await close().catch((error: unknown) => logger.warn({ err: error }, 'shutdown step failed'));
+  };
+  try {
+    const { sql, displayUrl: postgresUrl } = await openStore(config, logger);
+    closers.push(() => sql.close());
+    const hsm = await openConfiguredHsm(config, logger);
+    if (hsm) closers.push(() => hsm.close());
+    const seal = new DeltaSeal(openMasterKey(config).deriveKey(DELTA_SEAL_PURPOSE));
+    const keyring = openKeyring(config, sql, hsm, logger);
+    closers.push(() => keyring.close());
+    const aliases = new KeyAliases(sql, hsm);
+    const sessions = new SessionStore(sql, keyring, { ttlSeconds: config.crypto.sessionTtlSeconds, maxUses: config.crypto.sessionMaxUses });
+    const subjectKeys = new SubjectKeys(sql, keyring);
+    const crypto = new EncryptionService(keyring, sessions, aliases, hsm, config.crypto.maxPayloadBytes, subjectKeys);
+
+    const devIssuer = await openDevIssuer(config);
+    if (devIssuer && config.mode === 'production') logger.warn('the development token issuer is enabled in production mode');
+    const verifier = cacheVerifiedTokens(
+      await createJwtVerifier({
+        ...config.auth,
+        ...(devIssuer && { devPublicKey: devIssuer.publicKey }),
+      }),
+    );
+
+    const { log, brokers, registryUrl, sasl, registryAuth, resources } = await openWriteLog(config, logger, closers);
+    const schemas = loadSchemas();
+    const configured = openEntityConfigSource(config, logger);
+    await moveLegacyProjections({ sql, entities: configured, logger, ...(!config.search.elasticsearchUrl && { searchSchema: DEFAULT_SEARCH_SCHEMA }) });
+    // Every component looks configurations up here, so all refuse one whose names another owns.
+    const entities = new ClaimingEntityConfigSource(configured, { sql, datacenter: config.datacenter, logger });
+    resources.learn(await entities.list(), config.datacenter);
+    const logAdmin = await openKafkaLogAdmin({ brokers, sasl, logger, clientId: `deltabroker-${config.datacenter}-admin` });
+    closers.push(() => logAdmin.close());
+    const metrics = new ServiceMetrics({
+      lag: serviceLagSource({ admin: logAdmin, entities, sql, datacenter: config.datacenter }),
+      onLagFailure: (error) => logger.warn({ err: error }, 'consumer lag not collected'),
+    });
+    timeEncryption(crypto, metrics);
+    const registered = await registerRecordSchemas({ log, schemas, entities, datacenter: config.datacenter });
+    logger.info({ topics: registered.length }, 'record schemas registered');
+    const states = new PostgresRecordStateStore(sql);
+    const { recorded } = await restoreRecordState({ log, schemas, entities, states, logger });
+    // Verdicts this instance decides reach its waiting HTTP callers at once; the outcomes topic serves the rest.
+    const waiter = new OutcomeWaiter();
+    await waiter.start(log, schemas);
+    closers.push(() => waiter.stop());
+    const onVerdict = (outcome: DeltaOutcome): void => {
+      countVerdict(metrics, outcome);
+      waiter.deliver(outcome);
+    };
+    const actors = createActorProofVerifier({ seal, tokens: verifier });
+    const processor = await startDeltaProcessor({ log, schemas, entities, states, actors, logger, onVerdict, recorded });
+    closers.push(() => processor.stop());
+    // Projectors and emitters that find their topic recreated stop it; the log line, metric and /ready say so.
+    const stopped = new StoppedTopics((partition, error) => {
+      logger.error({ err: error, ...partition }, 'a consumer stopped a partition whose topic was deleted and created again');
+      metrics.partitionsStopped.inc({ consumer: partition.consumer, topic: partition.topic, partition: String(partition.partition) });
+    });
+    const emitters = await startActionEmitters({ log, schemas, entities, datacenter: config.datacenter, logger, stopped });
+    closers.push(async () => void (await Promise.all(emitters.map((e) => e.stop()))));
+    const tables = await startTableProjector({ log, schemas, entities, sql, logger, stopped, onBatch: (report) => countProjected(metrics, TABLE_PROJECTOR_GROUP, report) });
+    closers.push(() => tables.stop());
+    const search = await openSearchIndex(config, sql);
+    closers.push(() => search.close());
+    const index = await startSearchProjector({ log, schemas, entities, search, sql, logger, stopped });
+    closers.push(() => index.stop());
+    const erasures = await startSubjectErasureConsumers({ log, schemas, entities, sql, search, datacenter: config.datacenter, logger });
+    closers.push(async () => void (await Promise.all(erasures.map((e) => e.stop()))));
+    const rejectionCounter = await countRejections(log, schemas, metrics);
+    closers.push(() => rejectionCounter.stop());
+    const queries = new QueryService({ sql, entities, search, tables, index, consistencyTimeoutMs: config.reads.consistencyTimeoutMs });
+    const writes = new WriteService({ log, schemas, entities, states, waiter, datacenter: config.datacenter, timeoutMs: config.writes.timeoutMs, seal });
+    const rejections = new RejectionService({ log, schemas, verdicts: new StoreVerdicts(states), entities, seal });
+
+    const http = buildHttpApp({ logger, verifier, bodyLimitBytes: config.http.bodyLimitBytes });
+    instrumentHttp(http, metrics);
+    const checks: ReadinessCheck[] = [{ name: 'postgres', check: async () => void (await sql.query('select 1')) }];
+    if (hsm) checks.push({ name: 'hsm', check: () => hsm.ping() });
+    checks.push({ name: 'write-log', check: async () => void (await log.topicOffsets('deltas')) });
+    checks.push({ name: 'registry', check: registryAcceptsCheck({ registryUrl, subject: 'deltas-value', schema: schemas.DeltaEnvelope, ...(registryAuth && { auth: registryAuth }) }) });
+    checks.push({ name: 'topics', check: () => stopped.check() });
+    registerHealthRoutes(http, checks);
+    registerDispatchRoute(http, crypto);
+    registerKeyRoutes(http, keyring);
+    registerWhoamiRoute(http);
+    registerMetricsRoute(http, metrics, { public: config.metrics.public });
+    registerStorageBrokerRoutes(http, writes, queries, new DeltaStatusService({ states, backlog: () => pipelineBacklog(logAdmin) }));
+    registerRejectionRoutes(http, rejections, { waitMs: config.writes.timeoutMs });
+    registerSubjectRoutes(http, new SubjectService({ keys: subjectKeys, entities, log, schemas, records: tableSubjectRecords(sql), logger }));
+    registerReplayRoutes(http, projectionReplay({ sql, log, schemas, entities, logger, search }), logger);
+    closers.push(() => http.close());
+    const address = await http.listen({ host: config.http.host, port: config.http.port });
+    const unpublish = publishEndpoints(config.dataDir, { http: address, brokers, registryUrl });
+    closers.push(async () => unpublish());
+    logger.info(
+      { url: address, kafka: brokers.join(','), registry: registryUrl, postgres: postgresUrl, token: 'npx deltabroker token --sub alice --tenant acme --roles admin', psql: 'npx deltabroker psql' },
+      'deltabroker is listening',
+    );
+    return { http, url: address, sql, postgresUrl, keyring, aliases, hsm, crypto, log, brokers, registryUrl, entities, metrics, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

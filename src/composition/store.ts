@@ -1,0 +1,56 @@
+import type { Config } from '../config';
+import type { Logger } from '../logger';
+import { startEmbeddedPostgres } from '../store/embedded-postgres/embedded-postgres';
+import { migrate } from '../store/migrator';
+import { openPgSqlClient } from '../store/pg-sql-client';
+import type { SqlClient } from '../store/sql-client';
+import type { Opener } from './write-log';
+
+/** The relational store and where an operator reaches it (password left out). */
+export interface Store {
+  sql: SqlClient;
+  displayUrl: string;
+}
+
+/**
+ * The relational store: the PostgreSQL server of DATABASE_URL, else the embedded server of the data directory
+ * (started, or reused when it already runs). The service stops the embedded server when it closes the store; a
+ * tool stops only a server it started itself, never the running service's.
+ */
+export async function openStore(config: Config, logger: Logger, opener: Opener = 'service'): Promise<Store> {
+  let url = config.databaseUrl;
+  let displayUrl = url === undefined ? '' : redactPassword(url);
+  let stopServer: (() => Promise<void>) | undefined;
+  if (url === undefined) {
+    const server = await startEmbeddedPostgres({ dataDir: config.dataDir, port: opener === 'tool' ? 0 : config.postgres.port, logger });
+    url = server.url;
+    displayUrl = server.displayUrl;
+    if (opener === 'service' || !server.reused) stopServer = () => server.stop();
+  }
+  let sql: SqlClient;
+  try {
+    sql = await openPgSqlClient(url);
+    logger.info({ postgres: displayUrl }, 'relational store open');
+    await migrate(sql, logger);
+  } catch (error) {
+    await stopServer?.();
+    throw error;
+  }
+  const close = sql.close;
+  sql.close = async () => {
+    await close();
+    await stopServer?.();
+  };
+  return { sql, displayUrl };
+}
+
+function redactPassword(connectionString: string): string {
+  try {
+    const url = new URL(connectionString);
+    if (url.password !== '') url.password = '***';
+    return url.toString();
+  } catch {
+    return '(unparsable DATABASE_URL)';
+  }
+}
+
