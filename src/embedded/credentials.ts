@@ -25,7 +25,7 @@ export function loadOrCreateCredentials(file: string, names: { service: string; 
     const stored = JSON.parse(fs.readFileSync(file, 'utf8')) as EngineCredentials;
     if (stored.service?.password && stored.client?.password) return stored;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`credentials file ${file} cannot be read: ${(error as Error).message}`);
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`credentials file ${file} cannot be read: ${(error as Error).message}`, { cause: error });
   }
   const fresh: EngineCredentials = { service: generate(names.service), client: generate(names.client) };
   fs.mkdirSync(path.dirname(file), { recursive: true });
