@@ -62,7 +62,8 @@ export class ReplayProgress {
       done: this.done,
       total: Math.max(this.total, this.done),
       rate: Math.round(rate),
-      etaSeconds: rate > 0 ? Math.ceil(left / rate) : null,
+      // Nothing left is an ETA of 0 even when no time was measured (a replay done within the same millisecond).
+      etaSeconds: left === 0 && this.phase === 'done' ? 0 : rate > 0 ? Math.ceil(left / rate) : null,
       elapsedSeconds: Math.round((now - this.started) / 100) / 10,
     };
   }
