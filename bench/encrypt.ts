@@ -9,6 +9,7 @@ import { startService } from '../src/composition';
 import { runHttpLoad, type LoadResult } from './http-load';
 import { createBenchDatabase } from './support/database';
 import type { Figure } from './support/figures';
+import type { EncryptionService } from '../src/crypto/encryption-service';
 
 /**
  * HTTP ceilings and encryption dispatch throughput: GET /whoami (an authenticated no-op) and 1 KiB encryptions
@@ -102,7 +103,7 @@ async function main(): Promise<void> {
   );
 }
 
-async function coreVsNodeCrypto(crypto: import('../src/crypto/encryption-service').EncryptionService, payload: string, seconds: number) {
+async function coreVsNodeCrypto(crypto: EncryptionService, payload: string, seconds: number) {
   const caller = { tenant: 'acme', user: 'bench' };
   const key = randomBytes(32);
   const plaintext = Buffer.from(payload);

@@ -36,7 +36,7 @@ const delta = (n: number): OutgoingRecord<DeltaEnvelope> => ({
     occurredAt: Date.now(),
     expectedVersion: null,
     retryOf: null,
-  } as DeltaEnvelope,
+  },
 });
 
 interface Phase {

@@ -32,5 +32,5 @@ export interface DeltaContext {
 export function required<K extends keyof DeltaContext>(ctx: DeltaContext, key: K): NonNullable<DeltaContext[K]> {
   const value = ctx[key];
   if (value === undefined || value === null) throw new Error(`pipeline stage order: '${String(key)}' is not set yet`);
-  return value as NonNullable<DeltaContext[K]>;
+  return value;
 }

@@ -4,7 +4,7 @@ import type { Client } from 'pg';
 export function copyIn(client: Client, statement: string, data: Buffer): Promise<void> {
   return new Promise((resolve, reject) => {
     let settled = false;
-    let failure: unknown;
+    let failure: Error | undefined;
     const copy = {
       submit: (connection: { query(text: string): void }) => connection.query(statement),
       handleCopyInResponse: (connection: { sendCopyFromChunk(b: Buffer): void; endCopyFrom(): void }) => {
@@ -12,7 +12,7 @@ export function copyIn(client: Client, statement: string, data: Buffer): Promise
         connection.endCopyFrom();
       },
       handleCommandComplete: () => undefined,
-      handleError: (error: unknown) => (failure = error),
+      handleError: (error: Error) => (failure = error),
       handleReadyForQuery: () => {
         if (settled) return;
         settled = true;

@@ -66,7 +66,7 @@ export class WriteService {
     if (command.deltaId) {
       const known = await this.o.states.outcome(command.deltaId, principal.tenant);
       if (known?.status === 'accepted') return { ...known, entity: command.entity, key, position: { topic: known.topic, partition: known.partition, offset: known.offset } };
-      if (known?.status === 'refused') throw refusalFrom(known.problem as { code?: string; stage?: string; message?: string; details?: Record<string, unknown> });
+      if (known?.status === 'refused') throw refusalFrom(known.problem);
     }
     const delta: DeltaEnvelope = {
       id: deltaId,

@@ -36,7 +36,7 @@ export async function openStore(config: Config, logger: Logger, opener: Opener =
     await stopServer?.();
     throw error;
   }
-  const close = sql.close;
+  const close = sql.close.bind(sql);
   sql.close = async () => {
     await close();
     await stopServer?.();

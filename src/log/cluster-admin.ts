@@ -4,7 +4,7 @@
  * type; the Kafka adapter is src/log/kafka/log-admin.ts. Refusals are DeltabrokerErrors (DB_NOT_FOUND,
  * DB_CONFLICT, DB_VALIDATION) naming the field and rule.
  */
-import type { LogAdmin } from '../observability/log-admin';
+import type { LogAdmin } from './log-admin';
 import type { Offset } from './port';
 
 export interface TopicConfigEntry {

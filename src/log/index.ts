@@ -1,5 +1,6 @@
 /** The write log as the rest of the service sees it: the port and the record schemas (no engine code). */
 export type * from './port';
+export type * from './log-admin';
 export type * from './cluster-admin';
 export * from './schemas';
 export { DECODE_REASONS, type DecodeReason } from './rejection-reasons';

@@ -7,5 +7,4 @@ export { countRejections, rejectionLabels } from './rejection-metrics';
 export { serviceLagSource, readCheckpoints, type ServiceLagOptions } from './service-lag';
 export { consumerLag, projectionLag, watermarks, lagOf, type PartitionLag, type Checkpoint } from './lag';
 export { serviceGroups, persistenceTopics, PROJECTORS, type GroupTopics } from './consumer-groups';
-export type { LogAdmin, CommittedOffset } from './log-admin';
 export { pipelineBacklog } from './service-lag';

@@ -3,7 +3,7 @@
  * stored checkpoint against the high watermark), per topic and partition. Shared by /metrics and the CLI.
  */
 import type { TopicOffsets } from '../log';
-import type { LogAdmin } from './log-admin';
+import type { LogAdmin } from '../log';
 import type { GroupTopics } from './consumer-groups';
 
 export interface PartitionLag {

@@ -4,7 +4,7 @@ import type { EntityConfigSource } from '../tenant';
 import { PIPELINE_GROUPS, PIPELINE_TOPICS } from '../log/topology';
 import { PROJECTORS, persistenceTopics, serviceGroups } from './consumer-groups';
 import { consumerLag, projectionLag, watermarks, type Checkpoint } from './lag';
-import type { LogAdmin } from './log-admin';
+import type { LogAdmin } from '../log';
 import type { LagSource } from './metrics';
 
 export interface ServiceLagOptions {

@@ -93,7 +93,8 @@ export function containsNul(value: unknown): boolean {
 
 /** Checks ids, versions and every declared field's value; undeclared keys are kept but never indexed. */
 export function validateDocuments(index: IndexDefinition, docs: readonly SearchDocument[]): void {
-  if (!Array.isArray(docs)) throw invalid('docs', 'type', 'documents must be an array');
+  const given: unknown = docs;
+  if (!Array.isArray(given)) throw invalid('docs', 'type', 'documents must be an array');
   docs.forEach((doc, i) => {
     if (typeof doc?.id !== 'string' || doc.id.length === 0 || Buffer.byteLength(doc.id) > MAX_ID_BYTES) {
       throw invalid(`docs[${i}].id`, 'type', `document id must be a non-empty string of at most ${MAX_ID_BYTES} bytes`);

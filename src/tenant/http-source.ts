@@ -220,7 +220,7 @@ export class HttpEntityConfigSource implements EntityConfigSource {
     let size = 0;
     const reader = res.body.getReader();
     for (;;) {
-      const { done, value } = await reader.read();
+      const { done, value } = (await reader.read()) as { done: true; value?: undefined } | { done: false; value: Uint8Array };
       if (done) break;
       size += value.byteLength;
       if (size > this.opts.maxBodyBytes) {

@@ -52,7 +52,7 @@ const topicName = z
 const expandField = (v: unknown): unknown => {
   if (typeof v === 'string') return { type: v };
   if (v !== null && typeof v === 'object' && 'sensitive' in v) {
-    const { sensitive, ...rest } = v as { sensitive: unknown };
+    const { sensitive, ...rest } = v;
     if (sensitive === false) return rest;
     // A personal field is sealed under an AES subject key, so `sensitive: true` means AES there.
     if (sensitive === true) return { ...rest, sensitive: { methods: 'personal' in rest && rest.personal === true ? ['aes'] : ['aes', 'hsm'] } };

@@ -37,7 +37,7 @@ describe('restarts of the embedded default', () => {
 
   const create = (key: string) => post(`${service!.url}/`, { dispatch: { entity: 'merchant_account', operation: 'create' }, payload: { merchantId: key, name: `name ${key}` } }, auth);
   const read = async (rql: string) => (await post(`${service!.url}/`, { dispatch: { entity: 'merchant_account', operation: 'read' }, payload: rql }, auth)).body as { items?: { merchantId: string }[] };
-  const keys = async () => (await (await fetch(`${service!.url}/keys`, { headers: auth })).json()) as unknown;
+  const keys = async () => (await (await fetch(`${service!.url}/keys`, { headers: auth })).json());
   const keysOf = (r: { items?: { merchantId: string }[] }) => (r.items ?? []).map((i) => i.merchantId).sort();
 
   test('SIGTERM, then SIGKILL and a restart within 2 s: the data and the keyring are there', async () => {

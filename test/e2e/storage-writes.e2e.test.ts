@@ -1,4 +1,4 @@
-import { loadSchemas, type ActionEvent, type EntityEvent, type Rejection } from '../../src/log';
+import { loadSchemas, type ActionEvent, type EntityEvent } from '../../src/log';
 import { testEntitiesDir } from '../support/entities';
 import { post, startTestService, type TestService } from '../support/service';
 import { eventually, readTopic } from '../support/topics';
@@ -125,7 +125,7 @@ describe('storage broker writes over HTTP', () => {
 
   test('every refusal through the pipeline is on the rejections topic with its stage', async () => {
     const rejections = await eventually(() => readTopic(t.service.log, 'rejections', schemas.Rejection), (r) => r.length >= 6);
-    const stages = new Set(rejections.map((r) => (r.value as Rejection).stage));
+    const stages = new Set(rejections.map((r) => (r.value).stage));
     for (const stage of ['validate', 'record-key', 'locate', 'permission', 'permission-filter', 'encryption']) expect(stages).toContain(stage);
   });
 

@@ -5,7 +5,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { loadSchemas, type DeltaEnvelope, type EntityEvent, type Rejection } from '../../src/log';
+import { loadSchemas, type DeltaEnvelope } from '../../src/log';
 import { PIPELINE_TOPICS } from '../../src/log/topology';
 import { testEntitiesDir } from '../support/entities';
 import { post, startTestService, type JsonResponse, type TestService } from '../support/service';
@@ -73,7 +73,7 @@ describe("tenants cannot reach each other's data, names or ids", () => {
     expect(await index('evil__merchant_account')).toEqual([{ name: 'Mallory' }]);
     expect((await t.service.sql.query(`select to_regclass('public.acme_merchant_account') as t`)).rows[0]).toEqual({ t: null });
 
-    const tenantsOn = async (topic: string) => [...new Set((await readTopic(t.service.log, topic, schemas.EntityEvent)).map((r) => (r.value as EntityEvent).tenant))];
+    const tenantsOn = async (topic: string) => [...new Set((await readTopic(t.service.log, topic, schemas.EntityEvent)).map((r) => (r.value).tenant))];
     expect(await tenantsOn('acme.merchant_account.events')).toEqual(['acme']);
     expect(await tenantsOn('evil.account.events')).toEqual(['evil']);
     const subjects = (await fetch(`${t.service.registryUrl}/subjects`).then((r) => r.json())) as string[];
@@ -102,8 +102,8 @@ describe("tenants cannot reach each other's data, names or ids", () => {
       payload: JSON.stringify({ merchantId: 'm-1', name: 'Squatter' }), actor: { user: 'batch', roles: ['admin'] }, origin: { datacenter: 'dc1' }, occurredAt: Date.now(), expectedVersion: null, retryOf: null,
     };
     await t.service.log.publish([{ topic: PIPELINE_TOPICS.deltas, key: 'acme_merchant/account/m-1', value: delta, schema: schemas.DeltaEnvelope }]);
-    const rejected = await eventually(() => readTopic(t.service.log, PIPELINE_TOPICS.rejections, schemas.Rejection), (r) => r.some((x) => (x.value as Rejection).deltaId === id));
-    expect(rejected.find((x) => (x.value as Rejection).deltaId === id)?.value).toMatchObject({ stage: 'entity-config', reason: 'DB_CONFLICT' });
+    const rejected = await eventually(() => readTopic(t.service.log, PIPELINE_TOPICS.rejections, schemas.Rejection), (r) => r.some((x) => (x.value).deltaId === id));
+    expect(rejected.find((x) => (x.value).deltaId === id)?.value).toMatchObject({ stage: 'entity-config', reason: 'DB_CONFLICT' });
     const acmeRead = await call('acme', 'merchant_account', 'read', 'eq(merchantId,m-1)', {}, after(acmeUpdated));
     expect(acmeRead.body.items).toEqual([expect.objectContaining({ name: 'Ada L.', iban: acmeIban })]);
   });
@@ -118,7 +118,7 @@ describe("tenants cannot reach each other's data, names or ids", () => {
     expect(second.body).toMatchObject({ status: 'accepted', version: 3, eventId: first.body.eventId });
     expect(first.body.eventId).not.toBe(squat.body.eventId);
 
-    const applied = (await readTopic(t.service.log, 'acme.merchant_account.events', schemas.EntityEvent)).map((r) => r.value as EntityEvent).filter((e) => e.deltaId === 'acme-upd-key-1');
+    const applied = (await readTopic(t.service.log, 'acme.merchant_account.events', schemas.EntityEvent)).map((r) => r.value).filter((e) => e.deltaId === 'acme-upd-key-1');
     expect(applied.map((e) => [e.version, e.eventId])).toEqual([[3, first.body.eventId]]);
     expect(await deltaStatus('acme', 'acme-upd-key-1')).toMatchObject({ status: 'accepted', version: 3, position: { topic: 'acme.merchant_account.events' } });
     expect(await deltaStatus('evil', 'acme-upd-key-1')).toMatchObject({ status: 'accepted', version: 1, position: { topic: 'evil.account.events' } });
@@ -168,7 +168,7 @@ describe("tenants cannot reach each other's data, names or ids", () => {
       payload: '{"merchantId":"s-2","name":"B\\udfff"}', actor: { user: 'batch', roles: ['admin'] }, origin: { datacenter: 'dc1' }, occurredAt: Date.now(), expectedVersion: null, retryOf: null,
     };
     await t.service.log.publish([{ topic: PIPELINE_TOPICS.deltas, key: 'acme/merchant_account/s-2', value: delta, schema: schemas.DeltaEnvelope }]);
-    const rejected = await eventually(() => readTopic(t.service.log, PIPELINE_TOPICS.rejections, schemas.Rejection), (r) => r.some((x) => (x.value as Rejection).deltaId === id));
-    expect(rejected.find((x) => (x.value as Rejection).deltaId === id)?.value).toMatchObject({ stage: 'validate', reason: 'DB_VALIDATION' });
+    const rejected = await eventually(() => readTopic(t.service.log, PIPELINE_TOPICS.rejections, schemas.Rejection), (r) => r.some((x) => (x.value).deltaId === id));
+    expect(rejected.find((x) => (x.value).deltaId === id)?.value).toMatchObject({ stage: 'validate', reason: 'DB_VALIDATION' });
   });
 });

@@ -40,7 +40,7 @@ export interface Position {
 export const positionKey = (p: Position): string => `${p.topic}/${p.partition}/${p.offset}`;
 
 /** Thrown from a replay's handler once every wanted record was seen: the replay stops there. */
-const ALL_SEEN = Symbol('all wanted records seen');
+const ALL_SEEN = new Error('all wanted records seen');
 
 /**
  * The records at these positions, by positionKey. Each topic is read once, per partition from the first

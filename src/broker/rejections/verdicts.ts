@@ -82,7 +82,7 @@ export function verdictOfOutcome(o: DeltaOutcome): DeltaVerdict {
 }
 
 function verdictOfRow(tenant: string, row: DeltaOutcomeRow): DeltaVerdict {
-  if (row.status === 'refused') return refused(row.deltaId, tenant, row.problem as RefusalProblem);
+  if (row.status === 'refused') return refused(row.deltaId, tenant, row.problem);
   const { deltaId, version, eventId, topic, partition, offset } = row;
   return { status: 'accepted', deltaId, tenant, version, eventId, position: { topic, partition, offset } };
 }

@@ -6,7 +6,7 @@
  * - FORWARD: the previous schema reads data written with the new one (producers upgrade first).
  * - FULL: both. `*_TRANSITIVE` checks against every live version instead of only the latest.
  */
-import avro from 'avsc';
+import type avro from 'avsc';
 
 export const COMPATIBILITY_LEVELS = [
   'NONE',

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Headers, LogRecord, OutgoingRecord } from '../port';
-import { type DecodeReason } from '../rejection-reasons';
+import type { DecodeReason } from '../rejection-reasons';
 import { DECODE_STAGE } from '../topology';
 import type { Rejection } from '../schema-types';
 import { loadSchemas, type RecordSchema } from '../schemas';

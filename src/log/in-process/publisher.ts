@@ -90,8 +90,8 @@ export class Publisher {
   private async schemaIds(records: readonly OutgoingRecord[]): Promise<number[]> {
     const subjects = records.map((r) => r.subject ?? this.subjectFor(r.topic));
     const known = records.map((r, i) => this.codec.knownSchemaId(subjects[i]!, r.schema));
-    if (known.every((id) => id !== undefined)) return known as number[];
-    return Promise.all(records.map((r, i) => known[i] ?? this.codec.schemaId(subjects[i]!, r.schema)));
+    if (known.every((id) => id !== undefined)) return known;
+    return Promise.all(records.map(async (r, i) => known[i] ?? this.codec.schemaId(subjects[i]!, r.schema)));
   }
 }
 

@@ -15,4 +15,4 @@ export interface RegistryAuth {
 
 /** The part of a kafkajs client config that carries the identity (nothing when anonymous). */
 export const saslConfig = (sasl: KafkaSasl | undefined): { sasl?: SASLOptions } =>
-  sasl ? { sasl: { mechanism: sasl.mechanism, username: sasl.username, password: sasl.password } as SASLOptions } : {};
+  sasl ? { sasl: { mechanism: sasl.mechanism, username: sasl.username, password: sasl.password } } : {};

@@ -8,7 +8,7 @@ import { AssignerProtocol, ConfigResourceTypes, Kafka, logLevel, type Admin } fr
 import { DeltabrokerError, type ErrorCode } from '../../errors';
 import type { ClusterAdmin, GroupDescription, GroupListing, TopicConfigEntry } from '../cluster-admin';
 import type { Offset, TopicOffsets } from '../port';
-import type { CommittedOffset } from '../../observability/log-admin';
+import type { CommittedOffset } from '../log-admin';
 import type { Logger } from '../../logger';
 import { kafkajsLogCreator } from './kafkajs-logger';
 

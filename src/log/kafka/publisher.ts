@@ -51,13 +51,13 @@ export class Publisher {
     const base = new Map(metadata.map((m) => [`${m.topicName}/${m.partition}`, BigInt(m.baseOffset ?? '-1')]));
     const next = new Map<string, bigint>();
     return placed.map(({ topic, message }) => {
-      const slot = `${topic}/${message.partition as number}`;
+      const slot = `${topic}/${message.partition}`;
       const offset = next.get(slot) ?? base.get(slot);
       if (offset === undefined || offset < 0n) {
         throw new DeltabrokerError('DB_DEPENDENCY_UNAVAILABLE', `the broker acknowledged no offset for ${slot}`, { stage: 'write-log', field: 'offset', topic, partition: message.partition });
       }
       next.set(slot, offset + 1n);
-      return { topic, partition: message.partition as number, offset: offset.toString() };
+      return { topic, partition: message.partition, offset: offset.toString() };
     });
   }
 

@@ -38,8 +38,8 @@ export async function replay<T>(deps: ReplayDeps, o: ReplayOptions<T>): Promise<
 
   const groupId = `${deps.groupPrefix}-${o.topic}-${randomUUID()}`;
   const consumer = deps.kafka.consumer({ groupId, allowAutoTopicCreation: false, maxWaitTimeInMs: deps.fetchMaxWaitMs });
-  let finish: (e?: unknown) => void = () => undefined;
-  const done = new Promise<void>((resolve, reject) => (finish = (e?: unknown) => (e === undefined ? resolve() : reject(e))));
+  let finish: (e?: Error) => void = () => undefined;
+  const done = new Promise<void>((resolve, reject) => (finish = (e?: Error) => (e === undefined ? resolve() : reject(e))));
   done.catch(() => undefined); // observed below; this only keeps an early failure from counting as unhandled
   consumer.on(consumer.events.CRASH, ({ payload }) => {
     if (!payload.restart) finish(payload.error);
@@ -73,7 +73,7 @@ export async function replay<T>(deps: ReplayDeps, o: ReplayOptions<T>): Promise<
           records += decoded.records.length;
           rejected += decoded.rejections.length;
         } catch (e) {
-          finish(e); // a replay that fails stops; the caller decides whether to start again
+          finish(e as Error); // a replay that fails stops; the caller decides whether to start again
           return;
         }
         const last = inRange.at(-1);

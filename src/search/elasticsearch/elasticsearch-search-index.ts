@@ -90,7 +90,7 @@ export function createElasticsearchSearchIndex(client: Client, options: Elastics
     for (let i = 0; i < operations.length; i++) {
       let response: estypes.BulkResponse;
       try {
-        response = await client.bulk({ operations: operations[i] as estypes.BulkRequest['operations'], refresh: i === operations.length - 1 ? refresh : false });
+        response = await client.bulk({ operations: operations[i], refresh: i === operations.length - 1 ? refresh : false });
       } catch (error) {
         throw fromElasticsearchError(error, 'search-index');
       }

@@ -13,7 +13,7 @@ function spawnBroker(dataDir: string, port = 0): Promise<{ child: ChildProcess; 
   const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE, dataDir, String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let out = '';
-    child.stdout!.on('data', (d: Buffer) => {
+    child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
       const m = /READY (\d+)/.exec(out);
       if (m) resolve({ child, port: Number(m[1]) });

@@ -98,7 +98,7 @@ describeLibrdkafka('embedded kafka: librdkafka admin API', () => {
   test('a topic auto-created by librdkafka (kcat) gets the configured default partition count', async () => {
     // Asynchronously: the broker answering kcat runs in this process.
     await new Promise<void>((resolve, reject) => {
-      const kcat = execFile('/usr/bin/kcat', ['-b', broker.kafka.brokers[0]!, '-P', '-t', 'rd.auto'], { timeout: 20_000 }, (err) => (err ? reject(err) : resolve()));
+      const kcat = execFile('/usr/bin/kcat', ['-b', broker.kafka.brokers[0]!, '-P', '-t', 'rd.auto'], { timeout: 20_000 }, (err: Error | null) => (err ? reject(err) : resolve()));
       kcat.stdin!.end('one\n');
     });
     const admin = broker.client().admin();

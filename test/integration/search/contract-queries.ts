@@ -1,5 +1,5 @@
 /** Contract cases: every supported query clause, with the hits it must return. */
-import { idsOf, sortedIdsOf, type ContractContext } from './search-contract';
+import { idsOf, sortedIdsOf, type ContractContext } from './contract-context';
 
 export function queryClauseCases(ctx: ContractContext): void {
   const hits = async (query: unknown) => sortedIdsOf(await ctx.search({ query, size: 100 }));

@@ -1,5 +1,5 @@
 /** Contract cases: sort, from/size, `_source` filtering, terms aggregations and `track_total_hits`. */
-import { idsOf, sortedIdsOf, type ContractContext } from './search-contract';
+import { idsOf, sortedIdsOf, type ContractContext } from './contract-context';
 
 export function requestCases(ctx: ContractContext): void {
   test('sort by a field, ascending and descending; no scores when not sorted by score', async () => {

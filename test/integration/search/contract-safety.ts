@@ -1,5 +1,5 @@
 /** Contract cases: hidden fields, refusals naming the place in the body, and injection attempts. */
-import { expectRefusal, sortedIdsOf, type ContractContext } from './search-contract';
+import { expectRefusal, sortedIdsOf, type ContractContext } from './contract-context';
 import { READABLE_WITHOUT_SECRET } from './search-fixtures';
 
 export function safetyCases(ctx: ContractContext): void {

@@ -1,6 +1,6 @@
 /** Contract cases: upsert versions, deletes, validation of documents and definition changes. */
 import type { IndexDefinition } from '../../../src/search/search-port';
-import { expectRefusal, sortedIdsOf, type ContractContext } from './search-contract';
+import { expectRefusal, sortedIdsOf, type ContractContext } from './contract-context';
 
 const NOTES: IndexDefinition = {
   name: 'notes',

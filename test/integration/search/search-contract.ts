@@ -3,7 +3,8 @@
  * grouped by concern in the `contract-*.ts` files beside this one; each asserts hits, and ordering wherever
  * the request fixes it (an explicit sort, or a score gap every engine agrees on).
  */
-import type { SearchIndex, SearchResponse } from '../../../src/search/search-port';
+import type { SearchIndex } from '../../../src/search/search-port';
+import type { ContractContext, ContractFeatures } from './contract-context';
 import { queryClauseCases } from './contract-queries';
 import { requestCases } from './contract-requests';
 import { safetyCases } from './contract-safety';
@@ -14,28 +15,6 @@ import { PRODUCT_DOCS, PRODUCTS } from './search-fixtures';
 export interface SearchBackend {
   index: SearchIndex;
   close(): Promise<void>;
-}
-
-export interface ContractFeatures {
-  /**
-   * The adapter accepts only the documented DSL subset and checks every field name against the index
-   * definition (Postgres). Elasticsearch accepts the whole DSL, so those refusals do not apply to it.
-   */
-  subsetOnly: boolean;
-}
-
-export interface ContractContext {
-  readonly index: SearchIndex;
-  readonly features: ContractFeatures;
-  search(body: unknown, readableFields?: ReadonlySet<string>): Promise<SearchResponse>;
-}
-
-export const idsOf = (response: SearchResponse): string[] => response.hits.hits.map((h) => h._id);
-export const sortedIdsOf = (response: SearchResponse): string[] => idsOf(response).sort();
-
-/** Expects a DeltabrokerError with this code, and the given details (field, rule). */
-export async function expectRefusal(promise: Promise<unknown>, code: string, details: Record<string, unknown> = {}): Promise<void> {
-  await expect(promise).rejects.toMatchObject({ name: 'DeltabrokerError', code, details: expect.objectContaining(details) });
 }
 
 export function describeSearchContract(name: string, open: () => Promise<SearchBackend>, features: ContractFeatures): void {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { Prng } from './prng';
+import type { Prng } from './prng';
 
 /** Record batch v2 framing: baseOffset i64, batchLength i32 (bytes after it), …; the CRC covers bytes 21 onwards. */
 const LOG_OVERHEAD = 12;

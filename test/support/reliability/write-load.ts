@@ -1,4 +1,4 @@
-import { Prng } from './prng';
+import type { Prng } from './prng';
 
 export interface WriteResult {
   /** Seconds since the load's time origin when the write started. */

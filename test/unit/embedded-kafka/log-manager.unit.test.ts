@@ -5,7 +5,7 @@ import { silentLogger } from '../../../src/logger';
 import { ErrorCode } from '../../../src/embedded/kafka/protocol/errors';
 import { encodeRecordBatch } from '../../../src/embedded/kafka/protocol/record-batch';
 import { DEFAULT_LOG_CONFIG } from '../../../src/embedded/kafka/storage/log-config';
-import { type FsyncPolicy, LogManager, TopicError } from '../../../src/embedded/kafka/storage/log-manager';
+import { type FsyncPolicy, LogManager, type TopicError } from '../../../src/embedded/kafka/storage/log-manager';
 
 let dir: string;
 beforeEach(() => {

@@ -1,4 +1,5 @@
-import { consumerLag, lagOf, projectionLag, serviceGroups, watermarks, type CommittedOffset, type LogAdmin } from '../../../src/observability';
+import type { CommittedOffset, LogAdmin } from '../../../src/log';
+import { consumerLag, lagOf, projectionLag, serviceGroups, watermarks } from '../../../src/observability';
 import type { TopicOffsets } from '../../../src/log';
 import { parseEntityConfig, type EntityConfig } from '../../../src/tenant';
 

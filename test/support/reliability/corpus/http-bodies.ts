@@ -1,4 +1,4 @@
-import { Prng } from '../prng';
+import type { Prng } from '../prng';
 import { type CorpusContext, type HttpCase, json, JSON_HEADERS } from './types';
 
 /** Record keys of the corpus: nothing with this prefix may ever reach the log or a table. */
@@ -60,13 +60,13 @@ function wrongTypes(ctx: CorpusContext, prng: Prng): HttpCase {
   const mutations: [string, () => void][] = [
     ['dispatch.entity', () => (dispatch.entity = pickNot((v) => typeof v === 'string' && v !== '' && v !== 'xxx'))],
     ['dispatch.operation', () => (dispatch.operation = pickNot(() => false))],
-    ['dispatch.expectedVersion', () => (dispatch.expectedVersion = prng.pick([-1, 1.5, '1', true, [], {}, 1e400, -0.5]))],
+    ['dispatch.expectedVersion', () => (dispatch.expectedVersion = prng.pick([-1, 1.5, '1', true, [], {}, Infinity, -0.5]))],
     ['dispatch', () => (body.dispatch = pickNot((v) => v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length > 0))],
     ['dispatch.unknown', () => (dispatch[prng.pick(['entityy', 'op', 'tenant', '__proto__x'])] = 'x')],
     ['top-level unknown', () => (body[prng.pick(['tenant', 'payloads', 'extra'])] = 1)],
     ['payload', () => (body.payload = prng.pick([42, 'text', [], true, null, ['a']]))],
     ['payload.name', () => (payload.name = pickNot((v) => typeof v === 'string'))],
-    ['payload.mcc', () => (payload.mcc = prng.pick(['5411', 1.5, true, [], {}, 'x', 1e400, -1e400]))],
+    ['payload.mcc', () => (payload.mcc = prng.pick(['5411', 1.5, true, [], {}, 'x', Infinity, -Infinity]))],
     ['payload.country', () => (payload.country = pickNot((v) => typeof v === 'string' || v === null))],
     ['payload.merchantId', () => (payload.merchantId = pickNot((v) => typeof v === 'string' && v !== ''))],
     ['payload.unknown', () => (payload[prng.pick(['colour', 'tenant', '_version', '_doc', 'constructor'])] = 'x')],

@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { Kafka, logLevel } from 'kafkajs';
-import { Prng } from '../prng';
+import type { Prng } from '../prng';
 
 /**
  * Records that are not DeltaEnvelopes: random bytes, the Confluent framing with an unknown schema id, a known id

@@ -1,4 +1,4 @@
-import { Prng } from '../prng';
+import type { Prng } from '../prng';
 import { type CorpusContext, type HttpCase, json, JSON_HEADERS } from './types';
 
 const FIELDS = ['merchantId', 'name', 'country', 'mcc', 'status', 'iban', 'colour', '_doc', '_version', 'tenant', '"name"', 'name;--', 'x'.repeat(70)];

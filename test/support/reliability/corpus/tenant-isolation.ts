@@ -1,4 +1,4 @@
-import { Prng } from '../prng';
+import type { Prng } from '../prng';
 import { BAD_KEY_PREFIX } from './http-bodies';
 import { type CorpusContext, type HttpCase, json, JSON_HEADERS } from './types';
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { exportJWK, generateKeyPair, importJWK, type JWK, type KeyLike, SignJWT } from 'jose';
-import { Prng } from '../prng';
+import type { Prng } from '../prng';
 import { type CorpusContext, type HttpCase, json, JSON_HEADERS } from './types';
 
 /** Signing material for forged tokens: the service's own dev key (for wrong claims) and keys it never trusted. */

@@ -3,7 +3,7 @@
  * consumer group committed. A port, so lag can be computed without an engine type in sight; the Kafka adapter
  * is src/log/kafka/log-admin.ts.
  */
-import type { Offset, TopicOffsets } from '../log';
+import type { Offset, TopicOffsets } from './port';
 
 export interface CommittedOffset {
   readonly topic: string;
