@@ -42,9 +42,9 @@ export class DecodedBatches {
 
   put(log: PartitionLog, schema: RecordSchema | undefined, baseOffset: number, batch: DecodedStoredBatch): void {
     let bySchema = this.byLog.get(log);
-    if (!bySchema) this.byLog.set(log, (bySchema = new Map()));
+    if (!bySchema) this.byLog.set(log, (bySchema = new Map<RecordSchema | undefined, Map<number, DecodedStoredBatch>>()));
     let batches = bySchema.get(schema);
-    if (!batches) bySchema.set(schema, (batches = new Map()));
+    if (!batches) bySchema.set(schema, (batches = new Map<number, DecodedStoredBatch>()));
     const replaced = batches.get(baseOffset);
     if (replaced) this.forget(replaced);
     batches.set(baseOffset, batch);

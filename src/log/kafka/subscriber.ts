@@ -101,7 +101,7 @@ function holdUntilPositionsChecked(kafka: Kafka, consumer: Consumer, groupId: st
     log.error({ ...lost }, 'the partition no longer holds this consumer position; the partition is stopped');
     onLost(lost);
   };
-  haltLostPositions(kafka, groupId, assignment, report)
+  void haltLostPositions(kafka, groupId, assignment, report)
     .catch((err: unknown) => {
       log.warn({ err }, 'could not compare committed offsets with the partitions; kafkajs resets any out of range');
       return [];

@@ -199,7 +199,7 @@ export function createElasticsearchSearchIndex(client: Client, options: Elastics
       if (copyOf !== undefined) assertIndexName(copyOf);
       await createShadowIndex(client, {
         name: physical(definition.name),
-        mappings: mappingsFor(definition) as estypes.MappingTypeMapping,
+        mappings: mappingsFor(definition),
         ...(options.settings === undefined ? {} : { settings: options.settings }),
         ...(copyOf === undefined ? {} : { copyOf: physical(copyOf) }),
       });

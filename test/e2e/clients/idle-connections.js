@@ -22,7 +22,7 @@ function open(i) {
     socket.once('error', (err) => {
       if (!socket.connecting) return;
       failed++;
-      failed === 1 && process.stderr.write(`first failure: ${err.code}\n`);
+      if (failed === 1) process.stderr.write(`first failure: ${err.code}\n`);
       resolve();
     });
     socket.on('close', () => {

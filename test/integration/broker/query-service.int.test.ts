@@ -92,7 +92,7 @@ describe('query service', () => {
     expect(page.count).toBe(2);
     expect(page.items.map((r) => r.merchantId)).toEqual(['m-1']);
     expect(page.next).toBeDefined();
-    const rest = await queries.read(admin, 'merchant_account', page.next as string);
+    const rest = await queries.read(admin, 'merchant_account', page.next);
     expect(rest.items.map((r) => r.merchantId)).toEqual(['m-3']);
     expect(rest.next).toBeUndefined();
   });

@@ -4,7 +4,7 @@
  * same way (on Elasticsearch the first swap left the live name an alias, which the second must handle).
  */
 import type { IndexDefinition } from '../../../src/search/search-port';
-import { expectRefusal, sortedIdsOf, type ContractContext } from './search-contract';
+import { expectRefusal, sortedIdsOf, type ContractContext } from './contract-context';
 
 const TICKETS: IndexDefinition = {
   name: 'tickets',
