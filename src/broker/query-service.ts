@@ -1,7 +1,7 @@
 import type { Principal } from '../auth/principal';
 import { DeltabrokerError } from '../errors';
 import type { SearchIndex, SearchResponse } from '../search';
-import { compileRql, decodeCount, decodeRow } from '../store/rql';
+import { compileRql, decodeCount, decodeRow, totalFromPage } from '../store/rql';
 import type { SqlClient } from '../store/sql-client';
 import { assertMayPerform, physicalNamesOf, readableFields, type EntityConfig, type EntityConfigSource } from '../tenant';
 
@@ -49,9 +49,11 @@ export class QueryService {
     }
     await this.#catchUp(this.o.tables, after, 'read');
     const compiled = compileRql(query, config, { readableFields: readableFields(config, principal.roles, 'read') });
-    const [rows, count] = await Promise.all([this.o.sql.query(compiled.text, compiled.values), this.o.sql.query(compiled.countText, compiled.countValues)]);
+    // The page first: one that comes back short tells the total itself (a point read always does), so the count
+    // statement, a second round trip and a second execution, runs only when the page cannot tell.
+    const rows = await this.o.sql.query(compiled.text, compiled.values);
     const items = rows.rows.map((row) => decodeRow(row, compiled));
-    const total = decodeCount(count.rows[0]);
+    const total = totalFromPage(compiled, items.length) ?? decodeCount((await this.o.sql.query(compiled.countText, compiled.countValues)).rows[0]);
     return { items, count: total, ...(compiled.offset + items.length < total && { next: compiled.nextQuery }) };
   }
 
