@@ -5,6 +5,9 @@ import { compileRql, decodeCount, decodeRow, totalFromPage } from '../store/rql'
 import type { SqlClient } from '../store/sql-client';
 import { assertMayPerform, physicalNamesOf, readableFields, type EntityConfig, type EntityConfigSource } from '../tenant';
 
+/** Reads repeat a few statement shapes with other values: the server keeps them parsed and planned. */
+const PREPARED = { prepare: true } as const;
+
 /** A log position a write answered; a read may ask to see at least that write. */
 export interface LogPosition {
   topic: string;
@@ -51,9 +54,9 @@ export class QueryService {
     const compiled = compileRql(query, config, { readableFields: readableFields(config, principal.roles, 'read') });
     // The page first: one that comes back short tells the total itself (a point read always does), so the count
     // statement, a second round trip and a second execution, runs only when the page cannot tell.
-    const rows = await this.o.sql.query(compiled.text, compiled.values);
+    const rows = await this.o.sql.query(compiled.text, compiled.values, PREPARED);
     const items = rows.rows.map((row) => decodeRow(row, compiled));
-    const total = totalFromPage(compiled, items.length) ?? decodeCount((await this.o.sql.query(compiled.countText, compiled.countValues)).rows[0]);
+    const total = totalFromPage(compiled, items.length) ?? decodeCount((await this.o.sql.query(compiled.countText, compiled.countValues, PREPARED)).rows[0]);
     return { items, count: total, ...(compiled.offset + items.length < total && { next: compiled.nextQuery }) };
   }
 
