@@ -2,9 +2,12 @@ import type { Principal } from '../auth/principal';
 import { DeltabrokerError } from '../errors';
 import type { LogPosition } from '../log';
 import type { SearchIndex, SearchResponse } from '../search';
-import { compileRql, decodeCount, decodeRow } from '../store/rql';
+import { compileRql, decodeCount, decodeRow, totalFromPage } from '../store/rql';
 import type { SqlClient } from '../store/sql-client';
 import { assertMayPerform, unknownEntity, physicalNamesOf, readableFields, type EntityConfig, type EntityConfigSource } from '../tenant';
+
+/** Reads repeat a few statement shapes with other values: the server keeps them parsed and planned. */
+const PREPARED = { prepare: true } as const;
 
 /** Something that can wait until a projection has applied a position (the table and search projectors). */
 export interface ProjectionProgress {
@@ -43,9 +46,11 @@ export class QueryService {
     }
     await this.#catchUp(this.o.tables, after, 'read');
     const compiled = compileRql(query, config, { readableFields: readableFields(config, principal.roles, 'read') });
-    const [rows, count] = await Promise.all([this.o.sql.query(compiled.text, compiled.values), this.o.sql.query(compiled.countText, compiled.countValues)]);
+    // The page first: one that comes back short tells the total itself (a point read always does), so the count
+    // statement, a second round trip and a second execution, runs only when the page cannot tell.
+    const rows = await this.o.sql.query(compiled.text, compiled.values, PREPARED);
     const items = rows.rows.map((row) => decodeRow(row, compiled));
-    const total = decodeCount(count.rows[0]);
+    const total = totalFromPage(compiled, items.length) ?? decodeCount((await this.o.sql.query(compiled.countText, compiled.countValues, PREPARED)).rows[0]);
     return { items, count: total, ...(compiled.offset + items.length < total && { next: compiled.nextQuery }) };
   }
 

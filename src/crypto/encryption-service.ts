@@ -1,6 +1,6 @@
 import { DeltabrokerError } from '../errors';
 import { openAesGcm, sealAesGcm } from './aes-gcm';
-import { additionalData, formatCiphertext, parseCiphertext, type KeyRef } from './ciphertext';
+import { additionalData, formatCiphertext, keyRefToString, parseCiphertext, type KeyRef } from './ciphertext';
 import type { Hsm } from './hsm/hsm-port';
 import type { KeyAliases } from './key-aliases';
 import type { Keyring, KeyVersion } from './keyring';
@@ -64,8 +64,8 @@ export class EncryptionService {
     if (command.sessionId !== undefined) return this.#encryptInSession(caller, method, command.sessionId, plaintext);
     if (command.keyAlias !== undefined) return this.#encryptWithAlias(caller, method, command.keyAlias, plaintext);
     this.#requireHsmFor(method);
-    const key = await this.keyring.encryptionKey(caller.tenant, method.family);
-    return this.#seal(caller, method, { kind: 'default' }, key.version, key, plaintext);
+    const key = this.keyring.cachedEncryptionKey(caller.tenant, method.family) ?? (await this.keyring.encryptionKey(caller.tenant, method.family));
+    return this.#seal(caller, method, DEFAULT_KEY, key.version, key, plaintext);
   }
 
   async decrypt(caller: Caller, ciphertextText: string, encoding: PayloadEncoding, methodHint?: string): Promise<DecryptResult> {
@@ -84,7 +84,7 @@ export class EncryptionService {
     if (parsed.keyRef.kind === 'alias') return this.#encryptWithAlias(caller, method, parsed.keyRef.alias, plaintext);
     if (parsed.keyRef.kind === 'subject') return this.#encryptForSubject(caller, method, parsed.keyRef.subject, plaintext);
     const key = await this.keyring.encryptionKey(caller.tenant, method.family);
-    return this.#seal(caller, method, { kind: 'default' }, key.version, key, plaintext);
+    return this.#seal(caller, method, DEFAULT_KEY, key.version, key, plaintext);
   }
 
   async createSession(caller: Caller, methodName: string): Promise<SessionInfo> {
@@ -116,11 +116,15 @@ export class EncryptionService {
     return this.#seal(caller, method, { kind: 'alias', alias }, 1, { family: 'hsm', hsmLabel: resolved.keyLabel }, plaintext);
   }
 
-  async #seal(caller: Caller, method: MethodSpec, keyRef: KeyRef, version: number, key: SealingKey, plaintext: Buffer): Promise<CiphertextResult> {
+  /** Software keys seal synchronously (no promise per encryption); only the HSM answers later. */
+  #seal(caller: Caller, method: MethodSpec, keyRef: KeyRef, version: number, key: SealingKey, plaintext: Buffer): CiphertextResult | Promise<CiphertextResult> {
     const aad = additionalData(method.name, keyRef, version, caller.tenant);
-    const sealed = key.family === 'aes' ? sealAesGcm(key.material, plaintext, aad) : await this.#hsmSeal(key.hsmLabel, plaintext, aad);
-    const ciphertext = formatCiphertext({ method: method.name, keyRef, version, sealed });
-    return { ciphertext, method: method.name, keyRef: ciphertext.split(':')[1] as string, keyVersion: version };
+    if (key.family === 'aes') return this.#result(method, keyRef, version, sealAesGcm(key.material, plaintext, aad));
+    return this.#hsmSeal(key.hsmLabel, plaintext, aad).then((sealed) => this.#result(method, keyRef, version, sealed));
+  }
+
+  #result(method: MethodSpec, keyRef: KeyRef, version: number, sealed: Buffer): CiphertextResult {
+    return { ciphertext: formatCiphertext({ method: method.name, keyRef, version, sealed }), method: method.name, keyRef: keyRefToString(keyRef), keyVersion: version };
   }
 
   async #open(caller: Caller, text: string, methodHint?: string): Promise<{ plaintext: Buffer; method: string; version: number }> {
@@ -178,6 +182,8 @@ export class EncryptionService {
     return bytes;
   }
 }
+
+const DEFAULT_KEY: KeyRef = { kind: 'default' };
 
 const sealingKey = (key: KeyVersion): SealingKey =>
   key.family === 'aes' ? { family: 'aes', material: key.material } : { family: 'hsm', hsmLabel: key.hsmLabel };

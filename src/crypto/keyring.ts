@@ -54,8 +54,23 @@ export class Keyring {
     this.#flushTimer.unref();
   }
 
+  /**
+   * The newest version of a key when this instance holds it and its metadata is fresh, else undefined (then
+   * `encryptionKey` loads it). Synchronous, so an encryption under a cached key waits on nothing.
+   */
+  cachedEncryptionKey(tenant: string, family: MethodFamily, name = 'default'): KeyVersion | undefined {
+    const id = stateKey(tenant, family, name);
+    const state = this.#states.get(id);
+    if (!state || Date.now() - state.loadedAt >= this.#ttl) return undefined;
+    const key = state.versions.get(state.latest);
+    if (key) this.#count(tenant, family, name, key.version);
+    return key;
+  }
+
   /** The newest version of a key, creating the key (version 1) on first use. */
   async encryptionKey(tenant: string, family: MethodFamily, name = 'default'): Promise<KeyVersion> {
+    const cached = this.cachedEncryptionKey(tenant, family, name);
+    if (cached) return cached;
     let state = await this.#state(tenant, family, name);
     if (state.latest === 0) {
       await this.rotate(tenant, family, name);

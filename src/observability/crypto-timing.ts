@@ -9,9 +9,9 @@ import type { ServiceMetrics } from './metrics';
 export function timeEncryption(service: EncryptionService, metrics: ServiceMetrics): void {
   const timed = <A extends unknown[], R extends { method: string }>(operation: string, run: (...args: A) => Promise<R>) =>
     async (...args: A): Promise<R> => {
-      const started = process.hrtime.bigint();
+      const started = performance.now();
       const result = await run(...args);
-      metrics.cryptoDuration.observe({ operation, method: result.method }, Number(process.hrtime.bigint() - started) / 1e9);
+      metrics.cryptoDuration.observe({ operation, method: result.method }, (performance.now() - started) / 1000);
       return result;
     };
   service.encrypt = timed('encrypt', service.encrypt.bind(service));

@@ -1,6 +1,36 @@
 import { Pool, type PoolClient } from 'pg';
 import { DeltabrokerError } from '../errors';
-import type { SqlClient, SqlExecutor, SqlResult } from './sql-client';
+import type { QueryOptions, SqlClient, SqlExecutor, SqlResult } from './sql-client';
+
+/** "cached plan must not change result type": a prepared statement whose table changed its columns' types. */
+const PLAN_RESULT_TYPE_CHANGED = '0A000';
+/** Distinct statement texts prepared per process (and so at most per connection); later ones are parsed per call. */
+const MAX_PREPARED_STATEMENTS = 200;
+
+/**
+ * Names of the statements that are prepared: one per distinct text, never reused for another text (pg refuses a
+ * name it prepared for other text on the same connection), bounded, so no stream of distinct queries grows the
+ * server's memory without end.
+ */
+class PreparedStatementNames {
+  readonly #names = new Map<string, string>();
+  readonly #retired = new Set<string>();
+  #issued = 0;
+
+  nameOf(text: string): string | undefined {
+    const known = this.#names.get(text);
+    if (known !== undefined || this.#issued >= MAX_PREPARED_STATEMENTS || this.#retired.has(text)) return known;
+    this.#issued += 1;
+    const name = `deltabroker_${this.#issued}`;
+    this.#names.set(text, name);
+    return name;
+  }
+
+  retire(text: string): void {
+    this.#names.delete(text);
+    this.#retired.add(text);
+  }
+}
 
 /** SqlClient on a PostgreSQL server through a `pg` pool. */
 export async function openPgSqlClient(connectionString: string, maxConnections = 10): Promise<SqlClient> {
@@ -14,18 +44,29 @@ export async function openPgSqlClient(connectionString: string, maxConnections =
     throw new DeltabrokerError('DB_DEPENDENCY_UNAVAILABLE', 'PostgreSQL is not reachable', { stage: 'startup' }, { cause });
   }
 
-  const run = async <R>(client: Pool | PoolClient, text: string, values?: readonly unknown[]): Promise<SqlResult<R>> => {
-    const result = await client.query(text, values as unknown[] | undefined);
+  const prepared = new PreparedStatementNames();
+  const run = async <R>(client: Pool | PoolClient, text: string, values?: readonly unknown[], options?: QueryOptions): Promise<SqlResult<R>> => {
+    const name = options?.prepare ? prepared.nameOf(text) : undefined;
+    let result;
+    try {
+      result = await client.query(name === undefined ? { text, values: values as unknown[] | undefined } : { name, text, values: values as unknown[] | undefined });
+    } catch (error) {
+      if (name === undefined || (error as { code?: unknown }).code !== PLAN_RESULT_TYPE_CHANGED) throw error;
+      // A table was rebuilt with other column types (a replay) under a statement a connection had prepared: that
+      // statement can never run again there, so the text goes back to being parsed on every call.
+      prepared.retire(text);
+      result = await client.query(text, values as unknown[] | undefined);
+    }
     return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
   };
 
   return {
-    query: (text, values) => run(pool, text, values),
+    query: (text, values, options) => run(pool, text, values, options),
     async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
       const client = await pool.connect();
       try {
         await client.query('begin');
-        const result = await work({ query: (text, values) => run(client, text, values) });
+        const result = await work({ query: (text, values, options) => run(client, text, values, options) });
         await client.query('commit');
         return result;
       } catch (error) {

@@ -7,8 +7,17 @@ export interface SqlResult<R> {
   rowCount: number;
 }
 
+export interface QueryOptions {
+  /**
+   * The statement runs again and again with other values (a read's page and count): the server may keep it
+   * parsed and planned per connection instead of parsing and planning it on every call. A hint: an adapter may
+   * ignore it, and answers are the same either way.
+   */
+  readonly prepare?: boolean;
+}
+
 export interface SqlExecutor {
-  query<R = Record<string, unknown>>(text: string, values?: readonly unknown[]): Promise<SqlResult<R>>;
+  query<R = Record<string, unknown>>(text: string, values?: readonly unknown[], options?: QueryOptions): Promise<SqlResult<R>>;
 }
 
 export interface SqlClient extends SqlExecutor {

@@ -42,6 +42,11 @@ describe('storage broker reads and searches', () => {
     expect(typeof bakeries.body.next).toBe('string');
     const page2 = await ask(admin, 'read', bakeries.body.next);
     expect((page2.body.items as { merchantId: string }[]).map((i) => i.merchantId)).toEqual(['r-1']);
+    expect(page2.body.count).toBe(2);
+    expect(page2.body.next).toBeUndefined();
+    // A page past the end: the total still comes from counting.
+    const pastEnd = await ask(admin, 'read', 'sort(+merchantId)&limit(2,10)');
+    expect(pastEnd.body).toMatchObject({ count: 3, items: [] });
     const updated = await ask(admin, 'read', 'eq(merchantId,r-2)');
     expect(updated.body.items).toEqual([expect.objectContaining({ name: 'Bob Books Ltd', mcc: 5942 })]);
   });

@@ -77,7 +77,7 @@ export interface CompiledRql {
   /** True when the query asked for more than maxLimit rows. */
   limitCapped: boolean;
   /** RQL of the following page (same query, offset + limit); worth following when a page came back full. */
-  nextQuery: string;
+  readonly nextQuery: string;
   /** The parsed query. */
   query: RqlQuery;
 }
@@ -282,7 +282,8 @@ export function compileRql(query: string | RqlQuery, entity: EntityConfig, opts:
   const text = `SELECT ${columnList} FROM ${table}${where} ORDER BY ${order} LIMIT ${limitParam} OFFSET ${offsetParam}`;
   const countText = `SELECT count(*) AS "count" FROM ${table}${where}`;
 
-  const nextQuery = formatRql({ ...ast, limit: { count: limit, offset: offset + limit, pos: ast.limit?.pos ?? 0 } });
+  // Formatted on first use: only a page that came back full has a next page to name.
+  let nextQuery: string | undefined;
   return {
     text,
     values: c.params.values,
@@ -294,7 +295,10 @@ export function compileRql(query: string | RqlQuery, entity: EntityConfig, opts:
     limit,
     offset,
     limitCapped: requested > limit,
-    nextQuery,
+    get nextQuery(): string {
+      nextQuery ??= formatRql({ ...ast, limit: { count: limit, offset: offset + limit, pos: ast.limit?.pos ?? 0 } });
+      return nextQuery;
+    },
     query: ast,
   };
 }

@@ -5,4 +5,4 @@ export { parseRql, type ParseOptions } from './parser';
 export { parseValue, parseDate } from './values';
 export { formatRql, formatFilter, formatValue, encodeRqlText } from './format';
 export { tokenize, percentDecode, type Token } from './tokenizer';
-export { decodeRow, decodeCount } from './rows';
+export { decodeRow, decodeCount, totalFromPage } from './rows';

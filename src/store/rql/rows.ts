@@ -25,3 +25,13 @@ export function decodeRow(row: Readonly<Record<string, unknown>>, compiled: Pick
 
 /** The count of `compiled.countText` (a bigint, returned by pg as a string) as a number. */
 export const decodeCount = (row: Readonly<Record<string, unknown>> | undefined): number => Number(row?.count ?? 0);
+
+/**
+ * The total that a page of `compiled.text` implies without a count query: a page that came back short of its
+ * limit is the end of the result, so the total is its offset plus its rows. An empty page past the first says
+ * nothing of the rows before it, and a full page nothing of the rows after it: undefined, count them.
+ */
+export function totalFromPage(compiled: Pick<CompiledRql, 'limit' | 'offset'>, rows: number): number | undefined {
+  if (rows >= compiled.limit || (rows === 0 && compiled.offset > 0)) return undefined;
+  return compiled.offset + rows;
+}

@@ -86,6 +86,18 @@ describe('keyring rotation, rewrap and sessions', () => {
     expect(refused.status).toBe(403);
   });
 
+  test('every encryption under a cached key is counted once, on the version it used', async () => {
+    await encrypt('aes', 'load the key');
+    await t.service.keyring.flush();
+    const countOf = async (version: number) =>
+      (await t.service.keyring.list('acme')).find((k) => k.family === 'aes' && k.name === 'default')?.versions.find((v) => v.version === version)?.encryptions ?? -1;
+    const version = Number(/:v(\d+):/.exec(await encrypt('aes', 'which version'))?.[1]);
+    const before = await countOf(version);
+    const ciphertexts = await Promise.all(Array.from({ length: 25 }, (_, i) => encrypt('aes', `counted ${i}`)));
+    expect(ciphertexts.every((c) => c.includes(`:default:v${version}:`))).toBe(true);
+    expect(await countOf(version)).toBe(before + 25);
+  });
+
   test('keys list shows versions and counts, never material', async () => {
     await t.service.keyring.flush();
     const keys = await t.service.keyring.list('acme');
