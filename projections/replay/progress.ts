@@ -62,7 +62,8 @@ export class ReplayProgress {
       done: this.done,
       total: Math.max(this.total, this.done),
       rate: Math.round(rate),
-      etaSeconds: rate > 0 ? Math.ceil(left / rate) : null,
+      // Done is an ETA of 0 even when no rate was measured (a replay done within its first millisecond).
+      etaSeconds: this.phase === 'done' ? 0 : rate > 0 ? Math.ceil(left / rate) : null,
       elapsedSeconds: Math.round((now - this.started) / 100) / 10,
     };
   }
