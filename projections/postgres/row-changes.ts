@@ -39,8 +39,16 @@ export interface FoldResult {
   readonly skipped: SkippedRecord[];
 }
 
+/** A record's change while the batch is folded: its document is the fold's own copy, merged into in place. */
+interface Folding {
+  mode: ChangeMode;
+  key: readonly string[];
+  doc: Record<string, unknown>;
+  last: LogRecord<EntityEvent>;
+}
+
 export function foldRecordChanges(table: ProjectionTable, records: readonly LogRecord<EntityEvent>[]): FoldResult {
-  const byKey = new Map<string, RowChange>();
+  const byKey = new Map<string, Folding>();
   const skipped: SkippedRecord[] = [];
   for (const record of records) {
     const event = record.value;
@@ -55,30 +63,35 @@ export function foldRecordChanges(table: ProjectionTable, records: readonly LogR
       continue;
     }
     const previous = byKey.get(event.key);
-    if (previous && event.version <= previous.version) continue;
-    const meta = {
-      key,
-      version: event.version,
-      eventId: event.eventId,
-      position: `${record.topic}/${record.partition}/${record.offset}`,
-      updatedAt: new Date(event.recordedAt).toISOString(),
-    };
-    byKey.set(event.key, { ...meta, ...nextState(table, previous, event.operation, payload, key) });
+    if (previous && event.version <= previous.last.value.version) continue;
+    if (event.operation === 'delete') byKey.set(event.key, { mode: 'delete', key, doc: {}, last: record });
+    else if (event.operation === 'create' || previous === undefined || previous.mode === 'delete') {
+      const mode = event.operation === 'create' || previous !== undefined ? 'replace' : 'merge';
+      byKey.set(event.key, { mode, key, doc: withKeyFields(table, payload, key), last: record });
+    } else {
+      mergeInto(previous.doc, payload);
+      previous.key = key;
+      previous.last = record;
+    }
   }
-  return { changes: [...byKey.values()], skipped };
+  const changes: RowChange[] = [];
+  for (const { mode, key, doc, last } of byKey.values()) {
+    const event = last.value;
+    const position = `${last.topic}/${last.partition}/${last.offset}`;
+    changes.push({ mode, key, doc, version: event.version, eventId: event.eventId, position, updatedAt: new Date(event.recordedAt).toISOString() });
+  }
+  return { changes, skipped };
 }
 
-function nextState(
-  table: ProjectionTable,
-  previous: RowChange | undefined,
-  operation: EntityEvent['operation'],
-  payload: Record<string, unknown>,
-  key: readonly string[],
-): Pick<RowChange, 'mode' | 'doc'> {
-  if (operation === 'delete') return { mode: 'delete', doc: {} };
-  if (operation === 'create' || previous?.mode === 'delete') return { mode: 'replace', doc: withKeyFields(table, payload, key) };
-  if (previous) return { mode: previous.mode, doc: { ...previous.doc, ...payload } };
-  return { mode: 'merge', doc: withKeyFields(table, payload, key) };
+/**
+ * An update's fields over the fold's document, as `{ ...doc, ...payload }` would give, without copying the
+ * document per event. A field named `__proto__` stays a field (assignment would set the prototype).
+ */
+function mergeInto(doc: Record<string, unknown>, payload: Readonly<Record<string, unknown>>): void {
+  for (const name of Object.keys(payload)) {
+    if (name === '__proto__') Object.defineProperty(doc, name, { value: payload[name], enumerable: true, writable: true, configurable: true });
+    else doc[name] = payload[name];
+  }
 }
 
 /** The document carries its key fields even when the payload left them out (the delta's key names them). */

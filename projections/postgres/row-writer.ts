@@ -10,8 +10,11 @@ import { quoteIdent } from '../../src/store/sql-identifier';
 import type { ChangeMode, RowChange } from './row-changes';
 import { fieldValueSql, type ProjectionTable } from './table-schema';
 
-/** Rows per statement: large enough to amortise the round trip, small enough to keep one parameter modest. */
-export const ROWS_PER_STATEMENT = 1000;
+/**
+ * Rows per statement: a whole log batch (a few thousand records) or a replay run's share in one or two round
+ * trips and plans, while one parameter stays a couple of megabytes.
+ */
+export const ROWS_PER_STATEMENT = 5000;
 
 export interface WriteCounts {
   upserted: number;

@@ -1,14 +1,23 @@
 /**
- * One read of a persistence topic into the shadows: every batch goes to every target's applier (each skips
- * what its own checkpoint says it has), progress is counted, and an abort stops the read between batches,
- * leaving the shadows' checkpoints where the last applied batch put them.
+ * One read of a persistence topic into the shadows: consecutive batches of a partition are gathered into runs,
+ * every run goes to every target's applier (each skips what its own checkpoint says it has), progress is
+ * counted, and an abort stops the read between batches, leaving the shadows' checkpoints where the last
+ * applied run put them.
  */
-import type { EntityEvent, RecordBatch, RecordSchemas, ReplayResult, ReplayStart, WriteLog } from '../../src/log';
+import type { EntityEvent, LogRecord, RecordBatch, RecordSchemas, ReplayResult, ReplayStart, WriteLog } from '../../src/log';
 import type { Positions } from './checkpoints';
 import type { ReplayProgress } from '../../src/replay';
 
 /** The largest Kafka offset (int64). */
 const BEYOND_ANY_END = '9223372036854775807';
+
+/**
+ * Records of one partition applied together, in one transaction per target: a log batch holds a few thousand
+ * records at most, and a record updated several times within a run is written once (the projections fold a
+ * batch to one change per record), so a history of updates costs a fraction of its events. Bounded so a run's
+ * decoded records stay a few megabytes.
+ */
+export const RUN_RECORDS = 10_000;
 
 export type BatchApplier = (batch: RecordBatch<EntityEvent>) => Promise<void>;
 
@@ -70,7 +79,15 @@ export async function readIntoShadows(o: LogPassOptions): Promise<ReplayResult> 
 
 async function readOnce(o: LogPassOptions): Promise<ReplayResult> {
   const seen = new Set<number>();
-  return o.log.replay<EntityEvent>({
+  const runs = new Map<number, { batch: RecordBatch<EntityEvent>; records: LogRecord<EntityEvent>[]; rejected: number }>();
+  const applyRun = async (partition: number): Promise<void> => {
+    const run = runs.get(partition);
+    if (run === undefined) return;
+    runs.delete(partition);
+    const batch = { ...run.batch, records: run.records, rejected: run.rejected };
+    for (const apply of o.appliers) await apply(batch);
+  };
+  const result = await o.log.replay<EntityEvent>({
     topic: o.topic,
     from: o.from,
     readerSchema: o.schemas.EntityEvent,
@@ -86,12 +103,20 @@ async function readOnce(o: LogPassOptions): Promise<ReplayResult> {
       const limit = o.limits?.get(batch.partition);
       const records = limit === undefined ? batch.records : batch.records.filter((r) => BigInt(r.offset) < limit);
       if (records.length > 0) {
-        const applied = { ...batch, records };
-        for (const apply of o.appliers) await apply(applied);
+        const run = runs.get(batch.partition);
+        if (run === undefined) runs.set(batch.partition, { batch, records: [...records], rejected: batch.rejected });
+        else {
+          run.batch = batch;
+          run.rejected += batch.rejected;
+          for (const r of records) run.records.push(r);
+        }
+        if ((runs.get(batch.partition)?.records.length ?? 0) >= RUN_RECORDS) await applyRun(batch.partition);
       }
       o.progress?.advance(batch.records.length + batch.rejected, skippedBefore);
     },
   });
+  for (const partition of [...runs.keys()]) await applyRun(partition);
+  return result;
 }
 
 /** Per partition, the smallest position among several targets' checkpoints. */

@@ -64,7 +64,7 @@ export class Publisher {
     }
     const offsets: string[] = new Array<string>(records.length);
     for (const a of appends) {
-      const result = a.log.append([a.batch]);
+      const result = a.log.append([a.batch], true);
       if (result.errorCode !== ErrorCode.NONE) throw brokerRefused(`an append to ${a.log.topic}/${a.log.partition}`, result.errorCode);
       a.indexes.forEach((index, n) => (offsets[index] = String(result.baseOffset + n)));
     }

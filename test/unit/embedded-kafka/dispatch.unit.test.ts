@@ -25,7 +25,8 @@ const frame = (apiKey: number, version: number, correlationId: number, body: Buf
   new Writer().int16(apiKey).int16(version).int32(correlationId).string('unit').raw(body).toBuffer();
 const session = sessionFor('127.0.0.1', 40000);
 const run = async (f: Buffer): Promise<Buffer> => {
-  const outcome = await dispatch(broker, f, session);
+  const dispatched = await dispatch(broker, f, session);
+  const outcome = dispatched.kind === 'later' ? await dispatched.reply : dispatched;
   if (outcome.kind !== 'reply') throw new Error(`expected a reply, got ${outcome.kind}`);
   return Buffer.concat(outcome.chunks);
 };

@@ -28,8 +28,21 @@ export interface RequestContext {
   session: ClientSession;
 }
 
+/**
+ * An answer that comes later while the connection goes on reading: the request has already taken effect (a
+ * produce's batches are appended, in arrival order) and only its answer waits (for the group commit's fsync).
+ * Consecutive requests answered this way on one connection share one fsync; answers still leave in order.
+ */
+export class AnswerLater<Res> {
+  constructor(readonly answer: Promise<Res>) {}
+}
+
 /** Answers a decoded request; null means no response is sent (Produce with acks=0). */
-export type ApiHandler<Req, Res> = (broker: BrokerContext, req: Req, ctx: RequestContext) => Res | null | Promise<Res | null>;
+export type ApiHandler<Req, Res> = (
+  broker: BrokerContext,
+  req: Req,
+  ctx: RequestContext,
+) => Res | null | AnswerLater<Res> | Promise<Res | null | AnswerLater<Res>>;
 
 export const isFlexible = (codec: Pick<ApiCodec<unknown, unknown>, 'flexibleFrom'>, version: number): boolean =>
   codec.flexibleFrom !== undefined && version >= codec.flexibleFrom;

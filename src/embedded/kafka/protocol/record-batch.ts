@@ -176,38 +176,100 @@ export interface BatchInput {
 
 const toBuf = (v: Buffer | string): Buffer => (typeof v === 'string' ? Buffer.from(v) : v);
 
-/** Builds a record batch v2 (tests, the benchmark's raw baseline, internal topics). */
+/** Bytes of a zigzag varint (Kafka's signed varint / varlong). */
+function varintSize(v: number): number {
+  let rest = v >= 0 ? v * 2 : -v * 2 - 1;
+  let n = 1;
+  while (rest >= 0x80) {
+    rest = Math.floor(rest / 128);
+    n++;
+  }
+  return n;
+}
+
+function putVarint(buf: Buffer, at: number, v: number): number {
+  let rest = v >= 0 ? v * 2 : -v * 2 - 1;
+  while (rest >= 0x80) {
+    buf[at++] = (rest % 128) | 0x80;
+    rest = Math.floor(rest / 128);
+  }
+  buf[at++] = rest;
+  return at;
+}
+
+function putBytes(buf: Buffer, at: number, bytes: Buffer | null): number {
+  if (bytes === null) return putVarint(buf, at, -1);
+  at = putVarint(buf, at, bytes.length);
+  return at + bytes.copy(buf, at);
+}
+
+/** One record's fields as bytes, and the size of its body (what its length prefix counts). */
+interface RecordParts {
+  timestampDelta: number;
+  key: Buffer | null;
+  value: Buffer | null;
+  headers: [Buffer, Buffer][];
+  bodySize: number;
+}
+
+const bytesSize = (b: Buffer | null): number => (b === null ? 1 : varintSize(b.length) + b.length);
+
+function recordParts(rec: RecordInput, offsetDelta: number, timestampDelta: number): RecordParts {
+  const key = rec.key === undefined || rec.key === null ? null : toBuf(rec.key);
+  const value = rec.value === null ? null : toBuf(rec.value);
+  const headers = Object.entries(rec.headers ?? {}).map(([k, v]): [Buffer, Buffer] => [Buffer.from(k), toBuf(v)]);
+  let bodySize = 1 + varintSize(timestampDelta) + varintSize(offsetDelta) + bytesSize(key) + bytesSize(value) + varintSize(headers.length);
+  for (const [k, v] of headers) bodySize += bytesSize(k) + bytesSize(v);
+  return { timestampDelta, key, value, headers, bodySize };
+}
+
+/** Writes the records at `at` (length-prefixed bodies); answers the position after them. */
+function putRecords(buf: Buffer, at: number, parts: readonly RecordParts[]): number {
+  parts.forEach((p, offsetDelta) => {
+    at = putVarint(buf, at, p.bodySize);
+    buf[at++] = 0; // record attributes
+    at = putVarint(buf, at, p.timestampDelta);
+    at = putVarint(buf, at, offsetDelta);
+    at = putBytes(buf, at, p.key);
+    at = putBytes(buf, at, p.value);
+    at = putVarint(buf, at, p.headers.length);
+    for (const [k, v] of p.headers) at = putBytes(buf, putBytes(buf, at, k), v);
+  });
+  return at;
+}
+
+/**
+ * Builds a record batch v2 (the in-process write log's appends, tests, internal topics). The records are
+ * measured first and written once into a buffer of the exact size; the CRC is computed once, over it.
+ */
 export function encodeRecordBatch(input: BatchInput): Buffer {
   const now = Date.now();
-  const stamps = input.records.map((r) => r.timestamp ?? now);
-  const baseTimestamp = stamps.length ? Math.min(...stamps) : now;
-  const maxTimestamp = stamps.length ? Math.max(...stamps) : now;
-  const recs = new Writer();
-  input.records.forEach((rec, i) => {
-    const body = new Writer();
-    body.int8(0).varint(stamps[i]! - baseTimestamp).varint(i);
-    const key = rec.key === undefined || rec.key === null ? null : toBuf(rec.key);
-    if (key === null) body.varint(-1);
-    else body.varint(key.length).raw(key);
-    const value = rec.value === null ? null : toBuf(rec.value);
-    if (value === null) body.varint(-1);
-    else body.varint(value.length).raw(value);
-    const headers = Object.entries(rec.headers ?? {});
-    body.varint(headers.length);
-    for (const [k, v] of headers) {
-      const kb = Buffer.from(k);
-      const vb = toBuf(v);
-      body.varint(kb.length).raw(kb).varint(vb.length).raw(vb);
-    }
-    const bytes = body.toBuffer();
-    recs.varint(bytes.length).raw(bytes);
-  });
-  let records = recs.toBuffer();
+  let baseTimestamp = Infinity;
+  let maxTimestamp = -Infinity;
+  for (const r of input.records) {
+    const t = r.timestamp ?? now;
+    if (t < baseTimestamp) baseTimestamp = t;
+    if (t > maxTimestamp) maxTimestamp = t;
+  }
+  if (input.records.length === 0) baseTimestamp = maxTimestamp = now;
+  const parts = input.records.map((r, i) => recordParts(r, i, (r.timestamp ?? now) - baseTimestamp));
+  let recordsSize = 0;
+  for (const p of parts) recordsSize += varintSize(p.bodySize) + p.bodySize;
   const compression = input.compression ?? Compression.NONE;
-  if (compression === Compression.GZIP) records = gzipSync(records);
-  const w = new Writer(BATCH_HEADER_SIZE + records.length);
-  w.int64(input.baseOffset ?? 0)
-    .int32(BATCH_HEADER_SIZE - BATCH_LOG_OVERHEAD + records.length)
+  let batch: Buffer;
+  if (compression === Compression.GZIP) {
+    const plain = Buffer.allocUnsafe(recordsSize);
+    putRecords(plain, 0, parts);
+    const records = gzipSync(plain);
+    batch = Buffer.allocUnsafe(BATCH_HEADER_SIZE + records.length);
+    records.copy(batch, BATCH_HEADER_SIZE);
+  } else {
+    batch = Buffer.allocUnsafe(BATCH_HEADER_SIZE + recordsSize);
+    putRecords(batch, BATCH_HEADER_SIZE, parts);
+  }
+  const header = new Writer(BATCH_HEADER_SIZE)
+    .int64(input.baseOffset ?? 0)
+    .int32(batch.length - BATCH_LOG_OVERHEAD)
     .int32(0)
     .int8(2)
     .uint32(0)
@@ -219,8 +281,8 @@ export function encodeRecordBatch(input: BatchInput): Buffer {
     .int16(input.producerEpoch ?? -1)
     .int32(input.baseSequence ?? -1)
     .int32(input.records.length)
-    .raw(records);
-  const batch = w.toBuffer();
+    .toBuffer();
+  header.copy(batch, 0);
   batch.writeUInt32BE(crc32c(batch, CRC_START), 17);
   return batch;
 }

@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import type { BrokerContext } from '../broker';
 import { MalformedFrameError } from '../protocol/errors';
-import { type DispatchResult, dispatch } from './dispatch';
+import { type DispatchResult, dispatch, mayOvertakeAnswers } from './dispatch';
 import { FrameSplitter } from './framing';
 import { type ClientSession, sessionFor } from './session';
 import { saslStep } from '../security/sasl-step';
@@ -11,14 +11,19 @@ const MAX_QUEUED_FRAMES = 32;
 
 /**
  * One client connection: frames are processed one at a time and answered in order (a parked Fetch or
- * JoinGroup holds back the requests behind it, as in Kafka). A malformed frame closes this connection
- * and nothing else.
+ * JoinGroup holds back the requests behind it, as in Kafka). The one exception is a run of produces: each is
+ * appended as it comes and answered once durable, so produces a client keeps in flight share a group commit's
+ * fsync instead of paying one each; any other request waits until the answers before it are out. A malformed
+ * frame closes this connection and nothing else.
  */
 export class Connection {
   private readonly splitter: FrameSplitter;
   private readonly queue: Buffer[] = [];
   private running = false;
   private closed = false;
+  /** Answers still waiting (for an fsync), chained so they leave in request order. */
+  private answers: Promise<void> = Promise.resolve();
+  private answersWaiting = 0;
   readonly session: ClientSession;
 
   constructor(
@@ -58,7 +63,16 @@ export class Connection {
       while (!this.closed && this.queue.length > 0) {
         const frame = this.queue.shift()!;
         if (this.queue.length <= MAX_QUEUED_FRAMES / 2 && this.socket.isPaused()) this.socket.resume();
+        if (this.answersWaiting > 0 && (this.session.sasl?.rawTokens || !mayOvertakeAnswers(frame))) await this.answers;
         const outcome = this.session.sasl?.rawTokens ? this.rawSaslToken(frame) : await dispatch(this.broker, frame, this.session);
+        if (outcome.kind === 'later') {
+          this.answerLater(outcome.reply);
+          // Bounded like the frames read ahead: past that, the oldest answers go out first.
+          if (this.answersWaiting >= MAX_QUEUED_FRAMES) await this.answers;
+          if (this.socket.writableNeedDrain && !this.closed) await this.drained();
+          continue;
+        }
+        await this.answers;
         if (outcome.kind === 'close') {
           this.broker.logger.debug({ remote: this.session.remote, reason: outcome.reason }, 'request outside the advertised versions; closing the connection');
           this.close();
@@ -78,6 +92,19 @@ export class Connection {
     } finally {
       this.running = false;
     }
+  }
+
+  private answerLater(reply: Promise<{ chunks: Buffer[] }>): void {
+    this.answersWaiting++;
+    this.answers = this.answers
+      .then(() => reply)
+      .then(
+        (answer) => {
+          if (!this.closed) this.send(answer.chunks);
+        },
+        (err: unknown) => this.reject(err),
+      )
+      .finally(() => this.answersWaiting--);
   }
 
   /** After SaslHandshake v0 a token travels as a bare frame and its answer too (no request or response header). */

@@ -1,8 +1,9 @@
 import type { BrokerContext } from '../broker';
 import { apiVersionsCodec } from '../api/api-versions/codec';
 import { API_VERSIONS_KEY, advertisedVersions, negotiate } from '../api/negotiation';
+import { produceCodec } from '../api/produce/codec';
 import { apiFor } from '../api/registry';
-import { isFlexible } from '../api/types';
+import { AnswerLater, isFlexible } from '../api/types';
 import { ErrorCode } from '../protocol/errors';
 import { peekHeader, readRequestHeader, writeResponseHeader } from '../protocol/header';
 import { Reader } from '../protocol/reader';
@@ -16,10 +17,18 @@ const PRE_AUTHENTICATION_APIS = new Set([API_VERSIONS_KEY, saslHandshakeCodec.ke
 /** What the connection does with one request frame. */
 export type DispatchResult =
   | { kind: 'reply'; chunks: Buffer[] }
+  /** The request took effect; its reply follows (a produce waiting for its fsync). */
+  | { kind: 'later'; reply: Promise<{ kind: 'reply'; chunks: Buffer[] }> }
   /** Nothing is due (Produce with acks=0). */
   | { kind: 'none' }
   /** Close the connection without answering. */
   | { kind: 'close'; reason: string };
+
+/**
+ * Whether a frame may be handled while the connection's earlier answers still wait: only a produce, whose
+ * appends keep arrival order anyway. Anything else is handled once they are out, so it sees their effects.
+ */
+export const mayOvertakeAnswers = (frame: Buffer): boolean => frame.length >= 2 && frame.readInt16BE(0) === produceCodec.key;
 
 /**
  * Turns one request frame into its outcome. Pure of sockets. Throws MalformedFrameError when a supported
@@ -57,8 +66,11 @@ export async function dispatch(broker: BrokerContext, frame: Buffer, session: Cl
     session,
   });
   if (response === null) return { kind: 'none' };
-  const w = new Writer();
-  writeResponseHeader(w, header.correlationId, flexible && head.apiKey !== API_VERSIONS_KEY);
-  api.encodeResponse(w, header.apiVersion, response);
-  return { kind: 'reply', chunks: w.toChunks() };
+  const encode = (answer: unknown): { kind: 'reply'; chunks: Buffer[] } => {
+    const w = new Writer();
+    writeResponseHeader(w, header.correlationId, flexible && head.apiKey !== API_VERSIONS_KEY);
+    api.encodeResponse(w, header.apiVersion, answer);
+    return { kind: 'reply', chunks: w.toChunks() };
+  };
+  return response instanceof AnswerLater ? { kind: 'later', reply: response.answer.then(encode) } : encode(response);
 }

@@ -1,14 +1,15 @@
 import { ErrorCode, MalformedFrameError } from '../../protocol/errors';
 import { splitBatches } from '../../protocol/record-batch';
 import type { PartitionLog } from '../../storage/partition-log';
-import type { ApiHandler } from '../types';
+import { AnswerLater, type ApiHandler } from '../types';
 import type { ProducePartitionResponse, ProduceRequest, ProduceResponse } from './codec';
 
 /**
- * Appends each partition's batches (offsets assigned here), then answers once they are durable under the
- * fsync policy. acks=0 gets no answer at all.
+ * Appends each partition's batches (offsets assigned here) at once, and answers once they are durable under
+ * the fsync policy: later, so the connection's next produce is appended meanwhile and shares the fsync.
+ * acks=0 gets no answer at all.
  */
-export const handleProduce: ApiHandler<ProduceRequest, ProduceResponse> = async (broker, req, ctx) => {
+export const handleProduce: ApiHandler<ProduceRequest, ProduceResponse> = (broker, req, ctx) => {
   const validAcks = req.acks === 0 || req.acks === 1 || req.acks === -1;
   const touched = new Set<PartitionLog>();
   const topics = req.topics.map((t) => {
@@ -43,10 +44,11 @@ export const handleProduce: ApiHandler<ProduceRequest, ProduceResponse> = async 
   });
   for (const log of touched) broker.logs.appended(log);
   if (req.acks === 0) return null;
-  try {
-    await broker.logs.waitDurable();
-  } catch {
-    for (const t of topics) for (const p of t.partitions) if (p.errorCode === ErrorCode.NONE) p.errorCode = ErrorCode.KAFKA_STORAGE_ERROR;
-  }
-  return { topics, throttleTimeMs: 0 };
+  const answer = (): ProduceResponse => ({ topics, throttleTimeMs: 0 });
+  return new AnswerLater(
+    broker.logs.waitDurable().then(answer, () => {
+      for (const t of topics) for (const p of t.partitions) if (p.errorCode === ErrorCode.NONE) p.errorCode = ErrorCode.KAFKA_STORAGE_ERROR;
+      return answer();
+    }),
+  );
 };

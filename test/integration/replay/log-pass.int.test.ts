@@ -1,0 +1,44 @@
+/**
+ * The replay's read of a persistence topic (log-pass.ts) against the embedded broker: consecutive log batches
+ * of a partition reach the shadows as runs, so a history is applied in few transactions.
+ */
+import { readIntoShadows, RUN_RECORDS } from '../../../projections/replay/log-pass';
+import { loadSchemas, type EntityEvent, type RecordBatch } from '../../../src/log';
+import { scratchPostgres } from '../../support/scratch-sql';
+import { accountConfig, openReplayHarness, uniqueName, type EventSpec, type ReplayHarness } from './replay-harness';
+
+describe('replay read into the shadows', () => {
+  let h: ReplayHarness;
+  beforeAll(async () => {
+    const { sql, close } = await scratchPostgres('dbt_logpass');
+    h = await openReplayHarness(sql, close);
+  });
+  afterAll(async () => h?.close());
+
+  test('hands each partition over in runs of consecutive records (not one per log batch), every record once, in order', async () => {
+    const config = h.put(accountConfig(uniqueName('runs')));
+    // About 2 MB per partition: more than one fetch (1 MB per partition) brings, so the log hands several batches.
+    const name = 'n'.repeat(1200);
+    const history: EventSpec[] = Array.from({ length: 4500 }, (_, i) => ({ operation: 'create', key: `r${i}`, version: 1, payload: { accountId: `r${i}`, name } }));
+    await h.log.createTopics([{ topic: config.persistence.topic, partitions: 3 }]);
+    const published = [];
+    for (let i = 0; i < history.length; i += 300) published.push(...(await h.publish(config, history.slice(i, i + 300))));
+    const runs: RecordBatch<EntityEvent>[] = [];
+    const result = await readIntoShadows({
+      log: h.log,
+      schemas: loadSchemas(),
+      topic: config.persistence.topic,
+      from: { kind: 'offsets', offsets: [0, 1, 2].map((partition) => ({ partition, offset: '0' })) },
+      appliers: [async (run) => void runs.push(run)],
+      parallel: true,
+    });
+    expect(result.records).toBe(history.length);
+    const partitions = [...new Set(published.map((p) => p.partition))];
+    for (const partition of partitions) {
+      const mine = runs.filter((r) => r.partition === partition);
+      const expected = published.filter((p) => p.partition === partition).map((p) => p.offset);
+      expect(mine).toHaveLength(Math.ceil(expected.length / RUN_RECORDS));
+      expect(mine.flatMap((r) => r.records.map((rec) => rec.offset))).toEqual(expected);
+    }
+  });
+});
