@@ -151,7 +151,8 @@ async function measure(o: BrokerOptions): Promise<BrokerResult> {
 export async function run(o: BrokerOptions): Promise<Figure[]> {
   const r = await measure(o);
   const raw = { name: `raw append${o.fsync === 'always' ? '+fsync per stored batch' : ''}, same chunks`, value: r.raw, unit: 'MB/s' };
-  const notes = (x: { seconds: number }) => `${Math.round(o.messages / x.seconds).toLocaleString('en-US')} msg/s; ${o.messages} × 1 KiB, sends of ${o.batch}, ${o.inFlight} in flight, acks=-1, fsync=${o.fsync}`;
+  const notes = (x: { seconds: number }) =>
+    `${Math.round(o.messages / x.seconds).toLocaleString('en-US')} msg/s; ${o.messages} × 1 KiB, sends of ${o.batch}, ${o.inFlight} in flight, acks=-1, fsync=${o.fsync}`;
   return [
     { name: 'embedded broker: kafkajs produce', value: mb(r.produce.bytes) / r.produce.seconds, unit: 'MB/s', baseline: raw, notes: notes(r.produce) },
     { name: 'embedded broker: kafkajs consume', value: mb(r.consume.bytes) / r.consume.seconds, unit: 'MB/s', baseline: raw, notes: notes(r.consume) },

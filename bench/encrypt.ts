@@ -40,7 +40,14 @@ async function measure(o: EncryptOptions): Promise<EncryptResult> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'deltabroker-bench-'));
   // The keyring on a PostgreSQL server: DATABASE_URL when set, else a fresh database on the benchmark server.
   const database = process.env.DATABASE_URL ? undefined : await createBenchDatabase('bench_encrypt');
-  const config = loadConfig({ ...process.env, ...(database && { DATABASE_URL: database.url }), DELTABROKER_DATA_DIR: dataDir, DELTABROKER_HTTP_PORT: '0', DELTABROKER_KAFKA_PORT: '0', DELTABROKER_REGISTRY_PORT: '0' });
+  const config = loadConfig({
+    ...process.env,
+    ...(database && { DATABASE_URL: database.url }),
+    DELTABROKER_DATA_DIR: dataDir,
+    DELTABROKER_HTTP_PORT: '0',
+    DELTABROKER_KAFKA_PORT: '0',
+    DELTABROKER_REGISTRY_PORT: '0',
+  });
   const service = await startService(config, silentLogger());
   try {
     const issuer = await loadDevIssuer(config.dataDir, config.auth.issuer, config.auth.audience);
@@ -83,7 +90,10 @@ export async function run(o: EncryptOptions): Promise<Figure[]> {
     notes: `1 KiB, ${o.concurrency} clients; p50 ${load.p50Ms.toFixed(2)} ms p99 ${load.p99Ms.toFixed(2)} ms, ${load.errors} errors (health p50 ${r.health.p50Ms.toFixed(2)} ms)`,
   });
   return [
-    { ...http('GET /whoami (authenticated no-op)', r.noop), notes: `${o.concurrency} clients; p50 ${r.noop.p50Ms.toFixed(2)} ms p99 ${r.noop.p99Ms.toFixed(2)} ms, ${r.noop.errors} errors` },
+    {
+      ...http('GET /whoami (authenticated no-op)', r.noop),
+      notes: `${o.concurrency} clients; p50 ${r.noop.p50Ms.toFixed(2)} ms p99 ${r.noop.p99Ms.toFixed(2)} ms, ${r.noop.errors} errors`,
+    },
     http('encrypt aes via HTTP POST /dispatch', r.aes),
     ...(r.hsm ? [http('encrypt hsm (SoftHSM2) via HTTP POST /dispatch', r.hsm)] : []),
     {

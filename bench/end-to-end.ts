@@ -174,7 +174,19 @@ export async function run(options: EndToEndOptions): Promise<Figure[]> {
       for (const [key, at] of times.sentAt) p.sentAt.set(key, at);
     };
     const produceDeltas = async (p: Phase, sendBatch: number, inFlight: number, perSecond?: number): Promise<void> =>
-      noted(p, await load.produce({ prefix: p.prefix, count: p.count, brokers: service.brokers, registryUrl: service.registryUrl, proof, sendBatch, inFlight, perSecond }));
+      noted(
+        p,
+        await load.produce({
+          prefix: p.prefix,
+          count: p.count,
+          brokers: service.brokers,
+          registryUrl: service.registryUrl,
+          proof,
+          sendBatch,
+          inFlight,
+          perSecond,
+        }),
+      );
     const writeOverHttp = async (p: Phase, concurrency: number): Promise<{ latencies: number[]; errors: number }> => {
       const answers = await load.writeOverHttp({ prefix: p.prefix, count: p.count, url: service.url, token, concurrency });
       noted(p, answers);
@@ -214,7 +226,8 @@ export async function run(options: EndToEndOptions): Promise<Figure[]> {
     const lat = (r: PhaseResult): string =>
       `publish→projected p50 ${ms(quantile(r.latencies, 0.5))} p99 ${ms(quantile(r.latencies, 0.99))} ` +
       `(publish→decided p50 ${ms(quantile(r.toDecision, 0.5))}, decided→row p50 ${ms(quantile(r.toRow, 0.5))})`;
-    const done = (r: PhaseResult, n: number): string => `${r.rows}/${n} rows; projected at ${r.projectedSeconds.toFixed(1)} s, actions at ${r.actionsSeconds.toFixed(1)} s`;
+    const done = (r: PhaseResult, n: number): string =>
+      `${r.rows}/${n} rows; projected at ${r.projectedSeconds.toFixed(1)} s, actions at ${r.actionsSeconds.toFixed(1)} s`;
     const copy = (r: PhaseResult) => ({ name: 'raw COPY of the same rows', value: r.copyRowsPerSecond, unit: 'rows/s' });
     return [
       {

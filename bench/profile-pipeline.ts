@@ -37,7 +37,8 @@ class Spans {
         return (...args: unknown[]) => {
           const started = performance.now();
           const result: unknown = (value as (...a: unknown[]) => unknown).apply(t, args);
-          const label = prefix === 'sql' && property === 'query' ? `sql.query ${String(args[0]).trim().split(/\s+/).slice(0, 3).join(' ')}` : `${prefix}.${property}`;
+          const label =
+            prefix === 'sql' && property === 'query' ? `sql.query ${String(args[0]).trim().split(/\s+/).slice(0, 3).join(' ')}` : `${prefix}.${property}`;
           if (result instanceof Promise) return result.finally(() => this.add(label, performance.now() - started));
           this.add(label, performance.now() - started);
           return result;
@@ -56,7 +57,10 @@ class Spans {
   report(deltas: number): string {
     return [...this.totals]
       .sort((a, b) => b[1].ms - a[1].ms)
-      .map(([label, t]) => `${label.padEnd(48)} ${String(t.calls).padStart(7)} calls  mean ${(t.ms / t.calls).toFixed(2).padStart(7)} ms  per delta ${(t.ms / deltas).toFixed(2).padStart(7)} ms`)
+      .map(
+        ([label, t]) =>
+          `${label.padEnd(48)} ${String(t.calls).padStart(7)} calls  mean ${(t.ms / t.calls).toFixed(2).padStart(7)} ms  per delta ${(t.ms / deltas).toFixed(2).padStart(7)} ms`,
+      )
       .join('\n');
   }
 }
@@ -108,7 +112,14 @@ async function main(): Promise<void> {
     }));
     const started = process.hrtime.bigint();
     for (let i = 0; i < deltas.length; i += 500) {
-      await rawLog.publish(deltas.slice(i, i + 500).map((value) => ({ topic: PIPELINE_TOPICS.deltas, key: recordMessageKey(value.tenant, value.entity, value.key), value, schema: schemas.DeltaEnvelope })));
+      await rawLog.publish(
+        deltas.slice(i, i + 500).map((value) => ({
+          topic: PIPELINE_TOPICS.deltas,
+          key: recordMessageKey(value.tenant, value.entity, value.key),
+          value,
+          schema: schemas.DeltaEnvelope,
+        })),
+      );
     }
     await done;
     const seconds = secondsSince(started);

@@ -29,7 +29,6 @@ const CORE_BATCH = 1000;
 const seconds = (since: bigint): number => Number(process.hrtime.bigint() - since) / 1e9;
 const rate = (n: number, s: number): string => `${Math.round(n / s).toLocaleString('en-US')}/s`;
 
-
 interface ProjectResult {
   lines: string[];
   projectorSeconds: number;
@@ -50,7 +49,9 @@ async function measure(o: ProjectOptions): Promise<ProjectResult> {
     const viaLog = entities.put(benchEntity(`via_log_${suffix}`));
     const core = new InMemoryEntityConfigSource().put(benchEntity(`core_${suffix}`));
     const { events, images } = makeBenchEvents(viaLog, eventCount, keyCount);
-    lines.push(`${eventCount.toLocaleString('en-US')} events (${keyCount.toLocaleString('en-US')} creates, then whole-state updates), Postgres ${database.url.replace(/\/\/[^@]*@/, '//')}`);
+    lines.push(
+      `${eventCount.toLocaleString('en-US')} events (${keyCount.toLocaleString('en-US')} creates, then whole-state updates), Postgres ${database.url.replace(/\/\/[^@]*@/, '//')}`,
+    );
 
     // (1) Through the log: publish everything first, then time the projector from start to fully applied.
     await log.createTopics([{ topic: viaLog.persistence.topic, partitions: 3 }]);
@@ -58,7 +59,9 @@ async function measure(o: ProjectOptions): Promise<ProjectResult> {
     const last = new Map<number, LogPosition>();
     for (let i = 0; i < events.length; i += PUBLISH_CHUNK) {
       const published = await log.publish(
-        events.slice(i, i + PUBLISH_CHUNK).map((value) => ({ topic: viaLog.persistence.topic, key: `bench/${viaLog.entity}/${value.key}`, value, schema: schemas.EntityEvent })),
+        events
+          .slice(i, i + PUBLISH_CHUNK)
+          .map((value) => ({ topic: viaLog.persistence.topic, key: `bench/${viaLog.entity}/${value.key}`, value, schema: schemas.EntityEvent })),
       );
       for (const p of published) last.set(p.partition, p);
     }
@@ -73,7 +76,12 @@ async function measure(o: ProjectOptions): Promise<ProjectResult> {
 
     // (2) The projection core alone, fed the same events in batches of 1,000 of one partition.
     const coreEvents = events.map((e) => ({ ...e, entity: core.entity }));
-    const projection = new TableProjection({ sql, entities: new InMemoryEntityConfigSource([benchEntity(core.entity)]), logger: silentLogger(), projector: `bench-core-${suffix}` });
+    const projection = new TableProjection({
+      sql,
+      entities: new InMemoryEntityConfigSource([benchEntity(core.entity)]),
+      logger: silentLogger(),
+      projector: `bench-core-${suffix}`,
+    });
     await projection.tableFor(core);
     const coreStarted = process.hrtime.bigint();
     for (let i = 0; i < coreEvents.length; i += CORE_BATCH) {
@@ -103,13 +111,19 @@ async function measure(o: ProjectOptions): Promise<ProjectResult> {
     const copySeconds = seconds(copyStarted);
 
     const finalVersions = new Map(events.map((e) => [e.key, e.version]));
-    const rows = await sql.query<{ key: string; version: string }>(`select "accountId" as key, "_version"::text as version from ${projectionTableOf(viaLog).qualifiedName}`);
+    const rows = await sql.query<{ key: string; version: string }>(
+      `select "accountId" as key, "_version"::text as version from ${projectionTableOf(viaLog).qualifiedName}`,
+    );
     const atFinalVersion = rows.rows.filter((r) => finalVersions.get(r.key) === Number(r.version)).length;
     const copied = await sql.query<{ n: string }>(`select count(*)::text as n from ${plain}`);
     lines.push(`publish to the embedded broker (not part of the ratio): ${publishSeconds.toFixed(2)} s, ${rate(eventCount, publishSeconds)}`);
-    lines.push(`table projector via the log: ${projectorSeconds.toFixed(2)} s (group join ${joinSeconds.toFixed(2)} s), ${rate(eventCount, projectorSeconds)} events; rows at their final version: ${atFinalVersion}/${keyCount}`);
+    lines.push(
+      `table projector via the log: ${projectorSeconds.toFixed(2)} s (group join ${joinSeconds.toFixed(2)} s), ${rate(eventCount, projectorSeconds)} events; rows at their final version: ${atFinalVersion}/${keyCount}`,
+    );
     lines.push(`projection core, batches of ${CORE_BATCH}: ${coreSeconds.toFixed(2)} s, ${rate(eventCount, coreSeconds)} events`);
-    lines.push(`raw COPY of the ${Number(copied.rows[0]?.n).toLocaleString('en-US')} row images: ${copySeconds.toFixed(2)} s, ${rate(eventCount, copySeconds)} rows`);
+    lines.push(
+      `raw COPY of the ${Number(copied.rows[0]?.n).toLocaleString('en-US')} row images: ${copySeconds.toFixed(2)} s, ${rate(eventCount, copySeconds)} rows`,
+    );
     lines.push(`ratio projector / COPY: ${(copySeconds / projectorSeconds).toFixed(3)}; projection core / COPY: ${(copySeconds / coreSeconds).toFixed(3)}`);
     return { lines, projectorSeconds, coreSeconds, copySeconds, atFinalVersion };
   } finally {
@@ -124,7 +138,13 @@ export async function run(o: ProjectOptions): Promise<Figure[]> {
   const copy = { name: 'raw COPY of the same row images', value: o.events / r.copySeconds, unit: 'rows/s' };
   const notes = `${o.events} events on ${keys} records (creates, then whole-state updates)`;
   return [
-    { name: 'table projector via the embedded broker', value: o.events / r.projectorSeconds, unit: 'events/s', baseline: copy, notes: `${notes}; rows at final version ${r.atFinalVersion}/${keys}` },
+    {
+      name: 'table projector via the embedded broker',
+      value: o.events / r.projectorSeconds,
+      unit: 'events/s',
+      baseline: copy,
+      notes: `${notes}; rows at final version ${r.atFinalVersion}/${keys}`,
+    },
     { name: 'projection core alone (batches of 1,000)', value: o.events / r.coreSeconds, unit: 'events/s', baseline: copy, notes },
   ];
 }

@@ -50,7 +50,14 @@ async function closedLoop(seconds: number, concurrency: number, once: () => Prom
   );
   const elapsed = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
-  return { requests: latencies.length, errors, seconds: elapsed, perSecond: latencies.length / elapsed, p50Ms: quantile(latencies, 0.5), p99Ms: quantile(latencies, 0.99) };
+  return {
+    requests: latencies.length,
+    errors,
+    seconds: elapsed,
+    perSecond: latencies.length / elapsed,
+    p50Ms: quantile(latencies, 0.5),
+    p99Ms: quantile(latencies, 0.99),
+  };
 }
 
 export async function run(o: ReadOptions): Promise<Figure[]> {

@@ -38,7 +38,11 @@ async function measure(o: ReplayBenchOptions): Promise<ReplayMeasurement> {
     const { events, images, finalVersions } = makeBenchEvents(config, o.events, keys);
     await log.createTopics([{ topic: config.persistence.topic, partitions: 3 }]);
     for (let i = 0; i < events.length; i += PUBLISH_CHUNK) {
-      await log.publish(events.slice(i, i + PUBLISH_CHUNK).map((value) => ({ topic: config.persistence.topic, key: `bench/${config.entity}/${value.key}`, value, schema: schemas.EntityEvent })));
+      await log.publish(
+        events
+          .slice(i, i + PUBLISH_CHUNK)
+          .map((value) => ({ topic: config.persistence.topic, key: `bench/${config.entity}/${value.key}`, value, schema: schemas.EntityEvent })),
+      );
     }
     const ctx: ReplayContext = { log, schemas, entities, sql, logger: silentLogger(), search: createPostgresSearchIndex(sql) };
     const request = { tenant: config.tenant, entity: config.entity };
@@ -48,7 +52,9 @@ async function measure(o: ReplayBenchOptions): Promise<ReplayMeasurement> {
     if (process.env.BENCH_PHASES) probe.onChange((p) => console.error(`${p.elapsedSeconds}s ${p.phase} ${p.done}/${p.total}`));
     const table = await rebuildProjections(ctx, { ...request, target: 'postgres' }, { progress: probe });
     const tableSeconds = secondsSince(tableStarted);
-    const rows = await sql.query<{ key: string; version: string }>(`select "accountId" as key, "_version"::text as version from ${projectionTableOf(config).qualifiedName}`);
+    const rows = await sql.query<{ key: string; version: string }>(
+      `select "accountId" as key, "_version"::text as version from ${projectionTableOf(config).qualifiedName}`,
+    );
     const atFinal = rows.rows.filter((r) => finalVersions.get(r.key) === Number(r.version)).length;
 
     const allStarted = process.hrtime.bigint();
@@ -72,9 +78,21 @@ async function measure(o: ReplayBenchOptions): Promise<ReplayMeasurement> {
     const copy = { name: 'raw COPY of the same row images', value: o.events / copySeconds, unit: 'rows/s' };
     const notes = `${o.events} events on ${keys} records; ${table.passes} pass(es)`;
     const figures: Figure[] = [
-      { name: 'replay rebuild of the Postgres table (shadow + swap)', value: o.events / tableSeconds, unit: 'events/s', baseline: copy, notes: `${notes}; rows at final version ${atFinal}/${keys}` },
+      {
+        name: 'replay rebuild of the Postgres table (shadow + swap)',
+        value: o.events / tableSeconds,
+        unit: 'events/s',
+        baseline: copy,
+        notes: `${notes}; rows at final version ${atFinal}/${keys}`,
+      },
       { name: 'replay rebuild of table and search index', value: o.events / allSeconds, unit: 'events/s', baseline: copy, notes },
-      { name: 'verify (replay into a temporary table + compare)', value: o.events / verifySeconds, unit: 'events/s', baseline: copy, notes: `equal: ${verdict.equal}` },
+      {
+        name: 'verify (replay into a temporary table + compare)',
+        value: o.events / verifySeconds,
+        unit: 'events/s',
+        baseline: copy,
+        notes: `equal: ${verdict.equal}`,
+      },
     ];
     const rate = (n: number, s: number): string => `${Math.round(n / s).toLocaleString('en-US')}/s`;
     const lines = [

@@ -27,7 +27,8 @@ const BENCHMARKS: readonly Benchmark[] = [
   {
     name: 'e2e',
     title: 'end to end (deltas → persisted + projected + action topics)',
-    run: async (quick) => (await import('./end-to-end')).run(quick ? { deltas: 3000, httpDeltas: 600, loneWrites: 50 } : { deltas: 20_000, httpDeltas: 2000, loneWrites: 200 }),
+    run: async (quick) =>
+      (await import('./end-to-end')).run(quick ? { deltas: 3000, httpDeltas: 600, loneWrites: 50 } : { deltas: 20_000, httpDeltas: 2000, loneWrites: 200 }),
   },
   {
     name: 'encrypt',
@@ -90,7 +91,10 @@ function runChild(benchmark: Benchmark, quick: boolean): Promise<{ figures: Figu
   const started = performance.now();
   return new Promise((resolve) => {
     const args = [...process.execArgv, __filename, '--child', benchmark.name, ...(quick ? ['--quick'] : [])];
-    const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, KAFKAJS_NO_PARTITIONER_WARNING: '1', UV_THREADPOOL_SIZE: process.env.UV_THREADPOOL_SIZE ?? SERVICE_THREAD_POOL } });
+    const proc = spawn(process.execPath, args, {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, KAFKAJS_NO_PARTITIONER_WARNING: '1', UV_THREADPOOL_SIZE: process.env.UV_THREADPOOL_SIZE ?? SERVICE_THREAD_POOL },
+    });
     let out = '';
     let err = '';
     proc.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
@@ -116,7 +120,10 @@ async function main(): Promise<void> {
   const cpus = os.cpus();
   console.log(
     `deltabroker benchmarks (${quick ? 'quick' : 'full'} run): node ${process.version}, ${cpus.length} × ${cpus[0]?.model ?? 'cpu'}, ` +
-      `${Math.round(os.totalmem() / 2 ** 30)} GiB, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`,
+      `${Math.round(os.totalmem() / 2 ** 30)} GiB, load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}`,
   );
   const server = process.env.BENCH_PG_ADMIN_URL ? undefined : await startScratchPostgres();
   if (server) process.env.BENCH_PG_ADMIN_URL = server.adminUrl;
@@ -131,7 +138,12 @@ async function main(): Promise<void> {
   }
   await server?.stop();
   console.log(`\n${formatTable(figures)}`);
-  console.log(`\nratio = figure / baseline (both rates, higher is better; for RSS, growth over the idle service). Load average at the end: ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  console.log(
+    `\nratio = figure / baseline (both rates, higher is better; for RSS, growth over the idle service). Load average at the end: ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
   if (failures.length > 0) {
     console.log(`\nfailed:\n${failures.map((f) => `  ${f}`).join('\n')}`);
     process.exitCode = 1;

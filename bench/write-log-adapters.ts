@@ -53,7 +53,10 @@ async function timed(count: number, work: () => Promise<void>): Promise<Phase> {
   return { perSecond: Math.round(count / seconds), cpuMicrosPerRecord: Math.round((used.user + used.system) / count) };
 }
 
-async function measure(name: string, open: (brokers: string[], registryUrl: string, parts: Parameters<typeof openInProcessWriteLog>[0]['broker']) => Promise<WriteLog>): Promise<void> {
+async function measure(
+  name: string,
+  open: (brokers: string[], registryUrl: string, parts: Parameters<typeof openInProcessWriteLog>[0]['broker']) => Promise<WriteLog>,
+): Promise<void> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-write-log-'));
   const kafka = await startEmbeddedKafka({ dataDir: path.join(dir, 'kafka'), port: 0, fsync });
   const registry = await startEmbeddedRegistry({ dataDir: path.join(dir, 'registry'), port: 0 });

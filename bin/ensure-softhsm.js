@@ -18,7 +18,8 @@ function installed() {
 function main() {
   if (installed() || process.env.DELTABROKER_HSM_MODULE) return;
   const command = 'apt-get install -y softhsm2';
-  if (process.env.DELTABROKER_AUTO_INSTALL === 'false') return say(`SoftHSM2 is not installed; the hsm methods will answer 503. Install it with: sudo ${command}`);
+  if (process.env.DELTABROKER_AUTO_INSTALL === 'false')
+    return say(`SoftHSM2 is not installed; the hsm methods will answer 503. Install it with: sudo ${command}`);
   if (process.getuid?.() !== 0 || !has('apt-get')) return say(`SoftHSM2 is not installed; the hsm methods will answer 503. Install it with: sudo ${command}`);
   say("SoftHSM2 is missing: installing Debian's softhsm2 (set DELTABROKER_AUTO_INSTALL=false to skip)");
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };

@@ -45,7 +45,14 @@ export async function startActionEmitters(o: ActionEmitterOptions): Promise<Subs
         for (const { value: event } of batch.records) {
           const config = await o.entities.get(event.tenant, event.entity);
           const topic = config && target(config, event);
-          if (topic) actions.push({ topic, key: recordMessageKey(event.tenant, event.entity, event.key), value: actionOf(event), schema: o.schemas.ActionEvent, headers: { 'event-id': event.eventId } });
+          if (topic)
+            actions.push({
+              topic,
+              key: recordMessageKey(event.tenant, event.entity, event.key),
+              value: actionOf(event),
+              schema: o.schemas.ActionEvent,
+              headers: { 'event-id': event.eventId },
+            });
         }
         if (actions.length > 0) await o.log.publish(actions);
       },

@@ -41,6 +41,10 @@ export async function maskErasedPersonalFields<T extends Record<string, unknown>
 
 /** Search documents with the personal values of erased subjects masked in their `source`. */
 export async function maskErasedDocuments(sql: SqlExecutor, config: EntityConfig, docs: readonly SearchDocument[]): Promise<SearchDocument[]> {
-  const sources = await maskErasedPersonalFields(sql, config, docs.map((d) => d.source));
+  const sources = await maskErasedPersonalFields(
+    sql,
+    config,
+    docs.map((d) => d.source),
+  );
   return docs.map((doc, i) => (sources[i] === doc.source ? doc : { ...doc, source: sources[i] as Record<string, unknown> }));
 }

@@ -83,13 +83,20 @@ async function moveTable(tx: SqlExecutor, config: EntityConfig, report: LegacyMo
     }
     await createSchema(tx, target.schema);
     await tx.query(`alter table ${legacy} set schema ${quoteIdent(target.schema, 'schema')}`);
-    if (name !== config.persistence.table) await tx.query(`alter table ${quoteQualified(name, target.schema)} rename to ${quoteIdent(config.persistence.table, 'table')}`);
+    if (name !== config.persistence.table)
+      await tx.query(`alter table ${quoteQualified(name, target.schema)} rename to ${quoteIdent(config.persistence.table, 'table')}`);
     report.moved.push(`table ${name} → ${target.qualifiedName}`);
     return;
   }
 }
 
-async function moveIndex(tx: SqlExecutor, schema: string, config: EntityConfig, claimants: ReadonlyMap<string, number>, report: LegacyMoveReport): Promise<void> {
+async function moveIndex(
+  tx: SqlExecutor,
+  schema: string,
+  config: EntityConfig,
+  claimants: ReadonlyMap<string, number>,
+  report: LegacyMoveReport,
+): Promise<void> {
   const catalog = quoteQualified(CATALOG, schema);
   if (!(await regclass(tx, catalog))) return;
   const target = physicalNamesOf(config).index;
@@ -102,7 +109,10 @@ async function moveIndex(tx: SqlExecutor, schema: string, config: EntityConfig, 
       continue;
     }
     await tx.query(`alter table ${quoteQualified(name, schema)} rename to ${quoteIdent(target, 'table')}`);
-    await tx.query(`update ${catalog} set name = $2, definition = jsonb_set(definition, '{name}', to_jsonb($2::text)), updated_at = now() where name = $1`, [name, target]);
+    await tx.query(`update ${catalog} set name = $2, definition = jsonb_set(definition, '{name}', to_jsonb($2::text)), updated_at = now() where name = $1`, [
+      name,
+      target,
+    ]);
     report.moved.push(`search index ${name} → ${target}`);
     return;
   }

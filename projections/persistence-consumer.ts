@@ -1,4 +1,13 @@
-import { isTopicRecreated, lostPositionOf, type EntityEvent, type LogPosition, type RecordBatch, type RecordSchemas, type Subscription, type WriteLog } from '../src/log';
+import {
+  isTopicRecreated,
+  lostPositionOf,
+  type EntityEvent,
+  type LogPosition,
+  type RecordBatch,
+  type RecordSchemas,
+  type Subscription,
+  type WriteLog,
+} from '../src/log';
 import type { SqlClient } from '../src/store/sql-client';
 import { persistenceTopicSpec } from '../src/log/topology';
 import { AppliedPositions } from './postgres/applied-positions';
@@ -84,7 +93,11 @@ export async function consumePersistenceTopics(o: PersistenceConsumerOptions): P
 }
 
 /** Stops, before consuming, the partitions whose stored checkpoint lies beyond their end. */
-async function findLostCheckpoints(o: PersistenceConsumerOptions, checkpointOf: (topic: string, partition: number) => Promise<bigint | undefined>, stopped: StoppedTopics): Promise<void> {
+async function findLostCheckpoints(
+  o: PersistenceConsumerOptions,
+  checkpointOf: (topic: string, partition: number) => Promise<bigint | undefined>,
+  stopped: StoppedTopics,
+): Promise<void> {
   for (const topic of o.topics) {
     for (const { partition, low, high } of await o.log.topicOffsets(topic)) {
       const checkpoint = await checkpointOf(topic, partition);

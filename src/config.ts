@@ -29,7 +29,10 @@ const ConfigSchema = z.object({
       port: port.default(5434),
     })
     .prefault({}),
-  datacenter: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,30}$/).default('dc1'),
+  datacenter: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9_-]{0,30}$/)
+    .default('dc1'),
   kafka: z
     .object({
       port: port.default(9092),
@@ -51,7 +54,12 @@ const ConfigSchema = z.object({
       /** Bootstrap brokers of a Kafka cluster. Absent: the embedded broker on `port`. */
       brokers: z
         .string()
-        .transform((s) => s.split(',').map((b) => b.trim()).filter((b) => b !== ''))
+        .transform((s) =>
+          s
+            .split(',')
+            .map((b) => b.trim())
+            .filter((b) => b !== ''),
+        )
         .optional(),
     })
     .prefault({}),
@@ -61,7 +69,10 @@ const ConfigSchema = z.object({
       /** A Confluent Schema Registry. Absent: the embedded registry on `port`. */
       url: z.string().url().optional(),
       /** HTTP basic credentials (`user:password`) the service uses on a configured registry. */
-      basicAuth: z.string().regex(/^[^:]+:.+$/).optional(),
+      basicAuth: z
+        .string()
+        .regex(/^[^:]+:.+$/)
+        .optional(),
     })
     .prefault({}),
   entities: z
@@ -116,7 +127,11 @@ const ConfigSchema = z.object({
       masterKey: z.string().optional(),
       maxPayloadBytes: z.coerce.number().int().positive().max(16_777_216).default(65_536),
       /** Encryptions under one AES-GCM key version before it is rotated (NIST: below 2^32 with random nonces). */
-      rotateAfterEncryptions: z.coerce.number().int().positive().default(2 ** 31),
+      rotateAfterEncryptions: z.coerce
+        .number()
+        .int()
+        .positive()
+        .default(2 ** 31),
       sessionTtlSeconds: z.coerce.number().int().positive().default(3600),
       sessionMaxUses: z.coerce.number().int().positive().default(100_000),
     })

@@ -21,7 +21,12 @@ export class BatchConfigs {
           found.set(key, await source.get(d.tenant, d.entity));
         } catch (cause) {
           if (isDeltabrokerError(cause) && !cause.retriable) return void found.set(key, cause);
-          throw new DeltabrokerError('DB_DEPENDENCY_UNAVAILABLE', 'the tenant API did not answer', { field: 'dispatch.entity', stage: STAGES.entityConfig }, { cause });
+          throw new DeltabrokerError(
+            'DB_DEPENDENCY_UNAVAILABLE',
+            'the tenant API did not answer',
+            { field: 'dispatch.entity', stage: STAGES.entityConfig },
+            { cause },
+          );
         }
       }),
     );

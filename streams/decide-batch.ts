@@ -111,4 +111,3 @@ function refuse(ctx: DeltaContext, refusal: DeltabrokerError): Extract<Decision,
   };
   return { kind: 'refused', delta, rejection, refusal, problem: { code: refusal.code, stage: stage ?? 'pipeline', message: refusal.message, details } };
 }
-

@@ -59,7 +59,9 @@ export async function startDeltaProcessor(options: DeltaProcessorOptions): Promi
   };
   let storing = Promise.resolve();
   const timer = setInterval(() => {
-    storing = storing.then(storeCheckpoints).catch((err: unknown) => options.logger.warn({ err }, 'state checkpoints not stored; the next start reads a little more'));
+    storing = storing
+      .then(storeCheckpoints)
+      .catch((err: unknown) => options.logger.warn({ err }, 'state checkpoints not stored; the next start reads a little more'));
   }, CHECKPOINT_INTERVAL_MS);
   return {
     ...subscription,
@@ -86,13 +88,11 @@ type AcceptedDecision = Extract<Decision, { kind: 'accepted' }>;
 async function processBatch(options: DeltaProcessorOptions, createdTopics: Set<string>, batch: RecordBatch<DeltaEnvelope>): Promise<BatchHandled> {
   const deltas = batch.records.map((r) => r.value);
   const [states, configs] = await Promise.all([BatchStateView.load(options.states, deltas), BatchConfigs.load(options.entities, deltas)]);
-  const ctxs = batch.records.map(
-    (record): DeltaContext => ({
-      delta: record.value,
-      source: { topic: record.topic, partition: record.partition, offset: record.offset },
-      record: { headers: record.headers, timestamp: record.timestamp },
-    }),
-  );
+  const ctxs = batch.records.map((record): DeltaContext => ({
+    delta: record.value,
+    source: { topic: record.topic, partition: record.partition, offset: record.offset },
+    record: { headers: record.headers, timestamp: record.timestamp },
+  }));
   const actors = await BatchActors.prove(options.actors, ctxs);
   const decisions = decide(ctxs, { configs, states, actors });
   for (const d of decisions) {
@@ -118,19 +118,47 @@ async function persist(options: DeltaProcessorOptions, createdTopics: Set<string
     for (const topic of newTopics) createdTopics.add(topic);
   }
   const positions = await log.publish([
-    ...accepted.map((d) => ({ topic: d.topic, key: recordMessageKey(d.delta.tenant, d.delta.entity, d.delta.key), value: d.event, schema: schemas.EntityEvent, headers: traceHeaders(d.delta) })),
-    ...refused.map((d) => ({ topic: PIPELINE_TOPICS.rejections, key: recordMessageKey(d.delta.tenant, d.delta.entity, d.delta.key), value: d.rejection, schema: schemas.Rejection, headers: traceHeaders(d.delta) })),
+    ...accepted.map((d) => ({
+      topic: d.topic,
+      key: recordMessageKey(d.delta.tenant, d.delta.entity, d.delta.key),
+      value: d.event,
+      schema: schemas.EntityEvent,
+      headers: traceHeaders(d.delta),
+    })),
+    ...refused.map((d) => ({
+      topic: PIPELINE_TOPICS.rejections,
+      key: recordMessageKey(d.delta.tenant, d.delta.entity, d.delta.key),
+      value: d.rejection,
+      schema: schemas.Rejection,
+      headers: traceHeaders(d.delta),
+    })),
   ]);
   accepted.forEach((d, i) => {
     const position = positions[i];
     // Thrown, the batch is retried and its offsets stay uncommitted.
-    if (!position) throw new DeltabrokerError('DB_DEPENDENCY_UNAVAILABLE', 'the log acknowledged no position for a persisted event', { stage: 'persist', topic: d.topic });
-    d.outcome = { status: 'accepted', deltaId: d.delta.id, eventId: d.event.eventId, version: d.event.version, topic: d.topic, partition: position.partition, offset: position.offset };
+    if (!position)
+      throw new DeltabrokerError('DB_DEPENDENCY_UNAVAILABLE', 'the log acknowledged no position for a persisted event', { stage: 'persist', topic: d.topic });
+    d.outcome = {
+      status: 'accepted',
+      deltaId: d.delta.id,
+      eventId: d.event.eventId,
+      version: d.event.version,
+      topic: d.topic,
+      partition: position.partition,
+      offset: position.offset,
+    };
   });
   const verdicts: StoredVerdict[] = [];
   for (const d of decisions) {
-    if (d.kind === 'accepted') verdicts.push({ status: 'accepted', id: { tenant: d.delta.tenant, entity: d.delta.entity, key: d.delta.key }, state: d.state, outcome: d.outcome as AcceptedRow });
-    else if (d.kind === 'refused') verdicts.push({ status: 'refused', tenant: d.delta.tenant, outcome: { status: 'refused', deltaId: d.delta.id, problem: d.problem } });
+    if (d.kind === 'accepted')
+      verdicts.push({
+        status: 'accepted',
+        id: { tenant: d.delta.tenant, entity: d.delta.entity, key: d.delta.key },
+        state: d.state,
+        outcome: d.outcome as AcceptedRow,
+      });
+    else if (d.kind === 'refused')
+      verdicts.push({ status: 'refused', tenant: d.delta.tenant, outcome: { status: 'refused', deltaId: d.delta.id, problem: d.problem } });
   }
   await options.states.recordVerdicts(verdicts);
   options.recorded?.recorded(accepted.map((d) => d.outcome as AcceptedRow));
@@ -140,13 +168,18 @@ async function persist(options: DeltaProcessorOptions, createdTopics: Set<string
     logger.info({ requestId, deltaId, eventId: d.event.eventId, topic, partition, offset, version, stripped: d.stripped }, 'delta accepted');
   }
   for (const d of refused) {
-    logger.info({ requestId: d.delta.requestId, deltaId: d.delta.id, code: d.refusal.code, stage: d.problem.stage, field: d.refusal.details.field }, 'delta refused');
+    logger.info(
+      { requestId: d.delta.requestId, deltaId: d.delta.id, code: d.refusal.code, stage: d.problem.stage, field: d.refusal.details.field },
+      'delta refused',
+    );
   }
   const outcomes = decisions.map((d) => outcomeOf(d.delta, rowOf(d.kind === 'repeat' ? d.of : d)));
   // The verdicts are final once events and states are stored: this instance's callers hear them now, the
   // outcomes topic carries them to callers waiting on other instances.
   for (const outcome of outcomes) options.onVerdict?.(outcome);
-  const published = log.publish(outcomes.map((outcome) => ({ topic: PIPELINE_TOPICS.outcomes, key: outcome.deltaId, value: outcome, schema: schemas.DeltaOutcome })));
+  const published = log.publish(
+    outcomes.map((outcome) => ({ topic: PIPELINE_TOPICS.outcomes, key: outcome.deltaId, value: outcome, schema: schemas.DeltaOutcome })),
+  );
   return { published: published.then(() => undefined) };
 }
 
@@ -159,7 +192,19 @@ function rowOf(d: Exclude<Decision, { kind: 'repeat' }>): DeltaOutcomeRow {
 function outcomeOf(delta: DeltaEnvelope, row: DeltaOutcomeRow): DeltaOutcome {
   const base = { deltaId: delta.id, tenant: delta.tenant, entity: delta.entity, key: delta.key, decidedAt: Date.now() };
   if (row.status === 'accepted') {
-    return { ...base, status: 'accepted', version: row.version, eventId: row.eventId, topic: row.topic, partition: row.partition, offset: row.offset, code: null, stage: null, message: null, details: null };
+    return {
+      ...base,
+      status: 'accepted',
+      version: row.version,
+      eventId: row.eventId,
+      topic: row.topic,
+      partition: row.partition,
+      offset: row.offset,
+      code: null,
+      stage: null,
+      message: null,
+      details: null,
+    };
   }
   const problem = row.problem as { code?: string; stage?: string; message?: string; details?: unknown };
   return {

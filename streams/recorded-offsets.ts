@@ -45,7 +45,9 @@ export class RecordedOffsets {
 
   /** Checkpoints that moved since they were last stored; store them, then call `stored`. */
   due(): StateCheckpoint[] {
-    return [...this.#partitions.values()].filter((t) => t.next > t.stored).map((t) => ({ topic: t.topic, partition: t.partition, nextOffset: t.next.toString() }));
+    return [...this.#partitions.values()]
+      .filter((t) => t.next > t.stored)
+      .map((t) => ({ topic: t.topic, partition: t.partition, nextOffset: t.next.toString() }));
   }
 
   stored(checkpoints: readonly StateCheckpoint[]): void {

@@ -36,7 +36,15 @@ export function makeBenchEvents(config: EntityConfig, eventCount: number, keyCou
   for (let i = 0; i < eventCount; i += 1) {
     const key = `acct-${i % keyCount}`;
     const version = Math.floor(i / keyCount) + 1;
-    const doc = { accountId: key, name: `Account ${i}`, mcc: 5000 + (i % 1000), score: i / 7, active: i % 2 === 0, openedAt: '2026-01-02T03:04:05Z', address: { city: 'Lyon', zip: String(69000 + (i % 10)) } };
+    const doc = {
+      accountId: key,
+      name: `Account ${i}`,
+      mcc: 5000 + (i % 1000),
+      score: i / 7,
+      active: i % 2 === 0,
+      openedAt: '2026-01-02T03:04:05Z',
+      address: { city: 'Lyon', zip: String(69000 + (i % 10)) },
+    };
     const event: EntityEvent = {
       eventId: randomUUID(),
       deltaId: randomUUID(),
@@ -54,7 +62,20 @@ export function makeBenchEvents(config: EntityConfig, eventCount: number, keyCou
     };
     events.push(event);
     finalVersions.set(key, version);
-    images.push([key, doc.name, doc.mcc, doc.score, doc.active, doc.openedAt, JSON.stringify(doc.address), JSON.stringify(doc), version, event.eventId, `bench/0/${i}`, new Date(event.recordedAt).toISOString()]);
+    images.push([
+      key,
+      doc.name,
+      doc.mcc,
+      doc.score,
+      doc.active,
+      doc.openedAt,
+      JSON.stringify(doc.address),
+      JSON.stringify(doc),
+      version,
+      event.eventId,
+      `bench/0/${i}`,
+      new Date(event.recordedAt).toISOString(),
+    ]);
   }
   return { events, images, finalVersions };
 }

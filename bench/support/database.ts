@@ -12,7 +12,8 @@ export interface BenchDatabase {
  */
 export async function createBenchDatabase(prefix: string): Promise<BenchDatabase> {
   const admin = process.env.BENCH_PG_ADMIN_URL;
-  if (!admin) throw new Error('BENCH_PG_ADMIN_URL is not set: run benchmarks through `npm run bench` (`-- --only <name>` for one), which starts a PostgreSQL server');
+  if (!admin)
+    throw new Error('BENCH_PG_ADMIN_URL is not set: run benchmarks through `npm run bench` (`-- --only <name>` for one), which starts a PostgreSQL server');
   const name = `${prefix}_${randomBytes(5).toString('hex')}`;
   const run = async (text: string): Promise<void> => {
     const client = new Client({ connectionString: admin });

@@ -22,12 +22,18 @@ export function quantile(sorted: readonly number[], q: number): number {
 
 export const secondsSince = (since: bigint): number => Number(process.hrtime.bigint() - since) / 1e9;
 
-const number = (n: number): string =>
-  !Number.isFinite(n) ? 'n/a' : n >= 100 ? Math.round(n).toLocaleString('en-US') : n >= 10 ? n.toFixed(1) : n.toFixed(2);
+const number = (n: number): string => (!Number.isFinite(n) ? 'n/a' : n >= 100 ? Math.round(n).toLocaleString('en-US') : n >= 10 ? n.toFixed(1) : n.toFixed(2));
 
 /** The figures as one fixed-width table: figure, its baseline, ratio, notes. */
 export function formatTable(figures: readonly Figure[]): string {
-  const rows = figures.map((f) => [f.name, `${number(f.value)} ${f.unit}`, f.baseline.name, `${number(f.baseline.value)} ${f.baseline.unit}`, formatRatio(ratioOf(f)), f.notes ?? '']);
+  const rows = figures.map((f) => [
+    f.name,
+    `${number(f.value)} ${f.unit}`,
+    f.baseline.name,
+    `${number(f.baseline.value)} ${f.baseline.unit}`,
+    formatRatio(ratioOf(f)),
+    f.notes ?? '',
+  ]);
   const header = ['figure', 'value', 'baseline (same run)', 'baseline value', 'ratio', 'notes'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
   const line = (cells: readonly string[]): string =>

@@ -12,7 +12,12 @@ import { loadSchemas, type DeltaEnvelope } from '../../src/log';
 export const TENANT = 'acme';
 export const ENTITY = 'merchant_account';
 
-export const payloadOf = (key: string, i: number): Record<string, unknown> => ({ merchantId: key, name: `Merchant ${i}`, country: i % 2 === 0 ? 'DE' : 'FR', mcc: 5000 + (i % 1000) });
+export const payloadOf = (key: string, i: number): Record<string, unknown> => ({
+  merchantId: key,
+  name: `Merchant ${i}`,
+  country: i % 2 === 0 ? 'DE' : 'FR',
+  mcc: 5000 + (i % 1000),
+});
 
 export const wallMs = (): number => performance.timeOrigin + performance.now();
 
@@ -55,7 +60,10 @@ export async function produceDeltas(order: ProduceOrder): Promise<SentTimes> {
   const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
   await producer.connect();
   const registry = new SchemaRegistry({ host: order.registryUrl });
-  const { id } = await registry.register({ type: SchemaType.AVRO, schema: JSON.stringify(loadSchemas().DeltaEnvelope.definition) }, { subject: 'deltas-value' });
+  const { id } = await registry.register(
+    { type: SchemaType.AVRO, schema: JSON.stringify(loadSchemas().DeltaEnvelope.definition) },
+    { subject: 'deltas-value' },
+  );
   const sentAt: [string, number][] = [];
   try {
     let next = 0;
@@ -116,7 +124,14 @@ export async function writeOverHttp(order: HttpWriteOrder): Promise<HttpAnswers>
       const started = wallMs();
       sentAt.push([key, started]);
       const req = http.request(
-        { agent, host: target.hostname, port: target.port, path: '/', method: 'POST', headers: { authorization: `Bearer ${order.token}`, 'content-type': 'application/json' } },
+        {
+          agent,
+          host: target.hostname,
+          port: target.port,
+          path: '/',
+          method: 'POST',
+          headers: { authorization: `Bearer ${order.token}`, 'content-type': 'application/json' },
+        },
         (res) => {
           res.resume();
           res.on('end', () => {

@@ -40,7 +40,13 @@ export async function writeRowChanges(tx: SqlExecutor, table: ProjectionTable, c
 const keyParam = (i: number): string => quoteIdent(`_k${i}`, 'column');
 
 function asRecord(change: RowChange): Record<string, unknown> {
-  const row: Record<string, unknown> = { _doc: change.doc, _version: change.version, _event_id: change.eventId, _position: change.position, _updated_at: change.updatedAt };
+  const row: Record<string, unknown> = {
+    _doc: change.doc,
+    _version: change.version,
+    _event_id: change.eventId,
+    _position: change.position,
+    _updated_at: change.updatedAt,
+  };
   change.key.forEach((value, i) => (row[`_k${i}`] = value));
   return row;
 }

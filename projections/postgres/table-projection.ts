@@ -105,11 +105,20 @@ export class TableProjection {
         unprojectable += folded.skipped.length;
         const skipped = new Set(folded.skipped.map((s) => s.record.offset));
         applied.push(...fresh.filter((r) => !skipped.has(r.offset)).map((r) => r.offset));
-        for (const s of folded.skipped) logger.warn({ topic: batch.topic, partition: batch.partition, offset: s.record.offset, reason: s.reason }, 'event not projectable; passed over');
+        for (const s of folded.skipped)
+          logger.warn({ topic: batch.topic, partition: batch.partition, offset: s.record.offset, reason: s.reason }, 'event not projectable; passed over');
       }
       const after = batchEnd > before ? batchEnd : before;
       if (after > before) await advanceCheckpoint(tx, ref, after);
-      return { checkpointBefore: before.toString(), checkpointAfter: after.toString(), appliedOffsets: applied, alreadyApplied, unprojectable, upserted, deleted };
+      return {
+        checkpointBefore: before.toString(),
+        checkpointAfter: after.toString(),
+        appliedOffsets: applied,
+        alreadyApplied,
+        unprojectable,
+        upserted,
+        deleted,
+      };
     });
     return { topic: batch.topic, partition: batch.partition, ...report };
   }
@@ -136,6 +145,10 @@ export class TableProjection {
 
 /** Personal fields of erased data subjects become the marker before they are written (see erased-personal-fields.ts). */
 async function maskErasedSubjects(tx: SqlExecutor, table: ProjectionTable, changes: RowChange[]): Promise<RowChange[]> {
-  const docs = await maskErasedPersonalFields(tx, table.config, changes.map((c) => c.doc));
+  const docs = await maskErasedPersonalFields(
+    tx,
+    table.config,
+    changes.map((c) => c.doc),
+  );
   return changes.map((change, i) => (docs[i] === change.doc ? change : { ...change, doc: docs[i] as Record<string, unknown> }));
 }

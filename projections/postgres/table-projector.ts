@@ -64,7 +64,10 @@ export async function startTableProjector(o: TableProjectorOptions): Promise<Tab
     ...(o.stopped && { stopped: o.stopped }),
     apply: async (batch) => {
       const report = await projection.apply(batch);
-      logger.info({ topic: report.topic, partition: report.partition, applied: report.appliedOffsets.length, checkpoint: report.checkpointAfter }, 'batch projected');
+      logger.info(
+        { topic: report.topic, partition: report.partition, applied: report.appliedOffsets.length, checkpoint: report.checkpointAfter },
+        'batch projected',
+      );
       o.onBatch?.(report);
       return BigInt(report.checkpointAfter);
     },

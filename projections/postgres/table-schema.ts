@@ -59,7 +59,12 @@ export function projectionTableOf(config: EntityConfig): ProjectionTable {
   }));
   const keyColumns = config.key.map((k) => {
     const column = fieldColumns.find((c) => c.name === k);
-    if (!column) throw new DeltabrokerError('DB_INTERNAL', `key field ${k} of ${config.tenant}/${config.entity} is not a configured field`, { field: k, rule: 'key', stage: 'projection' });
+    if (!column)
+      throw new DeltabrokerError('DB_INTERNAL', `key field ${k} of ${config.tenant}/${config.entity} is not a configured field`, {
+        field: k,
+        rule: 'key',
+        stage: 'projection',
+      });
     return column;
   });
   const { schema, table } = physicalNamesOf(config);
@@ -121,7 +126,12 @@ export async function migrateProjectionTable(sql: SqlClient, table: ProjectionTa
         await tx.query(`update ${table.qualifiedName} set ${column.ident} = ${fieldValueSql(column, '"_doc"')} where "_doc" ? '${column.name}'`);
         added.push(column.name);
       } else if (current !== formattedType(column.sqlType)) {
-        throw refusal(table, column.name, 'column-type', `column ${column.name} of ${table.qualifiedName} is ${current}, but field ${column.name} is now ${column.type} (${column.sqlType})`);
+        throw refusal(
+          table,
+          column.name,
+          'column-type',
+          `column ${column.name} of ${table.qualifiedName} is ${current}, but field ${column.name} is now ${column.type} (${column.sqlType})`,
+        );
       }
     }
     for (const name of SYSTEM_COLUMN_NAMES) {
@@ -176,15 +186,24 @@ async function checkPrimaryKey(tx: SqlExecutor, table: ProjectionTable): Promise
   const actual = result.rows.map((r) => r.name);
   const expected = table.keyColumns.map((c) => c.name);
   if (actual.join(',') !== expected.join(',')) {
-    throw refusal(table, expected.join(','), 'primary-key', `the primary key of ${table.qualifiedName} is (${actual.join(', ')}), but the key is now (${expected.join(', ')})`);
+    throw refusal(
+      table,
+      expected.join(','),
+      'primary-key',
+      `the primary key of ${table.qualifiedName} is (${actual.join(', ')}), but the key is now (${expected.join(', ')})`,
+    );
   }
 }
 
 function refusal(table: ProjectionTable, field: string, rule: string, message: string): DeltabrokerError {
   const { tenant, entity } = table.config;
-  return new DeltabrokerError('DB_CONFLICT', `${message}; rebuild the projection of ${tenant}/${entity} by replaying its persistence topic into a fresh table`, {
-    field,
-    rule,
-    stage: 'projection',
-  });
+  return new DeltabrokerError(
+    'DB_CONFLICT',
+    `${message}; rebuild the projection of ${tenant}/${entity} by replaying its persistence topic into a fresh table`,
+    {
+      field,
+      rule,
+      stage: 'projection',
+    },
+  );
 }

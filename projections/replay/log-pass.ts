@@ -57,7 +57,10 @@ export async function readIntoShadows(o: LogPassOptions): Promise<ReplayResult> 
   const signal = o.signal ? AbortSignal.any([o.signal, stop.signal]) : stop.signal;
   const settled = await Promise.allSettled(
     busy.map((mine) => {
-      const offsets = partitions.map((p) => ({ partition: p.partition, offset: p.partition === mine.partition ? (starts.get(p.partition) ?? BigInt(p.low)).toString() : BEYOND_ANY_END }));
+      const offsets = partitions.map((p) => ({
+        partition: p.partition,
+        offset: p.partition === mine.partition ? (starts.get(p.partition) ?? BigInt(p.low)).toString() : BEYOND_ANY_END,
+      }));
       return readOnce({ ...o, from: { kind: 'offsets', offsets }, signal }).then(
         (result) => ({ ...result, endOffsets: result.endOffsets.filter((e) => e.partition === mine.partition) }),
         (error: unknown) => {
@@ -122,7 +125,8 @@ async function readOnce(o: LogPassOptions): Promise<ReplayResult> {
 /** Per partition, the smallest position among several targets' checkpoints. */
 export function lowest(all: readonly Positions[]): Positions {
   const out: Positions = new Map();
-  for (const positions of all) for (const [p, next] of positions) out.set(p, out.has(p) ? (next < (out.get(p) as bigint) ? next : (out.get(p) as bigint)) : next);
+  for (const positions of all)
+    for (const [p, next] of positions) out.set(p, out.has(p) ? (next < (out.get(p) as bigint) ? next : (out.get(p) as bigint)) : next);
   return out;
 }
 
@@ -137,4 +141,7 @@ export function eventsBetween(from: Positions, to: Positions): number {
 }
 
 /** A replay start at these positions. */
-export const asOffsets = (positions: Positions): ReplayStart => ({ kind: 'offsets', offsets: [...positions].map(([partition, next]) => ({ partition, offset: next.toString() })) });
+export const asOffsets = (positions: Positions): ReplayStart => ({
+  kind: 'offsets',
+  offsets: [...positions].map(([partition, next]) => ({ partition, offset: next.toString() })),
+});

@@ -32,7 +32,14 @@ export async function planReplay(ctx: ReplayContext, request: ReplayRequest): Pr
   const targetPlans: TargetPlan[] = [];
   for (const t of targets) {
     const resumable = (await t.shadowExists()) && (await checkpointsOf(ctx.sql, t.shadowProjector, topic)).size > 0;
-    targetPlans.push({ kind: t.kind, live: t.live, shadow: t.shadow, liveProjector: t.liveProjector, liveCheckpoints: asRecord(await checkpointsOf(ctx.sql, t.liveProjector, topic)), resumable });
+    targetPlans.push({
+      kind: t.kind,
+      live: t.live,
+      shadow: t.shadow,
+      liveProjector: t.liveProjector,
+      liveCheckpoints: asRecord(await checkpointsOf(ctx.sql, t.liveProjector, topic)),
+      resumable,
+    });
   }
   return {
     tenant: config.tenant,

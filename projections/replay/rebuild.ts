@@ -48,7 +48,10 @@ export async function rebuildProjections(ctx: ReplayContext, request: ReplayRequ
     progress.enter('preparing');
     const states: ShadowState[] = [];
     for (const t of targets) states.push(await t.prepare(start, from.kind !== 'beginning'));
-    logger.info({ topic, targets: targets.map((t) => `${t.kind}:${t.live}`), resumed: states.map((s) => s.resumed), from: describeFrom(from) }, 'replay started');
+    logger.info(
+      { topic, targets: targets.map((t) => `${t.kind}:${t.live}`), resumed: states.map((s) => s.resumed), from: describeFrom(from) },
+      'replay started',
+    );
 
     const pass: Pass = { ctx, topic, targets, progress, events: 0, passes: 0, ...(run.signal && { signal: run.signal }) };
     await fillShadows(pass, from, states, offsets, run.catchUpThreshold ?? 500);
@@ -61,7 +64,16 @@ export async function rebuildProjections(ctx: ReplayContext, request: ReplayRequ
     for (const t of targets) await t.afterSwap();
     progress.enter('done');
     const outcomes = targets.map((t, i): TargetOutcome => ({ kind: t.kind, live: t.live, resumed: states[i]?.resumed === true, handover: handovers[i] ?? [] }));
-    const result: RebuildResult = { tenant: config.tenant, entity: config.entity, topic, targets: outcomes, events: pass.events, passes: pass.passes, durationMs: Date.now() - started, swapMs };
+    const result: RebuildResult = {
+      tenant: config.tenant,
+      entity: config.entity,
+      topic,
+      targets: outcomes,
+      events: pass.events,
+      passes: pass.passes,
+      durationMs: Date.now() - started,
+      swapMs,
+    };
     logger.info({ topic, events: result.events, passes: result.passes, durationMs: result.durationMs, swapMs }, 'replay swapped in');
     return result;
   } catch (error) {
@@ -82,7 +94,12 @@ interface Pass {
 }
 
 /** Reads from `from` into every shadow through `appliers` (in `tx` when given), then raises their checkpoints. */
-async function readPass(pass: Pass, from: ReplayStart, appliers: readonly BatchApplier[], o: { tx?: SqlExecutor; assumedStart?: Positions } = {}): Promise<void> {
+async function readPass(
+  pass: Pass,
+  from: ReplayStart,
+  appliers: readonly BatchApplier[],
+  o: { tx?: SqlExecutor; assumedStart?: Positions } = {},
+): Promise<void> {
   const { ctx, topic, progress } = pass;
   const result = await readIntoShadows({
     log: ctx.log,
@@ -142,7 +159,12 @@ async function swapIn(pass: Pass, shared: boolean): Promise<TargetOutcome['hando
     });
     if (behind) {
       const bound = boundToTransaction(tx);
-      await readPass(pass, asOffsets(lowest(shadowNow)), targets.map((t) => t.applier(bound)), { tx });
+      await readPass(
+        pass,
+        asOffsets(lowest(shadowNow)),
+        targets.map((t) => t.applier(bound)),
+        { tx },
+      );
     }
     const handovers: TargetOutcome['handover'][] = [];
     for (const [i, t] of targets.entries()) {

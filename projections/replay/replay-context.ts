@@ -28,7 +28,8 @@ export interface ReplayContext {
 
 export async function entityConfigOf(ctx: ReplayContext, tenant: string, entity: string): Promise<EntityConfig> {
   const config = await ctx.entities.get(tenant, entity);
-  if (config === undefined) throw new DeltabrokerError('DB_NOT_FOUND', `tenant ${tenant} has no entity ${entity}`, { field: 'entity', rule: 'exists', stage: 'replay' });
+  if (config === undefined)
+    throw new DeltabrokerError('DB_NOT_FOUND', `tenant ${tenant} has no entity ${entity}`, { field: 'entity', rule: 'exists', stage: 'replay' });
   return config;
 }
 
@@ -36,7 +37,12 @@ export async function topicOffsetsOf(ctx: ReplayContext, topic: string): Promise
   try {
     return await ctx.log.topicOffsets(topic);
   } catch (error) {
-    throw new DeltabrokerError('DB_NOT_FOUND', `persistence topic ${topic} cannot be read: ${(error as Error).message}`, { field: 'entity', rule: 'topic-exists', stage: 'replay' }, { cause: error });
+    throw new DeltabrokerError(
+      'DB_NOT_FOUND',
+      `persistence topic ${topic} cannot be read: ${(error as Error).message}`,
+      { field: 'entity', rule: 'topic-exists', stage: 'replay' },
+      { cause: error },
+    );
   }
 }
 

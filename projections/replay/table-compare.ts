@@ -37,7 +37,8 @@ export async function compareTables(tx: SqlExecutor, live: ProjectionTable, repl
     return { live: null, replay: replayDigest, columnsMissingInLive, differingRows: replayDigest.rows, differences: [], equal: replayDigest.rows === 0 };
   }
   const liveDigest = await digest(tx, live, compared);
-  const side = (table: ProjectionTable): string => `select ${keySql(table, 't')} as k, t."_version" as v, ${rowSql(compared, 't')} as r from ${table.qualifiedName} t`;
+  const side = (table: ProjectionTable): string =>
+    `select ${keySql(table, 't')} as k, t."_version" as v, ${rowSql(compared, 't')} as r from ${table.qualifiedName} t`;
   const { rows } = await tx.query<{ k: string; kind: RowDifference['kind']; lv: string | number | null; rv: string | number | null; total: string | number }>(
     `select coalesce(l.k, r.k) as k, l.v as lv, r.v as rv, count(*) over () as total,
             case when l.k is null then 'missing-in-live' when r.k is null then 'missing-in-replay' else 'differs' end as kind

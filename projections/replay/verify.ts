@@ -36,17 +36,36 @@ export async function verifyProjection(ctx: ReplayContext, request: VerifyReques
     await target.prepare(low, false);
     progress.addTotal(eventsBetween(low, limits));
     progress.enter('replaying');
-    let events = (await readIntoShadows({ log: ctx.log, schemas: ctx.schemas, topic, from: asOffsets(low), appliers: [target.applier(ctx.sql)], limits, progress, parallel: true, ...(o.signal && { signal: o.signal }) })).records;
+    let events = (
+      await readIntoShadows({
+        log: ctx.log,
+        schemas: ctx.schemas,
+        topic,
+        from: asOffsets(low),
+        appliers: [target.applier(ctx.sql)],
+        limits,
+        progress,
+        parallel: true,
+        ...(o.signal && { signal: o.signal }),
+      })
+    ).records;
 
     progress.enter('catching-up');
     const comparison = await ctx.sql.transaction(async (tx) => {
-      const live = await lockCheckpoints(tx, target.liveProjector, topic, offsets.map((p) => p.partition));
+      const live = await lockCheckpoints(
+        tx,
+        target.liveProjector,
+        topic,
+        offsets.map((p) => p.partition),
+      );
       const shadow = await checkpointsOf(tx, target.shadowProjector, topic);
       if ([...live].some(([p, next]) => (shadow.get(p) ?? 0n) < next)) {
         const from: Positions = new Map([...live].map(([p]) => [p, shadow.get(p) ?? 0n]));
         progress.addTotal(eventsBetween(from, live));
         const bound = boundToTransaction(tx);
-        events += (await readIntoShadows({ log: ctx.log, schemas: ctx.schemas, topic, from: asOffsets(from), appliers: [target.applier(bound)], limits: live, progress })).records;
+        events += (
+          await readIntoShadows({ log: ctx.log, schemas: ctx.schemas, topic, from: asOffsets(from), appliers: [target.applier(bound)], limits: live, progress })
+        ).records;
       }
       return { live, result: await compareTables(tx, target.liveTable, target.shadowTable, o.maxDifferences ?? 20) };
     });

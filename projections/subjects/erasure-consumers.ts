@@ -10,7 +10,15 @@ import type { ActionEvent, OutgoingRecord, RecordSchemas, Subscription, SubjectE
 import type { Logger } from '../../src/logger';
 import type { SearchIndex } from '../../src/search';
 import type { SqlClient } from '../../src/store/sql-client';
-import { actionTopics, ERASED_MARKER, personalFields, physicalNamesOf, subjectErasureTopic, type EntityConfig, type EntityConfigSource } from '../../src/tenant';
+import {
+  actionTopics,
+  ERASED_MARKER,
+  personalFields,
+  physicalNamesOf,
+  subjectErasureTopic,
+  type EntityConfig,
+  type EntityConfigSource,
+} from '../../src/tenant';
 import { projectionTableOf } from '../postgres/table-schema';
 import { SUBJECT_ERASURE_GROUPS } from '../../src/log/topology';
 
@@ -94,7 +102,12 @@ export async function startSubjectErasureConsumers(o: ErasureConsumerOptions): P
       logger.info({ tenant: record.tenant, entity: config.entity, subject: record.subject, rows }, 'erased subject scrubbed from table');
     }),
     consume(SUBJECT_ERASURE_GROUPS.search, async (config, record) => {
-      const docs = await o.search.maskFields(physicalNamesOf(config).index, { field: config.subject as string, value: record.subject }, personalFields(config), ERASED_MARKER);
+      const docs = await o.search.maskFields(
+        physicalNamesOf(config).index,
+        { field: config.subject as string, value: record.subject },
+        personalFields(config),
+        ERASED_MARKER,
+      );
       logger.info({ tenant: record.tenant, entity: config.entity, subject: record.subject, docs }, 'erased subject scrubbed from search index');
     }),
     consume(SUBJECT_ERASURE_GROUPS.emitter, async (config, record) => {

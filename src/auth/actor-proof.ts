@@ -38,7 +38,11 @@ export function createActorProofVerifier(o: { seal: DeltaSeal; tokens: TokenVeri
       if (o.seal.verify(delta, headers[DELTA_SEAL_HEADER])) return delta.actor;
       const header = headers[ACTOR_TOKEN_HEADER];
       if (header === undefined) {
-        throw refusal('DB_UNAUTHENTICATED', `a delta from a Kafka producer must prove its actor: put the caller's JWT in a '${ACTOR_TOKEN_HEADER}: Bearer <token>' record header`, 'actor-proof');
+        throw refusal(
+          'DB_UNAUTHENTICATED',
+          `a delta from a Kafka producer must prove its actor: put the caller's JWT in a '${ACTOR_TOKEN_HEADER}: Bearer <token>' record header`,
+          'actor-proof',
+        );
       }
       const token = /^Bearer ([A-Za-z0-9_.-]+)$/.exec(header.trim())?.[1];
       if (!token) throw refusal('DB_UNAUTHENTICATED', `the '${ACTOR_TOKEN_HEADER}' header must be 'Bearer <JWT>'`, 'bearer-jwt');
@@ -49,8 +53,10 @@ export function createActorProofVerifier(o: { seal: DeltaSeal; tokens: TokenVeri
         const reason = error instanceof DeltabrokerError ? error.message : 'the token is not valid';
         throw refusal('DB_UNAUTHENTICATED', `the actor's token does not prove the delta (judged at the record's timestamp): ${reason}`, 'bearer-jwt', error);
       }
-      if (principal.tenant !== delta.tenant) throw refusal('DB_FORBIDDEN', `the token is for tenant '${principal.tenant}', the delta for '${delta.tenant}'`, 'tenant');
-      if (principal.user !== delta.actor.user) throw refusal('DB_UNAUTHENTICATED', `the delta's actor '${delta.actor.user}' is not the token's subject`, 'actor-proof');
+      if (principal.tenant !== delta.tenant)
+        throw refusal('DB_FORBIDDEN', `the token is for tenant '${principal.tenant}', the delta for '${delta.tenant}'`, 'tenant');
+      if (principal.user !== delta.actor.user)
+        throw refusal('DB_UNAUTHENTICATED', `the delta's actor '${delta.actor.user}' is not the token's subject`, 'actor-proof');
       const actor: Actor = { user: principal.user, roles: [...principal.roles] };
       return actor;
     },

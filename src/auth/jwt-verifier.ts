@@ -32,7 +32,13 @@ export async function createJwtVerifier(options: JwtVerifierOptions): Promise<To
       let lastError: unknown;
       for (const key of keys) {
         try {
-          const verifyOptions = { issuer: options.issuer, audience: options.audience, clockTolerance: CLOCK_TOLERANCE_SECONDS, requiredClaims: ['exp', 'sub'], ...(at && { currentDate: at }) };
+          const verifyOptions = {
+            issuer: options.issuer,
+            audience: options.audience,
+            clockTolerance: CLOCK_TOLERANCE_SECONDS,
+            requiredClaims: ['exp', 'sub'],
+            ...(at && { currentDate: at }),
+          };
           const result = typeof key === 'function' ? await jwtVerify(token, key, verifyOptions) : await jwtVerify(token, key, verifyOptions);
           payload = result.payload;
           break;
@@ -47,7 +53,9 @@ export async function createJwtVerifier(options: JwtVerifierOptions): Promise<To
       if (typeof tenant !== 'string' || tenant === '') throw unauthenticated(`the token has no '${options.tenantClaim}' claim`);
       // Tenant names become parts of schema, topic and index names: a claim that breaks the pattern names no tenant.
       if (!isTenantName(tenant)) {
-        throw unauthenticated(`the token's '${options.tenantClaim}' claim is not a tenant name (1-${MAX_NAME_LENGTH} lowercase letters and digits in words joined by single underscores)`);
+        throw unauthenticated(
+          `the token's '${options.tenantClaim}' claim is not a tenant name (1-${MAX_NAME_LENGTH} lowercase letters and digits in words joined by single underscores)`,
+        );
       }
       if (!Array.isArray(roles) || !roles.every((r) => typeof r === 'string')) {
         throw unauthenticated(`the token's '${options.rolesClaim}' claim must be a list of strings`);

@@ -42,7 +42,11 @@ export class QueryService {
   async read(principal: Principal, entity: string, query: unknown, after?: LogPosition): Promise<ReadResult> {
     const config = await this.#authorize(principal, entity, 'read');
     if (typeof query !== 'string') {
-      throw new DeltabrokerError('DB_VALIDATION', 'read takes an RQL string as payload, e.g. "eq(country,DE)"', { field: 'payload', rule: 'rql-string', stage: 'read' });
+      throw new DeltabrokerError('DB_VALIDATION', 'read takes an RQL string as payload, e.g. "eq(country,DE)"', {
+        field: 'payload',
+        rule: 'rql-string',
+        stage: 'read',
+      });
     }
     await this.#catchUp(this.o.tables, after, 'read');
     const compiled = compileRql(query, config, { readableFields: readableFields(config, principal.roles, 'read') });
@@ -75,11 +79,15 @@ export class QueryService {
   async #catchUp(progress: ProjectionProgress, after: LogPosition | undefined, stage: string): Promise<void> {
     if (!after) return;
     if (!(await progress.waitFor(after, this.o.consistencyTimeoutMs))) {
-      throw new DeltabrokerError('DB_TIMEOUT', `the projection did not reach ${after.topic}/${after.partition}/${after.offset} within ${this.o.consistencyTimeoutMs} ms`, {
-        field: 'dispatch.after',
-        rule: 'consistency',
-        stage,
-      });
+      throw new DeltabrokerError(
+        'DB_TIMEOUT',
+        `the projection did not reach ${after.topic}/${after.partition}/${after.offset} within ${this.o.consistencyTimeoutMs} ms`,
+        {
+          field: 'dispatch.after',
+          rule: 'consistency',
+          stage,
+        },
+      );
     }
   }
 }

@@ -6,7 +6,15 @@
 import { randomUUID } from 'node:crypto';
 import { DeltabrokerError, isDeltabrokerError } from '../errors';
 import type { Logger } from '../logger';
-import { loggedProgress, ReplayProgress, type ProgressSnapshot, type ProjectionReplay, type RebuildResult, type ReplayRequest, type VerifyReport } from '../replay';
+import {
+  loggedProgress,
+  ReplayProgress,
+  type ProgressSnapshot,
+  type ProjectionReplay,
+  type RebuildResult,
+  type ReplayRequest,
+  type VerifyReport,
+} from '../replay';
 
 export type JobKind = 'replay' | 'verify';
 
@@ -46,7 +54,11 @@ export class ReplayJobs {
     this.prune();
     const running = [...this.jobs.values()].find((j) => j.view.status === 'running' && j.view.tenant === request.tenant && j.view.entity === request.entity);
     if (running) {
-      throw new DeltabrokerError('DB_CONFLICT', `job ${running.view.id} is already replaying ${request.tenant}/${request.entity}`, { field: 'entity', rule: 'one-job-per-entity', stage: 'replay' });
+      throw new DeltabrokerError('DB_CONFLICT', `job ${running.view.id} is already replaying ${request.tenant}/${request.entity}`, {
+        field: 'entity',
+        rule: 'one-job-per-entity',
+        stage: 'replay',
+      });
     }
     const id = randomUUID();
     const progress = new ReplayProgress();
@@ -66,7 +78,11 @@ export class ReplayJobs {
       (error: unknown) => {
         const interrupted = controller.signal.aborted;
         const code = interrupted ? 'DB_CONFLICT' : isDeltabrokerError(error) ? error.code : 'DB_INTERNAL';
-        const message = interrupted ? 'interrupted; start the replay again to resume it' : isDeltabrokerError(error) ? error.message : 'the replay failed; see the service log';
+        const message = interrupted
+          ? 'interrupted; start the replay again to resume it'
+          : isDeltabrokerError(error)
+            ? error.message
+            : 'the replay failed; see the service log';
         if (!interrupted && !isDeltabrokerError(error)) logger.error({ err: error }, 'replay job failed');
         job.view = { ...job.view, status: interrupted ? 'interrupted' : 'failed', error: { code, message }, finishedAt: new Date().toISOString() };
       },

@@ -65,7 +65,8 @@ export class WriteService {
     const deltaId = command.deltaId ?? randomUUID();
     if (command.deltaId) {
       const known = await this.o.states.outcome(command.deltaId, principal.tenant);
-      if (known?.status === 'accepted') return { ...known, entity: command.entity, key, position: { topic: known.topic, partition: known.partition, offset: known.offset } };
+      if (known?.status === 'accepted')
+        return { ...known, entity: command.entity, key, position: { topic: known.topic, partition: known.partition, offset: known.offset } };
       if (known?.status === 'refused') throw refusalFrom(known.problem);
     }
     const delta: DeltaEnvelope = {
@@ -94,15 +95,24 @@ export class WriteService {
       });
     } catch (cause) {
       this.o.waiter.cancel(principal.tenant, deltaId);
-      throw new DeltabrokerError('DB_DEPENDENCY_UNAVAILABLE', 'the write log did not acknowledge the delta; it was not written', { stage: 'publish' }, { cause });
+      throw new DeltabrokerError(
+        'DB_DEPENDENCY_UNAVAILABLE',
+        'the write log did not acknowledge the delta; it was not written',
+        { stage: 'publish' },
+        { cause },
+      );
     }
     if (!verdict) return { status: 'pending', deltaId, entity: command.entity, key, position };
     const outcome = await verdict;
     if (!outcome) {
-      throw new DeltabrokerError('DB_TIMEOUT', `no verdict within ${this.o.timeoutMs} ms; the delta is on the log and will be processed: GET /deltas/${deltaId}`, {
-        stage: 'pipeline',
-        deltaId,
-      });
+      throw new DeltabrokerError(
+        'DB_TIMEOUT',
+        `no verdict within ${this.o.timeoutMs} ms; the delta is on the log and will be processed: GET /deltas/${deltaId}`,
+        {
+          stage: 'pipeline',
+          deltaId,
+        },
+      );
     }
     return toResult(outcome, command.entity);
   }
@@ -117,19 +127,29 @@ function serializePayload(payload: Record<string, unknown>): string {
   try {
     return JSON.stringify(payload, (key, value: unknown) => {
       if (typeof value === 'number' && !Number.isFinite(value)) {
-        throw new DeltabrokerError('DB_VALIDATION', `${key || 'payload'} is not a finite number`, { field: key ? `payload.${key}` : 'payload', rule: 'finite-number', stage: 'http' });
+        throw new DeltabrokerError('DB_VALIDATION', `${key || 'payload'} is not a finite number`, {
+          field: key ? `payload.${key}` : 'payload',
+          rule: 'finite-number',
+          stage: 'http',
+        });
       }
       return value;
     });
   } catch (error) {
-    if (error instanceof RangeError) throw new DeltabrokerError('DB_VALIDATION', 'the payload is nested too deeply', { field: 'payload', rule: 'max-depth', stage: 'http' });
+    if (error instanceof RangeError)
+      throw new DeltabrokerError('DB_VALIDATION', 'the payload is nested too deeply', { field: 'payload', rule: 'max-depth', stage: 'http' });
     throw error;
   }
 }
 
 function toResult(outcome: DeltaOutcome, entity: string): WriteResult {
   if (outcome.status === 'refused') {
-    throw refusalFrom({ code: outcome.code ?? undefined, stage: outcome.stage ?? undefined, message: outcome.message ?? undefined, details: JSON.parse(outcome.details ?? '{}') as Record<string, unknown> });
+    throw refusalFrom({
+      code: outcome.code ?? undefined,
+      stage: outcome.stage ?? undefined,
+      message: outcome.message ?? undefined,
+      details: JSON.parse(outcome.details ?? '{}') as Record<string, unknown>,
+    });
   }
   return {
     status: 'accepted',
@@ -143,7 +163,12 @@ function toResult(outcome: DeltaOutcome, entity: string): WriteResult {
 }
 
 /** Rebuilds the pipeline's refusal so the HTTP edge answers it like any other error. */
-export function refusalFrom(problem: { code?: string | undefined; stage?: string | undefined; message?: string | undefined; details?: Record<string, unknown> | undefined }): DeltabrokerError {
+export function refusalFrom(problem: {
+  code?: string | undefined;
+  stage?: string | undefined;
+  message?: string | undefined;
+  details?: Record<string, unknown> | undefined;
+}): DeltabrokerError {
   const code = (problem.code && problem.code in ERROR_CATALOGUE ? problem.code : 'DB_INTERNAL') as ErrorCode;
   return new DeltabrokerError(code, problem.message ?? 'refused', { ...problem.details, ...(problem.stage && { stage: problem.stage }) });
 }

@@ -26,7 +26,8 @@ export function cliSasl(config: Config): KafkaSasl | undefined {
 }
 
 /** The schema registry the CLI talks to, found the same way as its brokers. */
-export const cliRegistryUrl = (config: Config): string => config.registry.url ?? readRunning(config.dataDir)?.registryUrl ?? `http://127.0.0.1:${config.registry.port}`;
+export const cliRegistryUrl = (config: Config): string =>
+  config.registry.url ?? readRunning(config.dataDir)?.registryUrl ?? `http://127.0.0.1:${config.registry.port}`;
 
 export async function withClusterAdmin<T>(config: Config, work: (admin: ClusterAdmin) => Promise<T>): Promise<T> {
   const brokers = cliBrokers(config);
@@ -34,8 +35,15 @@ export async function withClusterAdmin<T>(config: Config, work: (admin: ClusterA
   try {
     admin = await openKafkaLogAdmin({ brokers, sasl: cliSasl(config), clientId: 'deltabroker-cli', retries: 1 });
   } catch (cause) {
-    const hint = config.kafka.brokers ? 'check DELTABROKER_KAFKA_BROKERS' : 'start the service (npm start), whose embedded broker this is, or set DELTABROKER_KAFKA_BROKERS';
-    throw new DeltabrokerError('DB_DEPENDENCY_UNAVAILABLE', `no Kafka broker answers at ${brokers.join(', ')}: ${hint}`, { field: 'DELTABROKER_KAFKA_BROKERS', stage: 'cli' }, { cause });
+    const hint = config.kafka.brokers
+      ? 'check DELTABROKER_KAFKA_BROKERS'
+      : 'start the service (npm start), whose embedded broker this is, or set DELTABROKER_KAFKA_BROKERS';
+    throw new DeltabrokerError(
+      'DB_DEPENDENCY_UNAVAILABLE',
+      `no Kafka broker answers at ${brokers.join(', ')}: ${hint}`,
+      { field: 'DELTABROKER_KAFKA_BROKERS', stage: 'cli' },
+      { cause },
+    );
   }
   try {
     return await work(admin);

@@ -35,7 +35,11 @@ export function renderEntityList(configs: readonly EntityConfig[]): string {
 /** The normalised configuration of one entity; DB_NOT_FOUND when the tenant has no such entity. */
 export async function showEntity(source: EntityConfigSource, tenant: string, entity: string): Promise<EntityConfig> {
   const config = await source.get(tenant, entity);
-  if (!config) throw new DeltabrokerError('DB_NOT_FOUND', `tenant '${tenant}' has no entity '${entity}'; see deltabroker entities list`, { field: 'entity', stage: 'cli' });
+  if (!config)
+    throw new DeltabrokerError('DB_NOT_FOUND', `tenant '${tenant}' has no entity '${entity}'; see deltabroker entities list`, {
+      field: 'entity',
+      stage: 'cli',
+    });
   return config;
 }
 

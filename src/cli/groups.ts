@@ -60,7 +60,8 @@ export async function listGroups(admin: ClusterAdmin): Promise<GroupSummary[]> {
 
 async function knownGroup(admin: ClusterAdmin, groupId: string): Promise<GroupDescription> {
   const d = await admin.describeGroup(groupId);
-  if (d.state === 'Dead') throw new DeltabrokerError('DB_NOT_FOUND', `no group '${groupId}'; see deltabroker topics groups list`, { field: 'group', stage: 'cli' });
+  if (d.state === 'Dead')
+    throw new DeltabrokerError('DB_NOT_FOUND', `no group '${groupId}'; see deltabroker topics groups list`, { field: 'group', stage: 'cli' });
   return d;
 }
 
@@ -97,7 +98,11 @@ export async function describeGroup(admin: ClusterAdmin, groupId: string): Promi
 export async function deleteGroup(admin: ClusterAdmin, groupId: string): Promise<void> {
   const d = await knownGroup(admin, groupId);
   if (d.members.length > 0) {
-    throw new DeltabrokerError('DB_CONFLICT', `group '${groupId}' has ${d.members.length} member(s); stop its consumers first`, { field: 'group', rule: 'group-empty', stage: 'cli' });
+    throw new DeltabrokerError('DB_CONFLICT', `group '${groupId}' has ${d.members.length} member(s); stop its consumers first`, {
+      field: 'group',
+      rule: 'group-empty',
+      stage: 'cli',
+    });
   }
   await admin.deleteGroup(groupId);
 }
@@ -108,13 +113,21 @@ export async function deleteGroup(admin: ClusterAdmin, groupId: string): Promise
  * and commits nothing.
  */
 export async function resetGroupOffsets(admin: ClusterAdmin, groupId: string, topic: string, target: ResetTarget, dryRun: boolean): Promise<OffsetReset[]> {
-  if (!(await admin.listTopics()).includes(topic)) throw new DeltabrokerError('DB_NOT_FOUND', `no topic '${topic}'; see deltabroker topics list`, { field: 'topic', stage: 'cli' });
+  if (!(await admin.listTopics()).includes(topic))
+    throw new DeltabrokerError('DB_NOT_FOUND', `no topic '${topic}'; see deltabroker topics list`, { field: 'topic', stage: 'cli' });
   const d = await admin.describeGroup(groupId);
   if (d.members.length > 0) {
-    throw new DeltabrokerError('DB_CONFLICT', `group '${groupId}' has ${d.members.length} member(s); stop its consumers before resetting offsets`, { field: 'group', rule: 'group-empty', stage: 'cli' });
+    throw new DeltabrokerError('DB_CONFLICT', `group '${groupId}' has ${d.members.length} member(s); stop its consumers before resetting offsets`, {
+      field: 'group',
+      rule: 'group-empty',
+      stage: 'cli',
+    });
   }
   const watermarks = await admin.topicOffsets(topic);
-  const byTime = target.kind === 'time' ? new Map((await admin.offsetsForTime(topic, target.timestamp)).map((p) => [p.partition, p.offset])) : new Map<number, string | null>();
+  const byTime =
+    target.kind === 'time'
+      ? new Map((await admin.offsetsForTime(topic, target.timestamp)).map((p) => [p.partition, p.offset]))
+      : new Map<number, string | null>();
   const previous = new Map(d.offsets.filter((o) => o.topic === topic).map((o) => [o.partition, o.offset]));
   const resets = watermarks.map((p) => ({
     topic,
@@ -122,22 +135,42 @@ export async function resetGroupOffsets(admin: ClusterAdmin, groupId: string, to
     previous: previous.get(p.partition) ?? null,
     next: target.kind === 'earliest' ? p.low : target.kind === 'latest' ? p.high : (byTime.get(p.partition) ?? p.high),
   }));
-  if (!dryRun) await admin.commitGroupOffsets(groupId, topic, resets.map((r) => ({ partition: r.partition, offset: r.next })));
+  if (!dryRun)
+    await admin.commitGroupOffsets(
+      groupId,
+      topic,
+      resets.map((r) => ({ partition: r.partition, offset: r.next })),
+    );
   return resets;
 }
 
 export const renderGroupList = (groups: readonly GroupSummary[]): string =>
-  renderTable(['GROUP', 'STATE', 'MEMBERS', 'PROTOCOL TYPE'], groups.map((g) => [g.groupId, g.state, String(g.members), g.protocolType || '-']));
+  renderTable(
+    ['GROUP', 'STATE', 'MEMBERS', 'PROTOCOL TYPE'],
+    groups.map((g) => [g.groupId, g.state, String(g.members), g.protocolType || '-']),
+  );
 
 export function renderGroupReport(r: GroupReport): string {
   const head = `group ${r.groupId}: ${r.state}, ${r.members} member${r.members === 1 ? '' : 's'}${r.protocol ? `, assignor ${r.protocol}` : ''}`;
   if (r.partitions.length === 0) return `${head}\n\nno partition assigned or committed`;
-  const rows = r.partitions.map((p) => [p.topic, String(p.partition), p.committed ?? '-', p.high, String(p.lag), p.memberId ?? '-', p.host ?? '-', p.clientId ?? '-']);
+  const rows = r.partitions.map((p) => [
+    p.topic,
+    String(p.partition),
+    p.committed ?? '-',
+    p.high,
+    String(p.lag),
+    p.memberId ?? '-',
+    p.host ?? '-',
+    p.clientId ?? '-',
+  ]);
   return `${head}\n\n${renderTable(['TOPIC', 'PARTITION', 'COMMITTED', 'HIGH', 'LAG', 'MEMBER', 'HOST', 'CLIENT ID'], rows)}`;
 }
 
 export const renderResets = (resets: readonly OffsetReset[], dryRun: boolean): string =>
-  `${renderTable(['TOPIC', 'PARTITION', 'PREVIOUS', 'NEW'], resets.map((r) => [r.topic, String(r.partition), r.previous ?? '-', r.next]))}${dryRun ? '\n\ndry run: nothing was committed' : ''}`;
+  `${renderTable(
+    ['TOPIC', 'PARTITION', 'PREVIOUS', 'NEW'],
+    resets.map((r) => [r.topic, String(r.partition), r.previous ?? '-', r.next]),
+  )}${dryRun ? '\n\ndry run: nothing was committed' : ''}`;
 
 interface ResetOptions {
   topic: string;
@@ -150,7 +183,8 @@ interface ResetOptions {
 
 function resetTarget(o: ResetOptions): ResetTarget {
   const chosen = [o.toEarliest, o.toLatest, o.toDatetime].filter((v) => v !== undefined).length;
-  if (chosen !== 1) throw new DeltabrokerError('DB_VALIDATION', 'give exactly one of --to-earliest, --to-latest, --to-datetime', { field: 'to', rule: 'one-of', stage: 'cli' });
+  if (chosen !== 1)
+    throw new DeltabrokerError('DB_VALIDATION', 'give exactly one of --to-earliest, --to-latest, --to-datetime', { field: 'to', rule: 'one-of', stage: 'cli' });
   if (o.toDatetime !== undefined) return { kind: 'time', timestamp: o.toDatetime };
   return { kind: o.toEarliest ? 'earliest' : 'latest' };
 }

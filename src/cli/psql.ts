@@ -31,7 +31,11 @@ export function registerPsqlCommand(program: Command, config: () => Config): voi
       await new Promise<void>((resolve, reject) => {
         const child = spawn('psql', [url.toString(), ...psqlArgs], { stdio: 'inherit', env: { ...process.env, ...(password && { PGPASSWORD: password }) } });
         child.once('error', (error: NodeJS.ErrnoException) =>
-          reject(error.code === 'ENOENT' ? new DeltabrokerError('DB_DEPENDENCY_UNAVAILABLE', 'psql is not installed: apt-get install postgresql-client', { stage: 'cli' }) : error),
+          reject(
+            error.code === 'ENOENT'
+              ? new DeltabrokerError('DB_DEPENDENCY_UNAVAILABLE', 'psql is not installed: apt-get install postgresql-client', { stage: 'cli' })
+              : error,
+          ),
         );
         child.once('exit', (code) => {
           process.exitCode = code ?? 1;

@@ -23,11 +23,15 @@ async function withRejections<T>(config: Config, work: (service: RejectionServic
   // The admin client fails fast, with a hint, when no broker answers; the write log's producer would retry for long.
   return withClusterAdmin(config, async (admin) => {
     if (!(await admin.listTopics()).includes(PIPELINE_TOPICS.rejections)) {
-      throw new DeltabrokerError('DB_NOT_FOUND', `no topic '${PIPELINE_TOPICS.rejections}' at ${cliBrokers(config).join(', ')}: no service has run on this broker`, {
-        field: 'DELTABROKER_KAFKA_BROKERS',
-        rule: 'topic-exists',
-        stage: 'cli',
-      });
+      throw new DeltabrokerError(
+        'DB_NOT_FOUND',
+        `no topic '${PIPELINE_TOPICS.rejections}' at ${cliBrokers(config).join(', ')}: no service has run on this broker`,
+        {
+          field: 'DELTABROKER_KAFKA_BROKERS',
+          rule: 'topic-exists',
+          stage: 'cli',
+        },
+      );
     }
     await probeRegistry(config);
     const access = { brokers: cliBrokers(config), sasl: cliSasl(config), registryUrl: cliRegistryUrl(config), databaseUrl: storeOf(config) };
@@ -55,8 +59,13 @@ async function probeRegistry(config: Config): Promise<void> {
     () => false,
   );
   if (!answered) {
-    const hint = config.registry.url ? 'check DELTABROKER_SCHEMA_REGISTRY_URL' : 'start the service (npm start), whose embedded registry this is, or set DELTABROKER_SCHEMA_REGISTRY_URL';
-    throw new DeltabrokerError('DB_DEPENDENCY_UNAVAILABLE', `no schema registry answers at ${url}: ${hint}`, { field: 'DELTABROKER_SCHEMA_REGISTRY_URL', stage: 'cli' });
+    const hint = config.registry.url
+      ? 'check DELTABROKER_SCHEMA_REGISTRY_URL'
+      : 'start the service (npm start), whose embedded registry this is, or set DELTABROKER_SCHEMA_REGISTRY_URL';
+    throw new DeltabrokerError('DB_DEPENDENCY_UNAVAILABLE', `no schema registry answers at ${url}: ${hint}`, {
+      field: 'DELTABROKER_SCHEMA_REGISTRY_URL',
+      stage: 'cli',
+    });
   }
 }
 
@@ -141,9 +150,15 @@ const withFilters = (command: Command): Command =>
 export function registerRejectionsCommands(program: Command, config: () => Config): void {
   const rejections = program
     .command('rejections')
-    .description("refused deltas on the rejections topic: list them, show one with its original envelope, send them through the pipeline again (works while the service runs)");
+    .description(
+      'refused deltas on the rejections topic: list them, show one with its original envelope, send them through the pipeline again (works while the service runs)',
+    );
 
-  withFilters(rejections.command('list').description('list refused deltas, newest first, with stage, code, field, rule, delta id, Request-ID and where their retries stand'))
+  withFilters(
+    rejections
+      .command('list')
+      .description('list refused deltas, newest first, with stage, code, field, rule, delta id, Request-ID and where their retries stand'),
+  )
     .option('--limit <n>', 'show at most n (default 100)', positiveInt, 100)
     .option('--json', 'print JSON instead of a table')
     .action(async (o: FilterOptions & { limit: number; json?: boolean }) =>
@@ -156,13 +171,17 @@ export function registerRejectionsCommands(program: Command, config: () => Confi
 
   rejections
     .command('show <deltaId>')
-    .description('print one rejection with the original envelope from the deltas topic and its retries (plaintext in sensitive fields is withheld); a rejection id shows an undecodable record')
+    .description(
+      'print one rejection with the original envelope from the deltas topic and its retries (plaintext in sensitive fields is withheld); a rejection id shows an undecodable record',
+    )
     .action(async (id: string) => withRejections(config(), async (service) => printJson(await service.show(id, {}, { kind: 'log' }))));
 
   withFilters(
     rejections
       .command('retry [deltaIds...]')
-      .description('send refused deltas through the pipeline again as new deltas naming the refused one (retryOf): the given ids, or every rejection matching --since and the other filters; a delta already accepted by a retry is not sent again'),
+      .description(
+        'send refused deltas through the pipeline again as new deltas naming the refused one (retryOf): the given ids, or every rejection matching --since and the other filters; a delta already accepted by a retry is not sent again',
+      ),
   )
     .option('--dry-run', 'show what would be sent and send nothing')
     .option('--no-wait', 'do not wait for the verdicts of the retries')
@@ -170,10 +189,18 @@ export function registerRejectionsCommands(program: Command, config: () => Confi
     .option('--json', 'print JSON instead of a table')
     .action(async (deltaIds: string[], o: FilterOptions & { dryRun?: boolean; wait: boolean; timeout: number; json?: boolean }) => {
       if (deltaIds.length > 0 && (o.since !== undefined || o.stage !== undefined || o.code !== undefined || o.entity !== undefined)) {
-        throw new DeltabrokerError('DB_VALIDATION', 'give delta ids or filters (--since, --stage, --code, --entity), not both', { field: 'deltaIds', rule: 'selection', stage: 'cli' });
+        throw new DeltabrokerError('DB_VALIDATION', 'give delta ids or filters (--since, --stage, --code, --entity), not both', {
+          field: 'deltaIds',
+          rule: 'selection',
+          stage: 'cli',
+        });
       }
       if (deltaIds.length === 0 && o.since === undefined) {
-        throw new DeltabrokerError('DB_VALIDATION', 'give delta ids, or --since (with --stage, --code, --entity to narrow it)', { field: 'deltaIds', rule: 'selection', stage: 'cli' });
+        throw new DeltabrokerError('DB_VALIDATION', 'give delta ids, or --since (with --stage, --code, --entity to narrow it)', {
+          field: 'deltaIds',
+          rule: 'selection',
+          stage: 'cli',
+        });
       }
       await withRejections(config(), async (service) => {
         const selection =

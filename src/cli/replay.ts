@@ -76,7 +76,11 @@ export function registerReplayCommands(program: Command, config: () => Config): 
           print(result);
         } catch (error) {
           reporter.finish();
-          if (signal.aborted) throw new DeltabrokerError('DB_CONFLICT', 'replay interrupted; its shadow is kept: run the same command again to resume', { rule: 'interrupted', stage: 'replay' });
+          if (signal.aborted)
+            throw new DeltabrokerError('DB_CONFLICT', 'replay interrupted; its shadow is kept: run the same command again to resume', {
+              rule: 'interrupted',
+              stage: 'replay',
+            });
           throw error;
         }
       });

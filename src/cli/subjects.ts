@@ -12,7 +12,7 @@ const withSubjects = <T>(config: Config, work: (subjects: SubjectService) => Pro
 const print = (value: unknown): void => void process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 
 export function registerSubjectsCommands(program: Command, config: () => Config): void {
-  const subjects = program.command('subjects').description("data subjects: erase one (crypto-shredding), show what is held of one");
+  const subjects = program.command('subjects').description('data subjects: erase one (crypto-shredding), show what is held of one');
   const operator = (tenant: string, by: string | undefined) => ({ user: by ?? `cli:${os.userInfo().username}`, tenant, roles: ['admin', 'eraser'] });
 
   subjects
@@ -28,5 +28,7 @@ export function registerSubjectsCommands(program: Command, config: () => Config)
     .command('show <subject>')
     .description('the entities and records holding the subject data, its key versions, and whether it is erased')
     .option('--tenant <tenant>', 'tenant', 'acme')
-    .action(async (subject: string, o: { tenant: string }) => withSubjects(config(), async (service) => print(await service.show(operator(o.tenant, undefined), subject))));
+    .action(async (subject: string, o: { tenant: string }) =>
+      withSubjects(config(), async (service) => print(await service.show(operator(o.tenant, undefined), subject))),
+    );
 }

@@ -12,12 +12,19 @@ export async function mintToken(config: Config, options: { sub: string; tenant: 
     });
   }
   if (!isTenantName(options.tenant)) {
-    throw new DeltabrokerError('DB_VALIDATION', '--tenant must be a tenant name (lowercase letters and digits in words joined by single underscores, at most 30); the service would refuse the token', {
-      field: 'tenant',
-      rule: 'tenant-name',
-      stage: 'cli',
-    });
+    throw new DeltabrokerError(
+      'DB_VALIDATION',
+      '--tenant must be a tenant name (lowercase letters and digits in words joined by single underscores, at most 30); the service would refuse the token',
+      {
+        field: 'tenant',
+        rule: 'tenant-name',
+        stage: 'cli',
+      },
+    );
   }
-  const roles = options.roles.split(',').map((r) => r.trim()).filter((r) => r !== '');
+  const roles = options.roles
+    .split(',')
+    .map((r) => r.trim())
+    .filter((r) => r !== '');
   return issuer.mint({ sub: options.sub, tenant: options.tenant, roles, ttlSeconds: options.ttl });
 }

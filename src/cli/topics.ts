@@ -72,18 +72,26 @@ export function renderTopicList(topics: readonly TopicSummary[]): string {
 }
 
 export function renderTopicDescription(d: TopicDescription): string {
-  const partitions = renderTable(['PARTITION', 'LOW', 'HIGH'], d.partitions.map((p) => [String(p.partition), p.low, p.high]));
+  const partitions = renderTable(
+    ['PARTITION', 'LOW', 'HIGH'],
+    d.partitions.map((p) => [String(p.partition), p.low, p.high]),
+  );
   const groups =
     d.groups.length === 0
       ? 'no consumer group has committed on this topic'
-      : renderTable(['GROUP', 'PARTITION', 'COMMITTED', 'HIGH', 'LAG'], d.groups.map((g) => [g.group, String(g.partition), g.committed ?? '-', g.high, String(g.lag)]));
+      : renderTable(
+          ['GROUP', 'PARTITION', 'COMMITTED', 'HIGH', 'LAG'],
+          d.groups.map((g) => [g.group, String(g.partition), g.committed ?? '-', g.high, String(g.lag)]),
+        );
   return `topic ${d.topic}: ${d.partitions.length} partition${d.partitions.length === 1 ? '' : 's'}\n\n${partitions}\n\n${groups}`;
 }
 
 export function registerTopicsCommands(program: Command, config: () => Config): void {
   const topics = program
     .command('topics')
-    .description('topics and consumer groups of the write log: partitions, end offsets, lag, and their changes (Kafka cluster, or the running service\'s embedded broker)');
+    .description(
+      "topics and consumer groups of the write log: partitions, end offsets, lag, and their changes (Kafka cluster, or the running service's embedded broker)",
+    );
 
   topics
     .command('list')

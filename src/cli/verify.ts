@@ -23,22 +23,31 @@ export function progressReporter(stream: NodeJS.WriteStream = process.stderr): {
 export const VERIFY_DIFFERS_EXIT_CODE = 2;
 
 export function formatVerifyReport(r: VerifyReport): string {
-  const positions = Object.entries(r.positions).map(([p, o]) => `${p}:${o}`).join(' ');
+  const positions = Object.entries(r.positions)
+    .map(([p, o]) => `${p}:${o}`)
+    .join(' ');
   const lines = [
     `${r.tenant}/${r.entity}: table ${r.table}, topic ${r.topic} at next offsets ${positions || '(none)'}`,
     `  live:   ${r.live === null ? 'no table' : `${r.live.rows} rows  md5 ${r.live.checksum}`}`,
     `  replay: ${r.replay.rows} rows  md5 ${r.replay.checksum}`,
   ];
   if (r.columnsMissingInLive.length > 0) lines.push(`  columns missing in the live table: ${r.columnsMissingInLive.join(', ')}`);
-  lines.push(r.equal ? '  equal' : `  DIFFERENT: ${r.differingRows} row(s) differ${r.differingRows > r.differences.length ? ` (first ${r.differences.length} listed)` : ''}`);
-  for (const d of r.differences) lines.push(`    ${d.kind.padEnd(18)} key ${d.key}  live version ${d.liveVersion ?? '-'}  replay version ${d.replayVersion ?? '-'}`);
+  lines.push(
+    r.equal
+      ? '  equal'
+      : `  DIFFERENT: ${r.differingRows} row(s) differ${r.differingRows > r.differences.length ? ` (first ${r.differences.length} listed)` : ''}`,
+  );
+  for (const d of r.differences)
+    lines.push(`    ${d.kind.padEnd(18)} key ${d.key}  live version ${d.liveVersion ?? '-'}  replay version ${d.replayVersion ?? '-'}`);
   return lines.join('\n');
 }
 
 export function registerVerifyCommand(program: Command, config: () => Config, withReplay: WithReplay): void {
   program
     .command('verify')
-    .description(`replay an entity's persistence topic into a temporary table and compare it with the live table (row counts, md5 of the rows); exits ${VERIFY_DIFFERS_EXIT_CODE} on a difference`)
+    .description(
+      `replay an entity's persistence topic into a temporary table and compare it with the live table (row counts, md5 of the rows); exits ${VERIFY_DIFFERS_EXIT_CODE} on a difference`,
+    )
     .requiredOption('--entity <name>', 'the entity')
     .option('--tenant <tenant>', 'the tenant', 'acme')
     .option('--json', 'print the report as JSON')

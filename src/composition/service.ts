@@ -32,7 +32,16 @@ import { openKafkaLogAdmin } from '../log/kafka';
 import { registryAcceptsCheck } from '../log/registry-readiness';
 import { TABLE_PROJECTOR_GROUP } from '../log/topology';
 import type { Logger } from '../logger';
-import { countProjected, countRejections, countVerdict, instrumentHttp, pipelineBacklog, ServiceMetrics, serviceLagSource, timeEncryption } from '../observability';
+import {
+  countProjected,
+  countRejections,
+  countVerdict,
+  instrumentHttp,
+  pipelineBacklog,
+  ServiceMetrics,
+  serviceLagSource,
+  timeEncryption,
+} from '../observability';
 import { DEFAULT_SEARCH_SCHEMA } from '../search/postgres/postgres-search-index';
 import type { SqlClient } from '../store/sql-client';
 import { publishEndpoints } from '../system/service-endpoints';
@@ -137,7 +146,15 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     });
     const emitters = await startActionEmitters({ log, schemas, entities, datacenter: config.datacenter, logger, stopped });
     closers.push(async () => void (await Promise.all(emitters.map((e) => e.stop()))));
-    const tables = await startTableProjector({ log, schemas, entities, sql, logger, stopped, onBatch: (report) => countProjected(metrics, TABLE_PROJECTOR_GROUP, report) });
+    const tables = await startTableProjector({
+      log,
+      schemas,
+      entities,
+      sql,
+      logger,
+      stopped,
+      onBatch: (report) => countProjected(metrics, TABLE_PROJECTOR_GROUP, report),
+    });
     closers.push(() => tables.stop());
     const search = await openSearchIndex(config, sql);
     closers.push(() => search.close());
@@ -156,7 +173,10 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     const checks: ReadinessCheck[] = [{ name: 'postgres', check: async () => void (await sql.query('select 1')) }];
     if (hsm) checks.push({ name: 'hsm', check: () => hsm.ping() });
     checks.push({ name: 'write-log', check: async () => void (await log.topicOffsets('deltas')) });
-    checks.push({ name: 'registry', check: registryAcceptsCheck({ registryUrl, subject: 'deltas-value', schema: schemas.DeltaEnvelope, ...(registryAuth && { auth: registryAuth }) }) });
+    checks.push({
+      name: 'registry',
+      check: registryAcceptsCheck({ registryUrl, subject: 'deltas-value', schema: schemas.DeltaEnvelope, ...(registryAuth && { auth: registryAuth }) }),
+    });
     checks.push({ name: 'topics', check: () => stopped.check() });
     registerHealthRoutes(http, checks);
     registerDispatchRoute(http, crypto);
@@ -172,7 +192,14 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     const unpublish = publishEndpoints(config.dataDir, { http: address, brokers, registryUrl });
     closers.push(async () => unpublish());
     logger.info(
-      { url: address, kafka: brokers.join(','), registry: registryUrl, postgres: postgresUrl, token: 'npx deltabroker token --sub alice --tenant acme --roles admin', psql: 'npx deltabroker psql' },
+      {
+        url: address,
+        kafka: brokers.join(','),
+        registry: registryUrl,
+        postgres: postgresUrl,
+        token: 'npx deltabroker token --sub alice --tenant acme --roles admin',
+        psql: 'npx deltabroker psql',
+      },
       'deltabroker is listening',
     );
     return { http, url: address, sql, postgresUrl, keyring, aliases, hsm, crypto, log, brokers, registryUrl, entities, metrics, stop };

@@ -53,4 +53,3 @@ function redactPassword(connectionString: string): string {
     return '(unparsable DATABASE_URL)';
   }
 }
-

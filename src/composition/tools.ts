@@ -77,7 +77,12 @@ export interface RunningServiceAccess {
 }
 
 /** The rejection service on a running service's log (never engines started for the command: rejections are theirs). */
-export const withRejectionService = <T>(config: Config, access: RunningServiceAccess, logger: Logger, work: (rejections: RejectionService) => Promise<T>): Promise<T> =>
+export const withRejectionService = <T>(
+  config: Config,
+  access: RunningServiceAccess,
+  logger: Logger,
+  work: (rejections: RejectionService) => Promise<T>,
+): Promise<T> =>
   withClosers(logger, async (closers) => {
     const log = await openKafkaWriteLog({ brokers: access.brokers, sasl: access.sasl, registryUrl: access.registryUrl, logger, clientId: 'deltabroker-cli' });
     closers.push(() => log.close());

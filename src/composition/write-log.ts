@@ -49,7 +49,8 @@ export interface WriteLogAccess {
 function kafkaConnectionCap(config: Config, logger: Logger): number {
   const limit = openFilesLimit();
   const cap = connectionCapWithin(config.kafka.maxConnections, limit);
-  if (cap < config.kafka.maxConnections) logger.warn({ configured: config.kafka.maxConnections, cap, openFilesLimit: limit }, 'the broker accepts at most half the open-files limit in connections');
+  if (cap < config.kafka.maxConnections)
+    logger.warn({ configured: config.kafka.maxConnections, cap, openFilesLimit: limit }, 'the broker accepts at most half the open-files limit in connections');
   return cap;
 }
 
@@ -91,7 +92,11 @@ export async function openWriteLog(config: Config, logger: Logger, closers: Clos
   let registryAuth = config.registry.url ? configuredRegistryAuth(config) : running && runningRegistryCredentials(config.dataDir)?.service;
   if (!registryUrl) {
     const credentials = embeddedRegistryCredentials(config.dataDir);
-    const access = { users: usersOf(credentials), owner: credentials.service.username, ownedSubject: (subject: string) => resources.kindOfSubject(subject) !== undefined };
+    const access = {
+      users: usersOf(credentials),
+      owner: credentials.service.username,
+      ownedSubject: (subject: string) => resources.kindOfSubject(subject) !== undefined,
+    };
     const registry = await startEmbeddedRegistry({ dataDir: path.join(config.dataDir, 'registry'), port: port(config.registry.port), logger, access });
     closers.push(() => registry.stop());
     registryUrl = registry.url;
@@ -119,4 +124,3 @@ function configuredRegistryAuth(config: Config): RegistryAuth | undefined {
   const colon = basic.indexOf(':');
   return { username: basic.slice(0, colon), password: basic.slice(colon + 1) };
 }
-

@@ -9,11 +9,7 @@ import { isExplicitMethod } from './methods';
  * Key refs: `default` (the tenant's default key), `alias.<name>` (a CRYPTO_CONFIG HSM key alias),
  * `session.<id>` (a session data key), `subject.<id>` (the data key of one data subject, see subject-keys.ts).
  */
-export type KeyRef =
-  | { kind: 'default' }
-  | { kind: 'alias'; alias: string }
-  | { kind: 'session'; sessionId: string }
-  | { kind: 'subject'; subject: string };
+export type KeyRef = { kind: 'default' } | { kind: 'alias'; alias: string } | { kind: 'session'; sessionId: string } | { kind: 'subject'; subject: string };
 
 export interface Ciphertext {
   method: string;

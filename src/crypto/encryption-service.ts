@@ -124,7 +124,12 @@ export class EncryptionService {
   }
 
   #result(method: MethodSpec, keyRef: KeyRef, version: number, sealed: Buffer): CiphertextResult {
-    return { ciphertext: formatCiphertext({ method: method.name, keyRef, version, sealed }), method: method.name, keyRef: keyRefToString(keyRef), keyVersion: version };
+    return {
+      ciphertext: formatCiphertext({ method: method.name, keyRef, version, sealed }),
+      method: method.name,
+      keyRef: keyRefToString(keyRef),
+      keyVersion: version,
+    };
   }
 
   async #open(caller: Caller, text: string, methodHint?: string): Promise<{ plaintext: Buffer; method: string; version: number }> {

@@ -102,10 +102,7 @@ export class Keyring {
       throw new DeltabrokerError('DB_HSM_UNAVAILABLE', 'no HSM is configured', { stage: 'keyring' });
     }
     const version = await this.sql.transaction(async (tx) => {
-      await tx.query(
-        'insert into crypto_keys (tenant, name, kind) values ($1, $2, $3) on conflict do nothing',
-        [tenant, name, family],
-      );
+      await tx.query('insert into crypto_keys (tenant, name, kind) values ($1, $2, $3) on conflict do nothing', [tenant, name, family]);
       const updated = await tx.query<{ latest_version: number }>(
         'update crypto_keys set latest_version = latest_version + 1 where tenant = $1 and name = $2 and kind = $3 returning latest_version',
         [tenant, name, family],
@@ -136,10 +133,16 @@ export class Keyring {
       'select tenant, name, kind, latest_version, min_decryption_version from crypto_keys where $1::text is null or tenant = $1 order by tenant, name, kind',
       [tenant ?? null],
     );
-    const versions = await this.sql.query<{ tenant: string; name: string; kind: string; version: number; encryptions: string | number; created_at: Date | string }>(
-      'select tenant, name, kind, version, encryptions, created_at from crypto_key_versions where $1::text is null or tenant = $1 order by version',
-      [tenant ?? null],
-    );
+    const versions = await this.sql.query<{
+      tenant: string;
+      name: string;
+      kind: string;
+      version: number;
+      encryptions: string | number;
+      created_at: Date | string;
+    }>('select tenant, name, kind, version, encryptions, created_at from crypto_key_versions where $1::text is null or tenant = $1 order by version', [
+      tenant ?? null,
+    ]);
     return keys.rows.map((k) => ({
       tenant: k.tenant,
       name: k.name,
@@ -200,17 +203,23 @@ export class Keyring {
     if (family === 'hsm') {
       const label = hsmLabel(tenant, name, version);
       await (this.hsm as Hsm).ensureKey(label);
-      await tx.query(
-        'insert into crypto_key_versions (tenant, name, kind, version, hsm_label) values ($1, $2, $3, $4, $5)',
-        [tenant, name, family, version, label],
-      );
+      await tx.query('insert into crypto_key_versions (tenant, name, kind, version, hsm_label) values ($1, $2, $3, $4, $5)', [
+        tenant,
+        name,
+        family,
+        version,
+        label,
+      ]);
       return;
     }
     const wrapped = this.master.wrap(randomKey(), wrapContext(tenant, name, family, version));
-    await tx.query(
-      'insert into crypto_key_versions (tenant, name, kind, version, wrapped_material) values ($1, $2, $3, $4, $5)',
-      [tenant, name, family, version, wrapped],
-    );
+    await tx.query('insert into crypto_key_versions (tenant, name, kind, version, wrapped_material) values ($1, $2, $3, $4, $5)', [
+      tenant,
+      name,
+      family,
+      version,
+      wrapped,
+    ]);
   }
 
   async #state(tenant: string, family: MethodFamily, name: string, fresh = false): Promise<KeyState> {
@@ -257,6 +266,5 @@ export class Keyring {
 }
 
 const stateKey = (tenant: string, family: MethodFamily, name: string): string => `${tenant}/${name}/${family}`;
-const wrapContext = (tenant: string, name: string, family: MethodFamily, version: number): string =>
-  `deltabroker-key|${tenant}|${name}|${family}|v${version}`;
+const wrapContext = (tenant: string, name: string, family: MethodFamily, version: number): string => `deltabroker-key|${tenant}|${name}|${family}|v${version}`;
 export const hsmLabel = (tenant: string, name: string, version: number): string => `deltabroker.${tenant}.${name}.v${version}`;

@@ -28,7 +28,11 @@ export function parseEncoding(value: unknown): PayloadEncoding {
 export function decodePayload(payload: string, encoding: PayloadEncoding): Buffer {
   if (encoding === 'utf8') {
     if (!isWellFormed(payload)) {
-      throw new DeltabrokerError('DB_VALIDATION', 'payload holds a lone UTF-16 surrogate, which no UTF-8 text can carry', { field: 'payload', rule: 'utf16', stage: 'dispatch' });
+      throw new DeltabrokerError('DB_VALIDATION', 'payload holds a lone UTF-16 surrogate, which no UTF-8 text can carry', {
+        field: 'payload',
+        rule: 'utf16',
+        stage: 'dispatch',
+      });
     }
     return Buffer.from(payload, 'utf8');
   }

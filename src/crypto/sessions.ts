@@ -67,10 +67,10 @@ export class SessionStore {
   async keyForDecryption(tenant: string, sessionId: string): Promise<Buffer> {
     const cached = this.#keys.get(`${tenant}/${sessionId}`);
     if (cached) return cached;
-    const result = await this.sql.query<SessionRow>(
-      'select method, wrapped_key, wrapping_version from crypto_sessions where id = $1 and tenant = $2',
-      [sessionId, tenant],
-    );
+    const result = await this.sql.query<SessionRow>('select method, wrapped_key, wrapping_version from crypto_sessions where id = $1 and tenant = $2', [
+      sessionId,
+      tenant,
+    ]);
     const row = result.rows[0];
     if (!row) throw new DeltabrokerError('DB_UNKNOWN_KEY', 'the ciphertext names an unknown session', { field: 'payload', rule: 'session' });
     return this.#unwrap(tenant, sessionId, row);

@@ -102,7 +102,12 @@ export class SubjectKeys {
    * Destroys the subject's key rows and records the erasure, in one transaction. Erasing again changes nothing
    * and answers the first erasure.
    */
-  async erase(tenant: string, subject: string, erasedBy: string, requestId: string | null): Promise<{ erasure: SubjectErasure; destroyedVersions: number; first: boolean }> {
+  async erase(
+    tenant: string,
+    subject: string,
+    erasedBy: string,
+    requestId: string | null,
+  ): Promise<{ erasure: SubjectErasure; destroyedVersions: number; first: boolean }> {
     const outcome = await this.sql.transaction(async (tx) => {
       await tx.query('select pg_advisory_xact_lock($1, hashtext($2))', [SUBJECT_LOCK_CLASS, `${tenant}/${subject}`]);
       const inserted = await tx.query<ErasureRow>(
@@ -117,7 +122,11 @@ export class SubjectKeys {
     this.keyring.forget(tenant, 'aes', subjectKeyName(subject));
     this.#erased.add(`${tenant}/${subject}`);
     const erasure = outcome.row ? erasureOf(outcome.row) : await this.erasure(tenant, subject);
-    if (!erasure) throw new DeltabrokerError('DB_INTERNAL', `the erasure of subject ${subject} was recorded but cannot be read back`, { stage: 'erasure', field: 'subject' });
+    if (!erasure)
+      throw new DeltabrokerError('DB_INTERNAL', `the erasure of subject ${subject} was recorded but cannot be read back`, {
+        stage: 'erasure',
+        field: 'subject',
+      });
     return { erasure, destroyedVersions: outcome.destroyedVersions, first: outcome.row !== undefined };
   }
 

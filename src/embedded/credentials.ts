@@ -27,7 +27,12 @@ export function loadOrCreateCredentials(file: string, names: { service: string; 
     if (stored.service?.password && stored.client?.password) return stored;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
-      throw new DeltabrokerError('DB_INTERNAL', `credentials file ${file} cannot be read: ${(error as Error).message}`, { stage: 'startup', field: 'file', file }, { cause: error });
+      throw new DeltabrokerError(
+        'DB_INTERNAL',
+        `credentials file ${file} cannot be read: ${(error as Error).message}`,
+        { stage: 'startup', field: 'file', file },
+        { cause: error },
+      );
     }
   }
   const fresh: EngineCredentials = { service: generate(names.service), client: generate(names.client) };

@@ -63,7 +63,14 @@ export function buildHttpApp(options: HttpAppOptions): FastifyInstance {
       // A "\ud800" escape parses, but would be stored or encrypted as U+FFFD: refused like invalid UTF-8.
       const at = error || !mayHoldLoneSurrogate(text) ? undefined : loneSurrogatePath(parsed, '');
       if (at !== undefined) {
-        done(new DeltabrokerError('DB_VALIDATION', `${at || 'the body'} holds a lone UTF-16 surrogate, which no UTF-8 text can carry`, { field: at || 'body', rule: 'utf16', stage: 'http' }), undefined);
+        done(
+          new DeltabrokerError('DB_VALIDATION', `${at || 'the body'} holds a lone UTF-16 surrogate, which no UTF-8 text can carry`, {
+            field: at || 'body',
+            rule: 'utf16',
+            stage: 'http',
+          }),
+          undefined,
+        );
         return;
       }
       done(error, parsed);

@@ -11,7 +11,10 @@ export function schemasDir(): string {
     const candidate = path.join(dir, 'schemas');
     if (existsSync(path.join(candidate, 'DeltaEnvelope.avsc'))) return candidate;
     if (path.dirname(dir) === dir) {
-      throw new DeltabrokerError('DB_INTERNAL', `no schemas/DeltaEnvelope.avsc above ${__dirname} (set DELTABROKER_SCHEMAS_DIR)`, { stage: 'startup', rule: 'installed-schemas' });
+      throw new DeltabrokerError('DB_INTERNAL', `no schemas/DeltaEnvelope.avsc above ${__dirname} (set DELTABROKER_SCHEMAS_DIR)`, {
+        stage: 'startup',
+        rule: 'installed-schemas',
+      });
     }
   }
 }
@@ -19,7 +22,9 @@ export function schemasDir(): string {
 /** Every `.avsc` of the directory by file name without extension, parsed as JSON. */
 export function readSchemaDefinitions(dir: string = schemasDir()): Record<string, object> {
   const out: Record<string, object> = {};
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.avsc')).sort()) {
+  for (const file of readdirSync(dir)
+    .filter((f) => f.endsWith('.avsc'))
+    .sort()) {
     out[file.slice(0, -'.avsc'.length)] = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as object;
   }
   return out;

@@ -23,7 +23,14 @@ export type {
 } from './schema-types';
 export { schemasDir };
 
-export const RECORD_NAMES = ['DeltaEnvelope', 'EntityEvent', 'ActionEvent', 'Rejection', 'DeltaOutcome', 'SubjectErased'] as const satisfies readonly (keyof RecordTypes)[];
+export const RECORD_NAMES = [
+  'DeltaEnvelope',
+  'EntityEvent',
+  'ActionEvent',
+  'Rejection',
+  'DeltaOutcome',
+  'SubjectErased',
+] as const satisfies readonly (keyof RecordTypes)[];
 export type RecordName = (typeof RECORD_NAMES)[number];
 
 /** One record schema: its JSON definition (what the registry stores) and its avsc type. `T` is phantom. */
@@ -47,7 +54,8 @@ export function loadSchemas(dir?: string): RecordSchemas {
   const out: Partial<Record<RecordName, RecordSchema>> = {};
   for (const name of RECORD_NAMES) {
     const definition = definitions[name] as Record<string, unknown> | undefined;
-    if (!definition) throw new DeltabrokerError('DB_INTERNAL', `schema ${name}.avsc is missing from ${dir ?? schemasDir()}`, { stage: 'startup', rule: 'installed-schemas' });
+    if (!definition)
+      throw new DeltabrokerError('DB_INTERNAL', `schema ${name}.avsc is missing from ${dir ?? schemasDir()}`, { stage: 'startup', rule: 'installed-schemas' });
     out[name] = { name, definition, type: avro.Type.forSchema(definition as avro.Schema) };
   }
   const loaded = out as RecordSchemas;

@@ -36,7 +36,10 @@ schemas: ${RECORD_NAMES.join(', ')}, or the path of an .avsc file`;
 export function schemaNamed(nameOrFile: string): RecordSchema {
   if ((RECORD_NAMES as readonly string[]).includes(nameOrFile)) return loadSchemas()[nameOrFile as RecordName];
   if (nameOrFile.endsWith('.avsc')) return recordSchema(JSON.parse(readFileSync(path.resolve(nameOrFile), 'utf8')) as Record<string, unknown>);
-  throw new DeltabrokerError('DB_BAD_REQUEST', `unknown schema ${nameOrFile}; expected one of ${RECORD_NAMES.join(', ')} or an .avsc file`, { field: '--schema', rule: 'enum' });
+  throw new DeltabrokerError('DB_BAD_REQUEST', `unknown schema ${nameOrFile}; expected one of ${RECORD_NAMES.join(', ')} or an .avsc file`, {
+    field: '--schema',
+    rule: 'enum',
+  });
 }
 
 export interface ToolIdentity {
@@ -62,12 +65,19 @@ export function toolIdentity(flags: IdentityFlags, env: NodeJS.ProcessEnv = proc
   const basic = flags['registry-auth'] ?? env.DELTABROKER_SCHEMA_REGISTRY_BASIC_AUTH;
   const colon = basic?.indexOf(':') ?? -1;
   if (basic !== undefined && colon < 1) throw new Error('--registry-auth: expected USER:PASSWORD');
-  const registryAuth = basic !== undefined ? { username: basic.slice(0, colon), password: basic.slice(colon + 1) } : runningRegistryCredentials(dataDir)?.client;
+  const registryAuth =
+    basic !== undefined ? { username: basic.slice(0, colon), password: basic.slice(colon + 1) } : runningRegistryCredentials(dataDir)?.client;
   return { ...(sasl && { sasl }), ...(registryAuth && { registryAuth }) };
 }
 
 /** The wire-format bytes of a JSON value (missing fields that have defaults take them). */
-export async function encodeJson(o: { registryUrl: string; subject: string; schema: RecordSchema; json: string; registryAuth?: RegistryAuth }): Promise<Buffer> {
+export async function encodeJson(o: {
+  registryUrl: string;
+  subject: string;
+  schema: RecordSchema;
+  json: string;
+  registryAuth?: RegistryAuth;
+}): Promise<Buffer> {
   const value: unknown = o.schema.type.clone(JSON.parse(o.json), { skipMissingFields: true });
   return new ValueCodec({ registryUrl: o.registryUrl, ...(o.registryAuth && { auth: o.registryAuth }) }).encode(o.subject, o.schema, value);
 }
@@ -78,7 +88,10 @@ export function parseFrom(text: string | undefined): ReplayStart {
   if (offset) return { kind: 'offsets', offsets: [{ partition: Number(offset[1]), offset: offset[2] as string }] };
   const timestamp = /^\d+$/.test(text) ? Number(text) : Date.parse(text);
   if (Number.isNaN(timestamp)) {
-    throw new DeltabrokerError('DB_BAD_REQUEST', `--from ${text}: expected earliest, PARTITION:OFFSET, an ISO time or epoch milliseconds`, { field: '--from', rule: 'format' });
+    throw new DeltabrokerError('DB_BAD_REQUEST', `--from ${text}: expected earliest, PARTITION:OFFSET, an ISO time or epoch milliseconds`, {
+      field: '--from',
+      rule: 'format',
+    });
   }
   return { kind: 'timestamp', timestamp };
 }

@@ -7,7 +7,8 @@ import type { ServiceMetrics } from './metrics';
  * refused request may name any string.
  */
 export function timeEncryption(service: EncryptionService, metrics: ServiceMetrics): void {
-  const timed = <A extends unknown[], R extends { method: string }>(operation: string, run: (...args: A) => Promise<R>) =>
+  const timed =
+    <A extends unknown[], R extends { method: string }>(operation: string, run: (...args: A) => Promise<R>) =>
     async (...args: A): Promise<R> => {
       const started = performance.now();
       const result = await run(...args);

@@ -33,7 +33,11 @@ export async function watermarks(admin: Pick<LogAdmin, 'listTopics' | 'topicOffs
 }
 
 /** Lag of every group on every partition of the topics it reads (topics missing from `marks` are skipped). */
-export async function consumerLag(admin: Pick<LogAdmin, 'committedOffsets'>, groups: readonly GroupTopics[], marks: ReadonlyMap<string, TopicOffsets[]>): Promise<PartitionLag[]> {
+export async function consumerLag(
+  admin: Pick<LogAdmin, 'committedOffsets'>,
+  groups: readonly GroupTopics[],
+  marks: ReadonlyMap<string, TopicOffsets[]>,
+): Promise<PartitionLag[]> {
   const perGroup = await Promise.all(
     groups.map(async ({ group, topics }) => {
       const present = topics.filter((t) => marks.has(t));
@@ -41,7 +45,14 @@ export async function consumerLag(admin: Pick<LogAdmin, 'committedOffsets'>, gro
       return present.flatMap((topic) =>
         (marks.get(topic) ?? []).map((offsets) => {
           const position = committed.get(`${topic}/${offsets.partition}`) ?? null;
-          return { group, topic, partition: offsets.partition, high: offsets.high, committed: position, lag: lagOf(offsets, position === null ? null : BigInt(position)) };
+          return {
+            group,
+            topic,
+            partition: offsets.partition,
+            high: offsets.high,
+            committed: position,
+            lag: lagOf(offsets, position === null ? null : BigInt(position)),
+          };
         }),
       );
     }),
@@ -57,13 +68,25 @@ export interface Checkpoint {
 }
 
 /** Lag of each projector on every partition of the topics it reads, from its stored checkpoints. */
-export function projectionLag(projectors: readonly string[], topics: readonly string[], marks: ReadonlyMap<string, TopicOffsets[]>, checkpoints: readonly Checkpoint[]): PartitionLag[] {
+export function projectionLag(
+  projectors: readonly string[],
+  topics: readonly string[],
+  marks: ReadonlyMap<string, TopicOffsets[]>,
+  checkpoints: readonly Checkpoint[],
+): PartitionLag[] {
   const stored = new Map(checkpoints.map((c) => [`${c.projector}/${c.topic}/${c.partition}`, c.nextOffset]));
   return projectors.flatMap((projector) =>
     topics.flatMap((topic) =>
       (marks.get(topic) ?? []).map((offsets) => {
         const next = stored.get(`${projector}/${topic}/${offsets.partition}`) ?? null;
-        return { group: projector, topic, partition: offsets.partition, high: offsets.high, committed: next === null ? null : next.toString(), lag: lagOf(offsets, next) };
+        return {
+          group: projector,
+          topic,
+          partition: offsets.partition,
+          high: offsets.high,
+          committed: next === null ? null : next.toString(),
+          lag: lagOf(offsets, next),
+        };
       }),
     ),
   );

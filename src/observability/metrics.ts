@@ -62,7 +62,12 @@ export class ServiceMetrics {
   constructor(private readonly options: ServiceMetricsOptions = {}) {
     const registers = [this.registry];
     if (options.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry });
-    this.httpRequests = new Counter({ name: METRIC_NAMES.httpRequests, help: 'HTTP requests answered, by route template, method and status', labelNames: ['route', 'method', 'status'], registers });
+    this.httpRequests = new Counter({
+      name: METRIC_NAMES.httpRequests,
+      help: 'HTTP requests answered, by route template, method and status',
+      labelNames: ['route', 'method', 'status'],
+      registers,
+    });
     this.httpRequestDuration = new Histogram({
       name: METRIC_NAMES.httpRequestDuration,
       help: 'Time from receiving an HTTP request to sending its answer',
@@ -94,8 +99,17 @@ export class ServiceMetrics {
       labelNames: ['projector', 'topic', 'partition'],
       registers,
     });
-    this.projectionRecordsApplied = new Counter({ name: METRIC_NAMES.projectionRecordsApplied, help: 'Records a projector applied (redeliveries excluded)', labelNames: ['projector'], registers });
-    this.lagCollectionFailures = new Counter({ name: METRIC_NAMES.lagCollectionFailures, help: 'Scrapes that could not look up consumer or projection lag', registers });
+    this.projectionRecordsApplied = new Counter({
+      name: METRIC_NAMES.projectionRecordsApplied,
+      help: 'Records a projector applied (redeliveries excluded)',
+      labelNames: ['projector'],
+      registers,
+    });
+    this.lagCollectionFailures = new Counter({
+      name: METRIC_NAMES.lagCollectionFailures,
+      help: 'Scrapes that could not look up consumer or projection lag',
+      registers,
+    });
     this.partitionsStopped = new Counter({
       name: METRIC_NAMES.partitionsStopped,
       help: 'Partitions a projector or action emitter stopped (once each) because the log no longer holds its position (topic deleted and created again)',

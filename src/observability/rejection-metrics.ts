@@ -8,7 +8,6 @@ import { DECODE_REASONS, type RecordSchemas, type Rejection, type Subscription, 
 import { DECODE_STAGE, REJECTION_METRICS_GROUP, STAGES, PIPELINE_TOPICS } from '../log/topology';
 import type { ServiceMetrics } from './metrics';
 
-
 // Any Kafka client can write to the topic: values outside these sets share one label, so they cannot grow the series.
 const KNOWN_STAGES = new Set<string>([...Object.values(STAGES), DECODE_STAGE, 'pipeline']);
 const KNOWN_CODES = new Set<string>([...Object.keys(ERROR_CATALOGUE), ...Object.keys(DECODE_REASONS)]);

@@ -1,6 +1,7 @@
 /** What a replay or a verify of an entity's projections is asked to do. */
 
-export type ReplayFrom = { readonly kind: 'beginning' } | { readonly kind: 'offset'; readonly offset: bigint } | { readonly kind: 'time'; readonly timestamp: number };
+export type ReplayFrom =
+  { readonly kind: 'beginning' } | { readonly kind: 'offset'; readonly offset: bigint } | { readonly kind: 'time'; readonly timestamp: number };
 export type TargetChoice = 'postgres' | 'search' | 'all';
 /** One projection a replay rebuilds. */
 export type ReplayTargetKind = 'postgres' | 'search';

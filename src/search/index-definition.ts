@@ -22,7 +22,11 @@ export function isIndexName(name: unknown): name is string {
 
 export function assertIndexName(name: unknown): asserts name is string {
   if (!isIndexName(name)) {
-    throw invalid('index.name', 'identifier', `invalid index name ${JSON.stringify(name)}: use lower-case letters, digits, underscores, starting with a letter (at most 63)`);
+    throw invalid(
+      'index.name',
+      'identifier',
+      `invalid index name ${JSON.stringify(name)}: use lower-case letters, digits, underscores, starting with a letter (at most 63)`,
+    );
   }
 }
 
@@ -33,7 +37,11 @@ export function validateIndexDefinition(index: IndexDefinition): IndexDefinition
   const seen = new Set<string>();
   const fields = index.fields.map((field: IndexField, i) => {
     if (typeof field?.name !== 'string' || !FIELD_NAME.test(field.name)) {
-      throw invalid(`index.fields[${i}].name`, 'identifier', `invalid field name ${JSON.stringify(field?.name)}: use letters, digits, underscores, starting with a letter (at most 63)`);
+      throw invalid(
+        `index.fields[${i}].name`,
+        'identifier',
+        `invalid field name ${JSON.stringify(field?.name)}: use letters, digits, underscores, starting with a letter (at most 63)`,
+      );
     }
     if (!(SEARCH_FIELD_TYPES as readonly string[]).includes(field.type)) {
       throw invalid(`index.fields[${i}].type`, 'enum', `field ${field.name}: type must be one of ${SEARCH_FIELD_TYPES.join(', ')}`);
@@ -63,12 +71,17 @@ function checkValue(field: IndexField, value: unknown, path: string): void {
     throw invalid(path, 'array-not-supported', `field ${field.name} holds an array; only object fields may`);
   }
   const ok =
-    field.type === 'string' ? typeof value === 'string'
-    : field.type === 'integer' ? Number.isSafeInteger(value)
-    : field.type === 'number' ? typeof value === 'number' && Number.isFinite(value)
-    : field.type === 'boolean' ? typeof value === 'boolean'
-    : field.type === 'timestamp' ? isIsoTimestamp(value)
-    : typeof value === 'object';
+    field.type === 'string'
+      ? typeof value === 'string'
+      : field.type === 'integer'
+        ? Number.isSafeInteger(value)
+        : field.type === 'number'
+          ? typeof value === 'number' && Number.isFinite(value)
+          : field.type === 'boolean'
+            ? typeof value === 'boolean'
+            : field.type === 'timestamp'
+              ? isIsoTimestamp(value)
+              : typeof value === 'object';
   if (!ok) throw invalid(path, 'type', `field ${field.name} must be ${field.type === 'timestamp' ? 'an ISO 8601 timestamp' : `of type ${field.type}`}`);
 }
 

@@ -49,9 +49,7 @@ export function sourceProjector(
   const includes = filter.includes.map(wildcardToRegExp);
   const excludes = filter.excludes.map(wildcardToRegExp);
   const keep = (key: string): boolean =>
-    (readable === undefined || readable.has(key)) &&
-    (includes.length === 0 || includes.some((re) => re.test(key))) &&
-    !excludes.some((re) => re.test(key));
+    (readable === undefined || readable.has(key)) && (includes.length === 0 || includes.some((re) => re.test(key))) && !excludes.some((re) => re.test(key));
   return (source) => {
     const out: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(source)) if (keep(key)) out[key] = value;

@@ -49,7 +49,9 @@ export async function openPgSqlClient(connectionString: string, maxConnections =
     const name = options?.prepare ? prepared.nameOf(text) : undefined;
     let result;
     try {
-      result = await client.query(name === undefined ? { text, values: values as unknown[] | undefined } : { name, text, values: values as unknown[] | undefined });
+      result = await client.query(
+        name === undefined ? { text, values: values as unknown[] | undefined } : { name, text, values: values as unknown[] | undefined },
+      );
     } catch (error) {
       if (name === undefined || (error as { code?: unknown }).code !== PLAN_RESULT_TYPE_CHANGED) throw error;
       // A table was rebuilt with other column types (a replay) under a statement a connection had prepared: that

@@ -114,19 +114,25 @@ export class FileEntityConfigSource implements EntityConfigSource {
     try {
       doc = parseYaml(text);
     } catch (e) {
-      throw new DeltabrokerError('DB_INTERNAL', `entity config file ${rel} is not valid YAML: ${(e as Error).message}`, {
-        field: rel,
-        rule: 'yaml',
-        stage: STAGES.entityConfig,
-      }, { cause: e });
+      throw new DeltabrokerError(
+        'DB_INTERNAL',
+        `entity config file ${rel} is not valid YAML: ${(e as Error).message}`,
+        {
+          field: rel,
+          rule: 'yaml',
+          stage: STAGES.entityConfig,
+        },
+        { cause: e },
+      );
     }
     const config = parseEntityConfig(doc, rel);
     if (config.tenant !== tenant || config.entity !== entity) {
-      throw new DeltabrokerError(
-        'DB_INTERNAL',
-        `entity config file ${rel} declares ${config.tenant}/${config.entity}; its path says ${tenant}/${entity}`,
-        { field: config.tenant !== tenant ? 'tenant' : 'entity', rule: 'path-mismatch', stage: STAGES.entityConfig, source: rel },
-      );
+      throw new DeltabrokerError('DB_INTERNAL', `entity config file ${rel} declares ${config.tenant}/${config.entity}; its path says ${tenant}/${entity}`, {
+        field: config.tenant !== tenant ? 'tenant' : 'entity',
+        rule: 'path-mismatch',
+        stage: STAGES.entityConfig,
+        source: rel,
+      });
     }
     return config;
   }
@@ -134,7 +140,10 @@ export class FileEntityConfigSource implements EntityConfigSource {
   private async subdirectories(): Promise<string[]> {
     try {
       const entries = await fs.readdir(this.directory, { withFileTypes: true });
-      return entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
+      return entries
+        .filter((e) => e.isDirectory())
+        .map((e) => e.name)
+        .sort();
     } catch (e) {
       if (isNotFound(e)) return [];
       throw this.readError(this.directory, e);
@@ -144,7 +153,10 @@ export class FileEntityConfigSource implements EntityConfigSource {
   private async yamlFiles(tenant: string): Promise<string[]> {
     try {
       const entries = await fs.readdir(path.join(this.directory, tenant), { withFileTypes: true });
-      return entries.filter((e) => e.isFile() && e.name.endsWith(CONFIG_FILE_EXTENSION)).map((e) => e.name).sort();
+      return entries
+        .filter((e) => e.isFile() && e.name.endsWith(CONFIG_FILE_EXTENSION))
+        .map((e) => e.name)
+        .sort();
     } catch (e) {
       if (isNotFound(e)) return [];
       throw this.readError(path.join(this.directory, tenant), e);
@@ -152,10 +164,15 @@ export class FileEntityConfigSource implements EntityConfigSource {
   }
 
   private readError(file: string, e: unknown): DeltabrokerError {
-    return new DeltabrokerError('DB_INTERNAL', `cannot read entity configuration ${file}: ${(e as Error).message}`, {
-      field: file,
-      rule: 'read',
-      stage: STAGES.entityConfig,
-    }, { cause: e });
+    return new DeltabrokerError(
+      'DB_INTERNAL',
+      `cannot read entity configuration ${file}: ${(e as Error).message}`,
+      {
+        field: file,
+        rule: 'read',
+        stage: STAGES.entityConfig,
+      },
+      { cause: e },
+    );
   }
 }

@@ -199,11 +199,16 @@ export class HttpEntityConfigSource implements EntityConfigSource {
       if (e instanceof DeltabrokerError) throw e;
       const name = (e as { name?: string } | null)?.name;
       if (name === 'TimeoutError' || name === 'AbortError') {
-        throw new DeltabrokerError('DB_TIMEOUT', `tenant API did not answer GET ${url} within ${this.opts.timeoutMs} ms`, {
-          stage: STAGES.entityConfig,
-          rule: 'timeout',
-          url,
-        }, { cause: e });
+        throw new DeltabrokerError(
+          'DB_TIMEOUT',
+          `tenant API did not answer GET ${url} within ${this.opts.timeoutMs} ms`,
+          {
+            stage: STAGES.entityConfig,
+            rule: 'timeout',
+            url,
+          },
+          { cause: e },
+        );
       }
       throw this.unavailable(`tenant API request GET ${url} failed: ${(e as Error).message}`, url, e);
     }

@@ -72,7 +72,10 @@ export class ClaimingEntityConfigSource implements EntityConfigSource {
         out.push(config);
       } catch (error) {
         if (!(error instanceof DeltabrokerError) || error.code !== 'DB_CONFLICT') throw error;
-        this.o.logger.error({ tenant: config.tenant, entity: config.entity, field: error.details.field, reason: error.message }, 'entity configuration left out');
+        this.o.logger.error(
+          { tenant: config.tenant, entity: config.entity, field: error.details.field, reason: error.message },
+          'entity configuration left out',
+        );
       }
     }
     return out;

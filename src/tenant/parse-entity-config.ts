@@ -27,10 +27,7 @@ import { STAGES } from '../log/topology/stages';
 
 const NAME_RULE = 'lowercase words of letters and digits joined by single underscores, starting with a letter';
 const lowerName = (what: string, max: number) =>
-  z
-    .string()
-    .max(max, `${what} is longer than ${max} characters`)
-    .regex(NAME_PATTERN, `${what} must be ${NAME_RULE}`);
+  z.string().max(max, `${what} is longer than ${max} characters`).regex(NAME_PATTERN, `${what} must be ${NAME_RULE}`);
 const fieldName = z
   .string()
   .max(MAX_IDENTIFIER_LENGTH, `field name is longer than ${MAX_IDENTIFIER_LENGTH} characters`)
@@ -40,7 +37,6 @@ const topicName = z
   .max(MAX_TOPIC_LENGTH)
   .regex(TOPIC_NAME, 'topic name may only hold letters, digits, ".", "_" and "-"')
   .refine((t) => t !== '.' && t !== '..', 'topic name may not be "." or ".."');
-
 
 // ---------------------------------------------------------------------------------------------------------
 // Input schema
@@ -61,7 +57,10 @@ const expandField = (v: unknown): unknown => {
 };
 const expandFieldSet = (v: unknown): unknown => (v === '*' ? { except: [] } : Array.isArray(v) ? { only: v } : v);
 const expandAll = (v: unknown): unknown => (v === '*' ? [...OPERATIONS] : v);
-const expandList = (key: string) => (v: unknown): unknown => (Array.isArray(v) ? { [key]: v } : v);
+const expandList =
+  (key: string) =>
+  (v: unknown): unknown =>
+    Array.isArray(v) ? { [key]: v } : v;
 const expected = (what: string) => ({
   error: (issue: { code: string; input?: unknown }) =>
     issue.code === 'invalid_type' ? `expected ${what}, received ${JSON.stringify(issue.input) ?? String(issue.input)}` : undefined,
@@ -73,9 +72,7 @@ const fieldSpecInput = z.preprocess(
     {
       type: z.enum(FIELD_TYPES),
       required: z.boolean().default(false),
-      sensitive: z
-        .strictObject({ methods: z.array(z.enum(SENSITIVE_METHODS)).min(1) }, expected('true, false or {methods: [aes, hsm, …]}'))
-        .optional(),
+      sensitive: z.strictObject({ methods: z.array(z.enum(SENSITIVE_METHODS)).min(1) }, expected('true, false or {methods: [aes, hsm, …]}')).optional(),
       personal: z.boolean().optional(),
       description: z.string().optional(),
     },
@@ -117,9 +114,7 @@ const entityConfigInput = z.strictObject({
   version: z.number().int().positive().default(1),
   description: z.string().optional(),
   key: z.preprocess((v) => (typeof v === 'string' ? [v] : v), z.array(fieldName, expected('a field name or a list of them')).min(1)),
-  fields: z
-    .record(z.string(), fieldSpecInput)
-    .refine((f) => Object.keys(f).length > 0, 'at least one field is required'),
+  fields: z.record(z.string(), fieldSpecInput).refine((f) => Object.keys(f).length > 0, 'at least one field is required'),
   subject: fieldName.optional(),
   persistence: z
     .strictObject({
@@ -138,11 +133,16 @@ function checkReferences(c: EntityConfigInput, ctx: z.RefinementCtx): void {
   const names = Object.keys(c.fields);
   for (const n of names) {
     const r = fieldName.safeParse(n);
-    if (!r.success) ctx.addIssue({ code: 'custom', path: ['fields', n], message: `${JSON.stringify(n)}: ${r.error.issues[0]?.message ?? 'invalid field name'}` });
+    if (!r.success)
+      ctx.addIssue({ code: 'custom', path: ['fields', n], message: `${JSON.stringify(n)}: ${r.error.issues[0]?.message ?? 'invalid field name'}` });
   }
   for (const role of Object.keys(c.roles)) {
     if (!ROLE_NAME.test(role)) {
-      ctx.addIssue({ code: 'custom', path: ['roles', role], message: `${JSON.stringify(role)}: role name may hold letters, digits, "_", ".", ":" and "-", not starting with "_", ".", ":" or "-"` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['roles', role],
+        message: `${JSON.stringify(role)}: role name may hold letters, digits, "_", ".", ":" and "-", not starting with "_", ".", ":" or "-"`,
+      });
     }
   }
   const known = new Set(names);
@@ -172,7 +172,11 @@ function checkReferences(c: EntityConfigInput, ctx: z.RefinementCtx): void {
   if (new Set(keys).size !== keys.length) ctx.addIssue({ code: 'custom', path: ['key'], message: 'key fields repeat' });
   for (const [name, s] of Object.entries(c.fields)) {
     if (s.sensitive !== undefined && s.type !== 'string') {
-      ctx.addIssue({ code: 'custom', path: ['fields', name, 'sensitive'], message: `sensitive field "${name}" must be of type string (it holds a ciphertext)` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['fields', name, 'sensitive'],
+        message: `sensitive field "${name}" must be of type string (it holds a ciphertext)`,
+      });
     }
   }
   checkPersonal(c, ctx, known);
@@ -199,19 +203,34 @@ function checkPersonal(c: EntityConfigInput, ctx: z.RefinementCtx, known: Set<st
   if (c.subject !== undefined) {
     const s = known.has(c.subject) ? c.fields[c.subject] : undefined;
     if (s === undefined) ctx.addIssue({ code: 'custom', path: ['subject'], message: `subject field "${c.subject}" is not declared under fields` });
-    else if (s.type !== 'string') ctx.addIssue({ code: 'custom', path: ['subject'], message: `subject field "${c.subject}" must be of type string (a subject id)` });
+    else if (s.type !== 'string')
+      ctx.addIssue({ code: 'custom', path: ['subject'], message: `subject field "${c.subject}" must be of type string (a subject id)` });
     else if (s.sensitive !== undefined || s.personal === true) {
-      ctx.addIssue({ code: 'custom', path: ['subject'], message: `subject field "${c.subject}" may not be sensitive or personal (it names the subject's key, in clear)` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['subject'],
+        message: `subject field "${c.subject}" may not be sensitive or personal (it names the subject's key, in clear)`,
+      });
     }
   } else if (personal.length > 0) {
-    ctx.addIssue({ code: 'custom', path: ['subject'], message: `personal fields (${personal.map(([n]) => n).join(', ')}) need a subject field naming the data subject` });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['subject'],
+      message: `personal fields (${personal.map(([n]) => n).join(', ')}) need a subject field naming the data subject`,
+    });
   }
   for (const [name, s] of personal) {
-    if (c.key.includes(name)) ctx.addIssue({ code: 'custom', path: ['fields', name, 'personal'], message: `key field "${name}" may not be personal (record keys are never erased)` });
-    if (s.type !== 'string') ctx.addIssue({ code: 'custom', path: ['fields', name, 'personal'], message: `personal field "${name}" must be of type string (it holds a ciphertext)` });
+    if (c.key.includes(name))
+      ctx.addIssue({ code: 'custom', path: ['fields', name, 'personal'], message: `key field "${name}" may not be personal (record keys are never erased)` });
+    if (s.type !== 'string')
+      ctx.addIssue({ code: 'custom', path: ['fields', name, 'personal'], message: `personal field "${name}" must be of type string (it holds a ciphertext)` });
     const methods = s.sensitive?.methods ?? [];
     if (methods.some((m) => !m.startsWith('aes'))) {
-      ctx.addIssue({ code: 'custom', path: ['fields', name, 'sensitive', 'methods'], message: `personal field "${name}" is sealed under an AES subject key: only aes methods` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['fields', name, 'sensitive', 'methods'],
+        message: `personal field "${name}" is sealed under an AES subject key: only aes methods`,
+      });
     }
   }
 }
@@ -231,7 +250,11 @@ function checkNamespace(c: EntityConfigInput, ctx: z.RefinementCtx): void {
   }
   const maxIndex = maxIndexNameLength(c.tenant);
   if (c.persistence.index !== undefined && c.persistence.index.length > maxIndex) {
-    ctx.addIssue({ code: 'custom', path: ['persistence', 'index'], message: `index name is longer than ${maxIndex} characters (tenant "${c.tenant}" and "__" come before it)` });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['persistence', 'index'],
+      message: `index name is longer than ${maxIndex} characters (tenant "${c.tenant}" and "__" come before it)`,
+    });
   }
 }
 
@@ -319,11 +342,7 @@ export function safeParseEntityConfig(input: unknown): ParseResult {
  * names every offending field path, e.g. `acme/merchant_account.yaml: fields.iban.type: Invalid option …`.
  * `code` defaults to DB_INTERNAL (a broken configuration is the operator's problem, not the caller's).
  */
-export function parseEntityConfig(
-  input: unknown,
-  source = 'entity config',
-  code: 'DB_INTERNAL' | 'DB_DEPENDENCY_UNAVAILABLE' = 'DB_INTERNAL',
-): EntityConfig {
+export function parseEntityConfig(input: unknown, source = 'entity config', code: 'DB_INTERNAL' | 'DB_DEPENDENCY_UNAVAILABLE' = 'DB_INTERNAL'): EntityConfig {
   const r = safeParseEntityConfig(input);
   if (r.ok) return r.config;
   const text = r.issues.map((i) => `${i.path}: ${i.message}`).join('; ');
@@ -335,4 +354,3 @@ export function parseEntityConfig(
     issues: r.issues,
   });
 }
-

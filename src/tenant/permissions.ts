@@ -45,15 +45,16 @@ export function rightsFor(config: EntityConfig, roles: readonly string[], operat
   return { operation, granting, allowed, writable, readable, writeDenied };
 }
 
-export const mayPerform = (config: EntityConfig, roles: readonly string[], operation: Operation): boolean =>
-  rightsFor(config, roles, operation).allowed;
+export const mayPerform = (config: EntityConfig, roles: readonly string[], operation: Operation): boolean => rightsFor(config, roles, operation).allowed;
 
 const forbiddenOperation = (config: EntityConfig, roles: readonly string[], operation: Operation, stage: string) =>
-  new DeltabrokerError(
-    'DB_FORBIDDEN',
-    `roles [${roles.join(', ')}] may not ${operation} ${config.tenant}/${config.entity}`,
-    { field: 'dispatch.operation', rule: 'operation', stage, operation, roles: [...roles] },
-  );
+  new DeltabrokerError('DB_FORBIDDEN', `roles [${roles.join(', ')}] may not ${operation} ${config.tenant}/${config.entity}`, {
+    field: 'dispatch.operation',
+    rule: 'operation',
+    stage,
+    operation,
+    roles: [...roles],
+  });
 
 /** Pipeline stage 5: throws DB_FORBIDDEN (stage `permission`) unless some role allows the operation. */
 export function assertMayPerform(config: EntityConfig, roles: readonly string[], operation: Operation): void {
@@ -104,11 +105,7 @@ export function applyWriteRestrictions(
  * The fields the roles may see in `read` (RQL) or `search` results. Empty when no role allows the operation.
  * Configured-field order is kept when iterated.
  */
-export function readableFields(
-  config: EntityConfig,
-  roles: readonly string[],
-  operation: Extract<Operation, 'read' | 'search'> = 'read',
-): Set<string> {
+export function readableFields(config: EntityConfig, roles: readonly string[], operation: Extract<Operation, 'read' | 'search'> = 'read'): Set<string> {
   const { readable } = rightsFor(config, roles, operation);
   return new Set(Object.keys(config.fields).filter((f) => readable.has(f)));
 }

@@ -14,4 +14,8 @@ export function recordKeyOf(config: EntityConfig, fields: Readonly<Record<string
  * answered the same whether the pipeline or an HTTP service finds it first.
  */
 export const unknownEntity = (tenant: string, entity: string, stage: string = STAGES.entityConfig): DeltabrokerError =>
-  new DeltabrokerError('DB_NOT_FOUND', `tenant '${tenant}' has no entity '${entity.slice(0, 64)}'`, { field: 'dispatch.entity', rule: 'configured-entity', stage });
+  new DeltabrokerError('DB_NOT_FOUND', `tenant '${tenant}' has no entity '${entity.slice(0, 64)}'`, {
+    field: 'dispatch.entity',
+    rule: 'configured-entity',
+    stage,
+  });

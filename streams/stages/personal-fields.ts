@@ -22,7 +22,8 @@ export function checkPersonalFields(ctx: DeltaContext): void {
   const given = fields[subjectField];
   if (given !== undefined && given !== null) {
     if (typeof given !== 'string' || !SUBJECT_ID.test(given)) refuse(subjectField, 'subject-id', `${subjectField} names the data subject: ${SUBJECT_ID_RULE}`);
-    if (typeof stored === 'string' && stored !== given) refuse(subjectField, 'subject-immutable', `${subjectField} names the data subject and cannot change once set`);
+    if (typeof stored === 'string' && stored !== given)
+      refuse(subjectField, 'subject-immutable', `${subjectField} names the data subject and cannot change once set`);
   }
   const subject = given ?? stored;
   for (const name of personalFields(config)) {

@@ -35,9 +35,13 @@ interface FloodReport {
 /** A child process with a raised limit that opens idle connections and reports once they settled. */
 function flood(port: number, sources: string[]): { child: ChildProcess; report: Promise<FloodReport> } {
   const script = path.join(__dirname, 'clients/idle-connections.js');
-  const child = spawn('/bin/sh', ['-c', `ulimit -n 8192 && exec "$0" "$@"`, process.execPath, script, '127.0.0.1', String(port), String(CONNECTIONS_PER_FLOODER), sources.join(',')], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    '/bin/sh',
+    ['-c', `ulimit -n 8192 && exec "$0" "$@"`, process.execPath, script, '127.0.0.1', String(port), String(CONNECTIONS_PER_FLOODER), sources.join(',')],
+    {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    },
+  );
   const report = new Promise<FloodReport>((resolve, reject) => {
     createInterface({ input: child.stdout as NodeJS.ReadableStream }).once('line', (line) => resolve(JSON.parse(line) as FloodReport));
     child.once('exit', (code) => reject(new Error(`flooder exited with ${code} before reporting`)));
@@ -86,9 +90,17 @@ describe('idle connections beyond the service’s file-descriptor limit', () => 
     const issuer = await loadDevIssuer(dataDir, 'deltabroker-dev', 'deltabroker');
     const token = await issuer.mint({ sub: 'flood-writer', tenant: 'acme', roles: ['admin', 'writer'], ttlSeconds: 3600 });
     const auth = { authorization: `Bearer ${token}` };
-    const { id: schemaId } = await registry.register({ type: SchemaType.AVRO, schema: JSON.stringify(schemas.DeltaEnvelope.definition) }, { subject: 'deltas-value' });
+    const { id: schemaId } = await registry.register(
+      { type: SchemaType.AVRO, schema: JSON.stringify(schemas.DeltaEnvelope.definition) },
+      { subject: 'deltas-value' },
+    );
 
-    const started = [0, 1, 2].map((f) => flood(kafkaPort, [1, 2, 3].map((a) => `127.0.${f + 1}.${a}`)));
+    const started = [0, 1, 2].map((f) =>
+      flood(
+        kafkaPort,
+        [1, 2, 3].map((a) => `127.0.${f + 1}.${a}`),
+      ),
+    );
     flooders.push(...started.map((s) => s.child));
     const reports = await Promise.all(started.map((s) => s.report));
     const connected = reports.reduce((n, r) => n + r.connected, 0);
@@ -97,9 +109,17 @@ describe('idle connections beyond the service’s file-descriptor limit', () => 
     expect(reports.reduce((n, r) => n + r.open, 0)).toBeLessThanOrEqual(FD_LIMIT / 2);
 
     expect((await fetch(`${service.url}/health`)).status).toBe(200);
-    const write = await post(`${service.url}/`, { dispatch: { entity: 'merchant_account', operation: 'create' }, payload: { merchantId: 'fl-1', name: 'During the flood' } }, auth);
+    const write = await post(
+      `${service.url}/`,
+      { dispatch: { entity: 'merchant_account', operation: 'create' }, payload: { merchantId: 'fl-1', name: 'During the flood' } },
+      auth,
+    );
     expect(write.status).toBe(201);
-    const read = await post(`${service.url}/`, { dispatch: { entity: 'merchant_account', operation: 'read', after: write.body.position }, payload: 'eq(merchantId,fl-1)' }, auth);
+    const read = await post(
+      `${service.url}/`,
+      { dispatch: { entity: 'merchant_account', operation: 'read', after: write.body.position }, payload: 'eq(merchantId,fl-1)' },
+      auth,
+    );
     expect(read).toMatchObject({ status: 200, body: { items: [expect.objectContaining({ merchantId: 'fl-1' })] } });
 
     const delta: DeltaEnvelope = {
@@ -116,9 +136,14 @@ describe('idle connections beyond the service’s file-descriptor limit', () => 
       expectedVersion: null,
       retryOf: null,
     };
-    await producer.send({ topic: 'deltas', messages: [{ key: 'acme/merchant_account/fl-2', value: await registry.encode(schemaId, delta), headers: { authorization: `Bearer ${token}` } }] });
+    await producer.send({
+      topic: 'deltas',
+      messages: [{ key: 'acme/merchant_account/fl-2', value: await registry.encode(schemaId, delta), headers: { authorization: `Bearer ${token}` } }],
+    });
     await eventually(
-      async () => (await post(`${service.url}/`, { dispatch: { entity: 'merchant_account', operation: 'read' }, payload: 'eq(merchantId,fl-2)' }, auth)).body.items as unknown[],
+      async () =>
+        (await post(`${service.url}/`, { dispatch: { entity: 'merchant_account', operation: 'read' }, payload: 'eq(merchantId,fl-2)' }, auth)).body
+          .items as unknown[],
       (items) => items.length === 1,
       20_000,
     );

@@ -37,7 +37,12 @@ describe('rotating the embedded engines’ credentials', () => {
   const file = (engine: 'kafka' | 'registry'): string => path.join(dataDir, 'credentials', `${engine}.json`);
   const read = (engine: 'kafka' | 'registry'): Credentials => JSON.parse(readFileSync(file(engine), 'utf8')) as Credentials;
   const canList = async (service: TestService, password: string): Promise<boolean> => {
-    const admin = new Kafka({ brokers: service.service.brokers, sasl: { mechanism: 'scram-sha-256', username: 'client', password }, logLevel: logLevel.NOTHING, retry: { retries: 0 } }).admin();
+    const admin = new Kafka({
+      brokers: service.service.brokers,
+      sasl: { mechanism: 'scram-sha-256', username: 'client', password },
+      logLevel: logLevel.NOTHING,
+      retry: { retries: 0 },
+    }).admin();
     try {
       await admin.connect();
       await admin.listTopics();
@@ -62,7 +67,14 @@ describe('rotating the embedded engines’ credentials', () => {
     expect(await registryMutation(t, old.registry.client.password)).toBe(200);
     await t.stop();
 
-    const rotated = { kafka: { ...old.kafka, client: { username: 'client', password: 'rotated-kafka-client-1' }, service: { username: 'deltabroker', password: 'rotated-kafka-service-1' } }, registry: { ...old.registry, client: { username: 'client', password: 'rotated-registry-client-1' } } };
+    const rotated = {
+      kafka: {
+        ...old.kafka,
+        client: { username: 'client', password: 'rotated-kafka-client-1' },
+        service: { username: 'deltabroker', password: 'rotated-kafka-service-1' },
+      },
+      registry: { ...old.registry, client: { username: 'client', password: 'rotated-registry-client-1' } },
+    };
     writeFileSync(file('kafka'), JSON.stringify(rotated.kafka), { mode: 0o600 });
     writeFileSync(file('registry'), JSON.stringify(rotated.registry), { mode: 0o600 });
     t = await start();
@@ -72,7 +84,11 @@ describe('rotating the embedded engines’ credentials', () => {
     expect(await registryMutation(t, 'rotated-registry-client-1')).toBe(200);
     // The service itself runs on the rotated identity: a write goes through the pipeline and is ready.
     const token = await t.token(['admin']);
-    const res = await post(`${t.url}/`, { dispatch: { entity: 'merchant_account', operation: 'create' }, payload: { merchantId: 'rot-1', name: 'Rotated' } }, { authorization: `Bearer ${token}` });
+    const res = await post(
+      `${t.url}/`,
+      { dispatch: { entity: 'merchant_account', operation: 'create' }, payload: { merchantId: 'rot-1', name: 'Rotated' } },
+      { authorization: `Bearer ${token}` },
+    );
     expect(res.status).toBe(201);
     expect((await fetch(`${t.url}/ready`)).status).toBe(200);
   });

@@ -21,7 +21,10 @@ describe('deltas from any Kafka producer', () => {
     producer = kafka.producer();
     await producer.connect();
     registry = new SchemaRegistry({ host: t.service.registryUrl });
-    ({ id: schemaId } = await registry.register({ type: SchemaType.AVRO, schema: JSON.stringify(schemas.DeltaEnvelope.definition) }, { subject: 'deltas-value' }));
+    ({ id: schemaId } = await registry.register(
+      { type: SchemaType.AVRO, schema: JSON.stringify(schemas.DeltaEnvelope.definition) },
+      { subject: 'deltas-value' },
+    ));
   });
   afterAll(async () => {
     await producer.disconnect();
@@ -47,7 +50,10 @@ describe('deltas from any Kafka producer', () => {
   const send = async (d: DeltaEnvelope, proof?: string | null) => {
     const token = proof === undefined ? await t.token(['writer'], { sub: d.actor.user, tenant: d.tenant }) : proof;
     const headers = token === null ? undefined : { authorization: `Bearer ${token}` };
-    return producer.send({ topic: 'deltas', messages: [{ key: `${d.tenant}/${d.entity}/${d.key}`, value: await registry.encode(schemaId, d), ...(headers && { headers }) }] });
+    return producer.send({
+      topic: 'deltas',
+      messages: [{ key: `${d.tenant}/${d.entity}/${d.key}`, value: await registry.encode(schemaId, d), ...(headers && { headers }) }],
+    });
   };
   const outcomes = () => readTopic(t.service.log, 'deltabroker.outcomes', schemas.DeltaOutcome);
   const outcomeOf = async (id: string): Promise<DeltaOutcome> =>
@@ -69,7 +75,12 @@ describe('deltas from any Kafka producer', () => {
     expect(await outcomeOf(plaintext.id)).toMatchObject({ status: 'refused', stage: 'encryption', code: 'DB_VALIDATION' });
     expect(await outcomeOf(unknown.id)).toMatchObject({ status: 'refused', stage: 'entity-config', code: 'DB_NOT_FOUND' });
     const rejections = (await readTopic(t.service.log, 'rejections', schemas.Rejection)).map((r) => r.value);
-    expect(rejections.find((r) => r.deltaId === plaintext.id)).toMatchObject({ stage: 'encryption', reason: 'DB_VALIDATION', key: 'kp-2', source: { topic: 'deltas' } });
+    expect(rejections.find((r) => r.deltaId === plaintext.id)).toMatchObject({
+      stage: 'encryption',
+      reason: 'DB_VALIDATION',
+      key: 'kp-2',
+      source: { topic: 'deltas' },
+    });
     expect(JSON.stringify(rejections)).not.toContain('DE00123');
     const events = await readTopic(t.service.log, 'acme.merchant_account.events', schemas.EntityEvent);
     expect(events.some((e) => e.value.deltaId === plaintext.id || e.value.deltaId === unknown.id)).toBe(false);
@@ -133,7 +144,9 @@ describe('deltas from any Kafka producer', () => {
   test('a client cannot produce a forged event to the persistence topic', async () => {
     const forger = new Kafka({ clientId: 'forger', brokers: t.service.brokers, logLevel: logLevel.NOTHING, retry: { retries: 0 } }).producer();
     await forger.connect();
-    await expect(forger.send({ topic: 'acme.merchant_account.events', messages: [{ value: 'forged version 99' }] })).rejects.toMatchObject({ type: 'TOPIC_AUTHORIZATION_FAILED' });
+    await expect(forger.send({ topic: 'acme.merchant_account.events', messages: [{ value: 'forged version 99' }] })).rejects.toMatchObject({
+      type: 'TOPIC_AUTHORIZATION_FAILED',
+    });
     await forger.disconnect();
   });
 });

@@ -73,7 +73,9 @@ describe('kill and restart mid-stream', () => {
     const issuer = await loadDevIssuer(dataDir, 'deltabroker-dev', 'deltabroker');
     const headers = { authorization: `Bearer ${await issuer.mint({ sub: 'loader', tenant: 'acme', roles: ['writer'], ttlSeconds: 3600 })}` };
     for (let i = 0; i < batch.length; i += 100) {
-      const messages = await Promise.all(batch.slice(i, i + 100).map(async (d) => ({ key: `acme/merchant_account/${d.key}`, value: await registry.encode(id, d), headers })));
+      const messages = await Promise.all(
+        batch.slice(i, i + 100).map(async (d) => ({ key: `acme/merchant_account/${d.key}`, value: await registry.encode(id, d), headers })),
+      );
       await producer.send({ topic: 'deltas', acks: -1, messages });
     }
     await producer.disconnect();
@@ -106,7 +108,11 @@ describe('kill and restart mid-stream', () => {
     // The service's identity: the reader's temporary group is a `deltabroker-*` group, the service's own.
     const identity = runningKafkaCredentials(dataDir)?.service;
     const sasl = identity && { mechanism: 'scram-sha-256' as const, username: identity.username, password: identity.password };
-    const log = await openKafkaWriteLog({ brokers: [`127.0.0.1:${env.DELTABROKER_KAFKA_PORT}`], registryUrl: `http://127.0.0.1:${env.DELTABROKER_REGISTRY_PORT}`, ...(sasl && { sasl }) });
+    const log = await openKafkaWriteLog({
+      brokers: [`127.0.0.1:${env.DELTABROKER_KAFKA_PORT}`],
+      registryUrl: `http://127.0.0.1:${env.DELTABROKER_REGISTRY_PORT}`,
+      ...(sasl && { sasl }),
+    });
     try {
       const events = await readTopic(log, 'acme.merchant_account.events', schemas.EntityEvent);
       const byDelta = new Map<string, number>();

@@ -32,8 +32,23 @@ describe('replay and verify on the running service, then from the CLI', () => {
     admin = await t.token(['admin']);
     // The admin routes as main.ts registers them, on an app of their own (the service's app is already listening).
     const issuer = await loadDevIssuer(t.config.dataDir, t.config.auth.issuer, t.config.auth.audience);
-    adminApp = buildHttpApp({ logger: silentLogger(), verifier: await createJwtVerifier({ ...t.config.auth, devPublicKey: issuer.publicKey }), bodyLimitBytes: 1 << 20 });
-    registerReplayRoutes(adminApp, projectionReplay({ sql: t.service.sql, log: t.service.log, schemas: loadSchemas(), entities: t.service.entities, search: createPostgresSearchIndex(t.service.sql), logger: silentLogger() }), silentLogger());
+    adminApp = buildHttpApp({
+      logger: silentLogger(),
+      verifier: await createJwtVerifier({ ...t.config.auth, devPublicKey: issuer.publicKey }),
+      bodyLimitBytes: 1 << 20,
+    });
+    registerReplayRoutes(
+      adminApp,
+      projectionReplay({
+        sql: t.service.sql,
+        log: t.service.log,
+        schemas: loadSchemas(),
+        entities: t.service.entities,
+        search: createPostgresSearchIndex(t.service.sql),
+        logger: silentLogger(),
+      }),
+      silentLogger(),
+    );
     adminUrl = await adminApp.listen({ host: '127.0.0.1', port: 0 });
   });
   afterAll(async () => {
@@ -45,8 +60,13 @@ describe('replay and verify on the running service, then from the CLI', () => {
 
   const auth = (): Record<string, string> => ({ authorization: `Bearer ${admin}` });
   const write = (i: number, name: string) =>
-    post(`${t.url}/`, { dispatch: { entity: 'merchant_account', operation: 'create' }, payload: { merchantId: `e-${i}`, name, country: 'DE', mcc: 5000 + i } }, auth());
-  const read = (rql: string, after?: unknown) => post(`${t.url}/`, { dispatch: { entity: 'merchant_account', operation: 'read', ...(after ? { after } : {}) }, payload: rql }, auth());
+    post(
+      `${t.url}/`,
+      { dispatch: { entity: 'merchant_account', operation: 'create' }, payload: { merchantId: `e-${i}`, name, country: 'DE', mcc: 5000 + i } },
+      auth(),
+    );
+  const read = (rql: string, after?: unknown) =>
+    post(`${t.url}/`, { dispatch: { entity: 'merchant_account', operation: 'read', ...(after ? { after } : {}) }, payload: rql }, auth());
   const job = async (id: string): Promise<Record<string, unknown>> => {
     const res = await fetch(`${adminUrl}/admin/replay/${id}`, { headers: auth() });
     return (await res.json()) as Record<string, unknown>;
@@ -70,7 +90,9 @@ describe('replay and verify on the running service, then from the CLI', () => {
     const dry = await post(`${adminUrl}/admin/replay`, { entity: 'merchant_account', dryRun: true }, auth());
     expect(dry.status).toBe(200);
     expect(dry.body).toMatchObject({ dryRun: true, topic: 'acme.merchant_account.events', events: 201 });
-    expect(await post(`${adminUrl}/admin/replay`, { entity: 'merchant_account' }, { authorization: `Bearer ${await t.token(['reader'])}` })).toMatchObject({ status: 403 });
+    expect(await post(`${adminUrl}/admin/replay`, { entity: 'merchant_account' }, { authorization: `Bearer ${await t.token(['reader'])}` })).toMatchObject({
+      status: 403,
+    });
     expect(await post(`${adminUrl}/admin/replay`, { entity: 'nope' }, auth())).toMatchObject({ status: 404 });
 
     const started = await post(`${adminUrl}/admin/replay`, { entity: 'merchant_account' }, auth());

@@ -35,9 +35,13 @@ describe('restarts of the embedded default', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  const create = (key: string) => post(`${service!.url}/`, { dispatch: { entity: 'merchant_account', operation: 'create' }, payload: { merchantId: key, name: `name ${key}` } }, auth);
-  const read = async (rql: string) => (await post(`${service!.url}/`, { dispatch: { entity: 'merchant_account', operation: 'read' }, payload: rql }, auth)).body as { items?: { merchantId: string }[] };
-  const keys = async () => (await (await fetch(`${service!.url}/keys`, { headers: auth })).json());
+  const create = (key: string) =>
+    post(`${service!.url}/`, { dispatch: { entity: 'merchant_account', operation: 'create' }, payload: { merchantId: key, name: `name ${key}` } }, auth);
+  const read = async (rql: string) =>
+    (await post(`${service!.url}/`, { dispatch: { entity: 'merchant_account', operation: 'read' }, payload: rql }, auth)).body as {
+      items?: { merchantId: string }[];
+    };
+  const keys = async () => await (await fetch(`${service!.url}/keys`, { headers: auth })).json();
   const keysOf = (r: { items?: { merchantId: string }[] }) => (r.items ?? []).map((i) => i.merchantId).sort();
 
   test('SIGTERM, then SIGKILL and a restart within 2 s: the data and the keyring are there', async () => {
@@ -51,7 +55,14 @@ describe('restarts of the embedded default', () => {
     await service.stop();
     expect(runningServerPort(dataDir)).toBeUndefined();
     service = await startServiceProcess(env);
-    expect(keysOf(await eventually(() => read('eq(merchantId,r-1)'), (r) => keysOf(r).length === 1))).toEqual(['r-1']);
+    expect(
+      keysOf(
+        await eventually(
+          () => read('eq(merchantId,r-1)'),
+          (r) => keysOf(r).length === 1,
+        ),
+      ),
+    ).toEqual(['r-1']);
     expect((await post(`${service.url}/dispatch`, { dispatch: { operation: 'decrypt' }, payload: encrypted.body.ciphertext }, auth)).body.payload).toBe('kept');
     expect(await keys()).toEqual(keyring);
     expect((await create('r-2')).status).toBe(201);
@@ -63,7 +74,14 @@ describe('restarts of the embedded default', () => {
     expect(Date.now() - killedAt).toBeLessThan(2000);
     service = await startServiceProcess(env);
     expect(service.lines.some((l) => l.includes('reusing it'))).toBe(true);
-    expect(keysOf(await eventually(() => read('in(merchantId,(r-1,r-2))'), (r) => keysOf(r).length === 2))).toEqual(['r-1', 'r-2']);
+    expect(
+      keysOf(
+        await eventually(
+          () => read('in(merchantId,(r-1,r-2))'),
+          (r) => keysOf(r).length === 2,
+        ),
+      ),
+    ).toEqual(['r-1', 'r-2']);
     expect(await keys()).toEqual(keyring);
     expect((await create('r-3')).status).toBe(201);
   }, 240_000);

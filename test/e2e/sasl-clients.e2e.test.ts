@@ -23,9 +23,12 @@ const haveKcat = spawnSync('kcat', ['-V']).status === 0;
 const noPython = pythonCannot('import kafka');
 if (!haveKcat || noPython) console.warn(`SKIPPED parts of the SASL clients suite: ${haveKcat ? '' : 'kcat is not installed; '}${noPython ?? ''}`);
 
-const tool = (args: string[], input?: string): Promise<Buffer> => runCommand(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/log/tool.ts'), ...args], input);
+const tool = (args: string[], input?: string): Promise<Buffer> =>
+  runCommand(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/log/tool.ts'), ...args], input);
 const python = (args: string[]): Promise<Record<string, unknown>> =>
-  runCommand(PYTHON, [path.join(__dirname, 'clients/kafka_python_sasl.py'), ...args]).then((out) => JSON.parse(out.toString('utf8')) as Record<string, unknown>);
+  runCommand(PYTHON, [path.join(__dirname, 'clients/kafka_python_sasl.py'), ...args]).then(
+    (out) => JSON.parse(out.toString('utf8')) as Record<string, unknown>,
+  );
 
 describe('Kafka clients over SASL/SCRAM-SHA-256 (broker requires SASL)', () => {
   let t: TestService;
@@ -55,24 +58,63 @@ describe('Kafka clients over SASL/SCRAM-SHA-256 (broker requires SASL)', () => {
       occurredAt: Date.now(),
     };
     const file = path.join(t.config.dataDir, `${key}.bin`);
-    writeFileSync(file, await tool(['encode', '--data-dir', t.config.dataDir, '--registry', t.service.registryUrl, '--topic', 'deltas', '--schema', 'DeltaEnvelope'], JSON.stringify(delta)));
+    writeFileSync(
+      file,
+      await tool(
+        ['encode', '--data-dir', t.config.dataDir, '--registry', t.service.registryUrl, '--topic', 'deltas', '--schema', 'DeltaEnvelope'],
+        JSON.stringify(delta),
+      ),
+    );
     return { id: delta.id, file, authorization: `Bearer ${await t.token(['writer'], { sub: 'batch' })}` };
   };
   const messageKey = (key: string): string => `acme/merchant_account/${key}`;
 
   (noPython ? test.skip : test)('kafka-python produces a proven delta and reads it from the action topic', async () => {
-    expect(README).toContain("KafkaProducer(bootstrap_servers=bootstrap, security_protocol='SASL_PLAINTEXT', sasl_mechanism='SCRAM-SHA-256', sasl_plain_username='client', sasl_plain_password=pw)");
-    expect(README).toContain("KafkaConsumer(topic, bootstrap_servers=bootstrap, security_protocol='SASL_PLAINTEXT', sasl_mechanism='SCRAM-SHA-256', sasl_plain_username='client', sasl_plain_password=pw,");
+    expect(README).toContain(
+      "KafkaProducer(bootstrap_servers=bootstrap, security_protocol='SASL_PLAINTEXT', sasl_mechanism='SCRAM-SHA-256', sasl_plain_username='client', sasl_plain_password=pw)",
+    );
+    expect(README).toContain(
+      "KafkaConsumer(topic, bootstrap_servers=bootstrap, security_protocol='SASL_PLAINTEXT', sasl_mechanism='SCRAM-SHA-256', sasl_plain_username='client', sasl_plain_password=pw,",
+    );
     const d = await encodedDelta('sasl-py');
-    expect(await python([bootstrap, password, 'produce', 'deltas', messageKey('sasl-py'), d.file, d.authorization])).toMatchObject({ offset: expect.any(Number) });
-    await eventually(() => python([bootstrap, password, 'find', ACTIONS, d.id]), (r) => r.found === true, 30_000);
+    expect(await python([bootstrap, password, 'produce', 'deltas', messageKey('sasl-py'), d.file, d.authorization])).toMatchObject({
+      offset: expect.any(Number),
+    });
+    await eventually(
+      () => python([bootstrap, password, 'find', ACTIONS, d.id]),
+      (r) => r.found === true,
+      30_000,
+    );
   });
 
   (haveKcat ? test : test.skip)('kcat with its standard SASL settings produces a proven delta and reads the action topic', async () => {
-    const sasl = ['-X', 'security.protocol=SASL_PLAINTEXT', '-X', 'sasl.mechanisms=SCRAM-SHA-256', '-X', 'sasl.username=client', '-X', `sasl.password=${password}`];
+    const sasl = [
+      '-X',
+      'security.protocol=SASL_PLAINTEXT',
+      '-X',
+      'sasl.mechanisms=SCRAM-SHA-256',
+      '-X',
+      'sasl.username=client',
+      '-X',
+      `sasl.password=${password}`,
+    ];
     expect(README).toContain(`kcat -b 127.0.0.1:9092 ${sasl.join(' ').replace(password, '$PW')} -C -t ${ACTIONS} -e`);
     const d = await encodedDelta('sasl-kcat');
-    await runCommand('kcat', ['-P', '-b', bootstrap, ...sasl, '-t', 'deltas', '-k', messageKey('sasl-kcat'), '-H', `authorization=${d.authorization}`, '-X', 'partitioner=murmur2_random', d.file]);
+    await runCommand('kcat', [
+      '-P',
+      '-b',
+      bootstrap,
+      ...sasl,
+      '-t',
+      'deltas',
+      '-k',
+      messageKey('sasl-kcat'),
+      '-H',
+      `authorization=${d.authorization}`,
+      '-X',
+      'partitioner=murmur2_random',
+      d.file,
+    ]);
     await eventually(
       async () => (await runCommand('kcat', ['-b', bootstrap, ...sasl, '-C', '-t', ACTIONS, '-e', '-o', 'beginning', '-q'])).toString('latin1'),
       (out) => out.includes(d.id),
@@ -87,7 +129,10 @@ describe('Kafka clients over SASL/SCRAM-SHA-256 (broker requires SASL)', () => {
     const d = await encodedDelta('sasl-kafkajs');
     const producer = kafka.producer();
     await producer.connect();
-    await producer.send({ topic: 'deltas', messages: [{ key: messageKey('sasl-kafkajs'), value: readFileSync(d.file), headers: { authorization: d.authorization } }] });
+    await producer.send({
+      topic: 'deltas',
+      messages: [{ key: messageKey('sasl-kafkajs'), value: readFileSync(d.file), headers: { authorization: d.authorization } }],
+    });
     await producer.disconnect();
     const consumer = kafka.consumer({ groupId: `sasl-reader-${randomUUID()}` });
     const seen: Buffer[] = [];
@@ -95,7 +140,11 @@ describe('Kafka clients over SASL/SCRAM-SHA-256 (broker requires SASL)', () => {
     try {
       await consumer.subscribe({ topics: [ACTIONS], fromBeginning: true });
       await consumer.run({ eachMessage: async ({ message }) => void (message.value && seen.push(message.value)) });
-      await eventually(async () => seen.some((v) => v.includes(d.id)), (found) => found, 30_000);
+      await eventually(
+        async () => seen.some((v) => v.includes(d.id)),
+        (found) => found,
+        30_000,
+      );
     } finally {
       await consumer.disconnect();
     }
@@ -106,17 +155,54 @@ describe('Kafka clients over SASL/SCRAM-SHA-256 (broker requires SASL)', () => {
 
   test('the log tool beside the running service reads over SASL with the service’s client credentials', async () => {
     const d = await encodedDelta('sasl-tool');
-    const producer = new Kafka({ brokers: t.service.brokers, sasl: { mechanism: 'scram-sha-256', username: 'client', password }, logLevel: logLevel.NOTHING }).producer();
+    const producer = new Kafka({
+      brokers: t.service.brokers,
+      sasl: { mechanism: 'scram-sha-256', username: 'client', password },
+      logLevel: logLevel.NOTHING,
+    }).producer();
     await producer.connect();
-    await producer.send({ topic: 'deltas', messages: [{ key: messageKey('sasl-tool'), value: readFileSync(d.file), headers: { authorization: d.authorization } }] });
+    await producer.send({
+      topic: 'deltas',
+      messages: [{ key: messageKey('sasl-tool'), value: readFileSync(d.file), headers: { authorization: d.authorization } }],
+    });
     await producer.disconnect();
     const lines = await eventually(
-      async () => (await tool(['read', '--data-dir', t.config.dataDir, '--brokers', bootstrap, '--registry', t.service.registryUrl, '--topic', 'acme.merchant_account.events'])).toString('utf8'),
+      async () =>
+        (
+          await tool([
+            'read',
+            '--data-dir',
+            t.config.dataDir,
+            '--brokers',
+            bootstrap,
+            '--registry',
+            t.service.registryUrl,
+            '--topic',
+            'acme.merchant_account.events',
+          ])
+        ).toString('utf8'),
       (out) => out.includes(d.id),
       30_000,
     );
-    expect(lines.split('\n').filter((l) => l.includes(d.id)).map((l) => (JSON.parse(l) as { value: { key: string } }).value.key)).toEqual(['sasl-tool']);
+    expect(
+      lines
+        .split('\n')
+        .filter((l) => l.includes(d.id))
+        .map((l) => (JSON.parse(l) as { value: { key: string } }).value.key),
+    ).toEqual(['sasl-tool']);
     // Without credentials (another data directory, no flags) the broker turns the tool away.
-    await expect(tool(['read', '--data-dir', path.join(t.config.dataDir, 'nowhere'), '--brokers', bootstrap, '--registry', t.service.registryUrl, '--topic', 'acme.merchant_account.events'])).rejects.toThrow();
+    await expect(
+      tool([
+        'read',
+        '--data-dir',
+        path.join(t.config.dataDir, 'nowhere'),
+        '--brokers',
+        bootstrap,
+        '--registry',
+        t.service.registryUrl,
+        '--topic',
+        'acme.merchant_account.events',
+      ]),
+    ).rejects.toThrow();
   });
 });

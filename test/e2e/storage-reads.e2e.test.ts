@@ -10,7 +10,13 @@ describe('storage broker reads and searches', () => {
   beforeAll(async () => {
     t = await startTestService();
     [admin, reader] = await Promise.all([t.token(['admin']), t.token(['reader'])]);
-    const iban = (await post(`${t.url}/dispatch`, { dispatch: { operation: 'encrypt', method: 'aes' }, payload: 'DE89370400440532013000' }, { authorization: `Bearer ${admin}` })).body.ciphertext;
+    const iban = (
+      await post(
+        `${t.url}/dispatch`,
+        { dispatch: { operation: 'encrypt', method: 'aes' }, payload: 'DE89370400440532013000' },
+        { authorization: `Bearer ${admin}` },
+      )
+    ).body.ciphertext;
     const merchants = [
       { merchantId: 'r-1', name: 'Ada Bakery', country: 'DE', mcc: 5462, status: 'active', iban },
       { merchantId: 'r-2', name: 'Bob Books', country: 'GB', mcc: 5942, status: 'active', iban },
@@ -23,8 +29,16 @@ describe('storage broker reads and searches', () => {
       lastPosition = res.body.position;
     }
     // An update and a delete: the projections must show the newest state.
-    const updated = await post(`${t.url}/`, { dispatch: { entity: 'merchant_account', operation: 'update' }, payload: { merchantId: 'r-2', name: 'Bob Books Ltd', country: 'GB' } }, { authorization: `Bearer ${admin}` });
-    const deleted = await post(`${t.url}/`, { dispatch: { entity: 'merchant_account', operation: 'delete' }, payload: { merchantId: 'r-3' } }, { authorization: `Bearer ${admin}` });
+    const updated = await post(
+      `${t.url}/`,
+      { dispatch: { entity: 'merchant_account', operation: 'update' }, payload: { merchantId: 'r-2', name: 'Bob Books Ltd', country: 'GB' } },
+      { authorization: `Bearer ${admin}` },
+    );
+    const deleted = await post(
+      `${t.url}/`,
+      { dispatch: { entity: 'merchant_account', operation: 'delete' }, payload: { merchantId: 'r-3' } },
+      { authorization: `Bearer ${admin}` },
+    );
     expect([updated.status, deleted.status]).toEqual([200, 200]);
     lastPosition = deleted.body.position;
   });
@@ -75,7 +89,7 @@ describe('storage broker reads and searches', () => {
   test('search: the ES query DSL against the entity index, newest state, fields hidden per role', async () => {
     const res = await ask(admin, 'search', { query: { match: { name: 'bakery' } }, sort: [{ merchantId: 'asc' }] });
     expect(res.status).toBe(200);
-    const hits = (res.body.hits as { total: { value: number }; hits: { _id: string; _source: Record<string, unknown> }[] });
+    const hits = res.body.hits as { total: { value: number }; hits: { _id: string; _source: Record<string, unknown> }[] };
     expect(hits.total.value).toBe(2);
     expect(hits.hits.map((h) => h._id)).toEqual(['r-1', 'r-4']);
     const asReader = await ask(reader, 'search', { query: { match_all: {} } });

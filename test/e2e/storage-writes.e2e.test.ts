@@ -24,7 +24,8 @@ describe('storage broker writes over HTTP', () => {
   const write = (token: string, entity: string, operation: string, payload: unknown, headers: Record<string, string> = {}, extra: object = {}) =>
     post(`${t.url}/`, { dispatch: { entity, operation, ...extra }, payload }, { authorization: `Bearer ${token}`, ...headers });
   const encrypt = async (text: string) =>
-    (await post(`${t.url}/dispatch`, { dispatch: { operation: 'encrypt', method: 'aes' }, payload: text }, { authorization: `Bearer ${writer}` })).body.ciphertext as string;
+    (await post(`${t.url}/dispatch`, { dispatch: { operation: 'encrypt', method: 'aes' }, payload: text }, { authorization: `Bearer ${writer}` })).body
+      .ciphertext as string;
   const events = () => readTopic(t.service.log, EVENTS, schemas.EntityEvent);
   const counts = async () => ({
     events: (await events()).length,
@@ -33,7 +34,12 @@ describe('storage broker writes over HTTP', () => {
   });
 
   /** A refusal reaches neither the persistence topic nor the action topics. */
-  async function expectRefused(res: Awaited<ReturnType<typeof write>>, status: number, expected: Record<string, unknown>, before: Awaited<ReturnType<typeof counts>>) {
+  async function expectRefused(
+    res: Awaited<ReturnType<typeof write>>,
+    status: number,
+    expected: Record<string, unknown>,
+    before: Awaited<ReturnType<typeof counts>>,
+  ) {
     expect(res.status).toBe(status);
     expect(res.headers.get('content-type')).toContain('application/problem+json');
     expect(res.body).toMatchObject(expected);
@@ -43,7 +49,13 @@ describe('storage broker writes over HTTP', () => {
 
   test('create, update and delete are accepted with versions, persisted and announced on both action topics', async () => {
     const iban = await encrypt('DE89370400440532013000');
-    const created = await write(writer, 'merchant_account', 'create', { merchantId: 'm-1', name: 'Ada', country: 'DE', mcc: 5411, iban }, { 'request-id': 'req-create-1' });
+    const created = await write(
+      writer,
+      'merchant_account',
+      'create',
+      { merchantId: 'm-1', name: 'Ada', country: 'DE', mcc: 5411, iban },
+      { 'request-id': 'req-create-1' },
+    );
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ status: 'accepted', entity: 'merchant_account', key: 'm-1', version: 1 });
     expect(created.body.position).toMatchObject({ topic: EVENTS });
@@ -54,12 +66,22 @@ describe('storage broker writes over HTTP', () => {
     expect(deleted.body.version).toBe(3);
 
     const persisted = (await events()).map((e) => e.value).filter((e) => e.key === 'm-1');
-    expect(persisted.map((e) => [e.operation, e.version])).toEqual([['create', 1], ['update', 2], ['delete', 3]]);
+    expect(persisted.map((e) => [e.operation, e.version])).toEqual([
+      ['create', 1],
+      ['update', 2],
+      ['delete', 3],
+    ]);
     expect(persisted[0]).toMatchObject({ requestId: 'req-create-1', actor: { user: 'alice', roles: ['writer'] }, origin: { datacenter: 'dc1' } });
     expect(persisted[0]?.eventId).toBe(created.body.eventId);
 
-    const global = await eventually(() => readTopic(t.service.log, GLOBAL, schemas.ActionEvent), (r) => r.filter((a) => a.value.key === 'm-1').length === 3);
-    const local = await eventually(() => readTopic(t.service.log, LOCAL, schemas.ActionEvent), (r) => r.filter((a) => a.value.key === 'm-1').length === 3);
+    const global = await eventually(
+      () => readTopic(t.service.log, GLOBAL, schemas.ActionEvent),
+      (r) => r.filter((a) => a.value.key === 'm-1').length === 3,
+    );
+    const local = await eventually(
+      () => readTopic(t.service.log, LOCAL, schemas.ActionEvent),
+      (r) => r.filter((a) => a.value.key === 'm-1').length === 3,
+    );
     for (const topic of [global, local]) {
       const actions = topic.map((a) => a.value).filter((a: ActionEvent) => a.key === 'm-1');
       expect(actions.map((a) => a.eventId)).toEqual(persisted.map((e) => e.eventId));
@@ -69,34 +91,79 @@ describe('storage broker writes over HTTP', () => {
 
   test('stage 1 (entity configuration): an unknown entity is refused', async () => {
     const before = await counts();
-    await expectRefused(await write(admin, 'no_such_entity', 'create', { id: 'x' }), 404, { code: 'DB_NOT_FOUND', stage: 'entity-config', field: 'dispatch.entity' }, before);
+    await expectRefused(
+      await write(admin, 'no_such_entity', 'create', { id: 'x' }),
+      404,
+      { code: 'DB_NOT_FOUND', stage: 'entity-config', field: 'dispatch.entity' },
+      before,
+    );
   });
 
   test('stage 2 (validate): unknown field, wrong type and missing required field are refused', async () => {
     const before = await counts();
-    await expectRefused(await write(admin, 'merchant_account', 'create', { merchantId: 'v-1', name: 'A', colour: 'red' }), 400, { stage: 'validate', field: 'payload.colour', rule: 'unknown-field' }, before);
-    await expectRefused(await write(admin, 'merchant_account', 'create', { merchantId: 'v-1', name: 'A', mcc: 'x' }), 400, { stage: 'validate', field: 'payload.mcc', rule: 'type:integer' }, before);
-    await expectRefused(await write(admin, 'merchant_account', 'create', { merchantId: 'v-1' }), 400, { stage: 'validate', field: 'payload.name', rule: 'required' }, before);
+    await expectRefused(
+      await write(admin, 'merchant_account', 'create', { merchantId: 'v-1', name: 'A', colour: 'red' }),
+      400,
+      { stage: 'validate', field: 'payload.colour', rule: 'unknown-field' },
+      before,
+    );
+    await expectRefused(
+      await write(admin, 'merchant_account', 'create', { merchantId: 'v-1', name: 'A', mcc: 'x' }),
+      400,
+      { stage: 'validate', field: 'payload.mcc', rule: 'type:integer' },
+      before,
+    );
+    await expectRefused(
+      await write(admin, 'merchant_account', 'create', { merchantId: 'v-1' }),
+      400,
+      { stage: 'validate', field: 'payload.name', rule: 'required' },
+      before,
+    );
   });
 
   test('stage 3 (record key): duplicate create, missing record and a stale expectedVersion are refused', async () => {
     expect((await write(admin, 'merchant_account', 'create', { merchantId: 'k-1', name: 'K' })).status).toBe(201);
     const before = await counts();
-    await expectRefused(await write(admin, 'merchant_account', 'create', { merchantId: 'k-1', name: 'K' }), 409, { code: 'DB_CONFLICT', stage: 'record-key', rule: 'already-exists' }, before);
-    await expectRefused(await write(admin, 'merchant_account', 'update', { merchantId: 'k-404', name: 'K' }), 404, { stage: 'record-key', rule: 'exists' }, before);
-    await expectRefused(await write(admin, 'merchant_account', 'update', { merchantId: 'k-1', name: 'K2' }, {}, { expectedVersion: 7 }), 409, { stage: 'record-key', rule: 'expected-version' }, before);
+    await expectRefused(
+      await write(admin, 'merchant_account', 'create', { merchantId: 'k-1', name: 'K' }),
+      409,
+      { code: 'DB_CONFLICT', stage: 'record-key', rule: 'already-exists' },
+      before,
+    );
+    await expectRefused(
+      await write(admin, 'merchant_account', 'update', { merchantId: 'k-404', name: 'K' }),
+      404,
+      { stage: 'record-key', rule: 'exists' },
+      before,
+    );
+    await expectRefused(
+      await write(admin, 'merchant_account', 'update', { merchantId: 'k-1', name: 'K2' }, {}, { expectedVersion: 7 }),
+      409,
+      { stage: 'record-key', rule: 'expected-version' },
+      before,
+    );
     const fresh = await write(admin, 'merchant_account', 'update', { merchantId: 'k-1', name: 'K2' }, {}, { expectedVersion: 1 });
     expect(fresh.body.version).toBe(2);
   });
 
   test('stage 4 (locate): a persistence topic the pipeline reserves is refused', async () => {
     const before = await counts();
-    await expectRefused(await write(admin, 'looped_account', 'create', { accountId: 'l-1' }), 400, { stage: 'locate', field: 'persistence.topic', rule: 'reserved-topic' }, before);
+    await expectRefused(
+      await write(admin, 'looped_account', 'create', { accountId: 'l-1' }),
+      400,
+      { stage: 'locate', field: 'persistence.topic', rule: 'reserved-topic' },
+      before,
+    );
   });
 
   test('stage 5 (permission): a reader may not create', async () => {
     const before = await counts();
-    await expectRefused(await write(reader, 'merchant_account', 'create', { merchantId: 'p-1', name: 'P' }), 403, { code: 'DB_FORBIDDEN', stage: 'permission' }, before);
+    await expectRefused(
+      await write(reader, 'merchant_account', 'create', { merchantId: 'p-1', name: 'P' }),
+      403,
+      { code: 'DB_FORBIDDEN', stage: 'permission' },
+      before,
+    );
   });
 
   test('stage 6 (permission filter): a field the role may not write is stripped or refused, as configured', async () => {
@@ -107,7 +174,10 @@ describe('storage broker writes over HTTP', () => {
     // An admin sets status; a writer's later update cannot touch it, and the event still carries the whole record.
     expect((await write(admin, 'merchant_account', 'update', { merchantId: 'f-1', name: 'F', status: 'gold' })).body.version).toBe(2);
     expect((await write(writer, 'merchant_account', 'update', { merchantId: 'f-1', name: 'F2', status: 'none' })).body.version).toBe(3);
-    const last = (await events()).map((e) => e.value).filter((e: EntityEvent) => e.key === 'f-1').at(-1);
+    const last = (await events())
+      .map((e) => e.value)
+      .filter((e: EntityEvent) => e.key === 'f-1')
+      .at(-1);
     expect(JSON.parse(last?.payload ?? '{}')).toEqual({ merchantId: 'f-1', name: 'F2', status: 'gold' });
     const refused = await write(writer, 'strict_account', 'create', { accountId: 's-1', name: 'S', status: 'vip' });
     expect(refused.status).toBe(403);
@@ -124,17 +194,29 @@ describe('storage broker writes over HTTP', () => {
   });
 
   test('every refusal through the pipeline is on the rejections topic with its stage', async () => {
-    const rejections = await eventually(() => readTopic(t.service.log, 'rejections', schemas.Rejection), (r) => r.length >= 6);
-    const stages = new Set(rejections.map((r) => (r.value).stage));
+    const rejections = await eventually(
+      () => readTopic(t.service.log, 'rejections', schemas.Rejection),
+      (r) => r.length >= 6,
+    );
+    const stages = new Set(rejections.map((r) => r.value.stage));
     for (const stage of ['validate', 'record-key', 'locate', 'permission', 'permission-filter', 'encryption']) expect(stages).toContain(stage);
   });
 
   test('Prefer: respond-async answers 202 at once; the verdict is at GET /deltas/:id', async () => {
-    const res = await write(admin, 'merchant_account', 'create', { merchantId: 'a-1', name: 'Async' }, { prefer: 'respond-async', 'idempotency-key': 'async-a-1' });
+    const res = await write(
+      admin,
+      'merchant_account',
+      'create',
+      { merchantId: 'a-1', name: 'Async' },
+      { prefer: 'respond-async', 'idempotency-key': 'async-a-1' },
+    );
     expect(res.status).toBe(202);
     expect(res.headers.get('location')).toBe('/deltas/async-a-1');
     const verdict = await eventually(
-      () => fetch(`${t.url}/deltas/async-a-1`, { headers: { authorization: `Bearer ${admin}` } }).then((r) => r.json() as Promise<{ status: string; version?: number }>),
+      () =>
+        fetch(`${t.url}/deltas/async-a-1`, { headers: { authorization: `Bearer ${admin}` } }).then(
+          (r) => r.json() as Promise<{ status: string; version?: number }>,
+        ),
       (v) => v.status !== 'pending',
     );
     expect(verdict).toMatchObject({ status: 'accepted', version: 1 });
@@ -146,7 +228,11 @@ describe('storage broker writes over HTTP', () => {
   test('malformed bodies are refused at the edge', async () => {
     const res = await write(admin, 'merchant_account', 'create', 'not an object');
     expect(res.body).toMatchObject({ code: 'DB_VALIDATION', field: 'payload', stage: 'http' });
-    const unknownOp = await post(`${t.url}/`, { dispatch: { entity: 'merchant_account', operation: 'upsert' }, payload: {} }, { authorization: `Bearer ${admin}` });
+    const unknownOp = await post(
+      `${t.url}/`,
+      { dispatch: { entity: 'merchant_account', operation: 'upsert' }, payload: {} },
+      { authorization: `Bearer ${admin}` },
+    );
     expect(unknownOp.body).toMatchObject({ code: 'DB_VALIDATION', field: 'dispatch.operation' });
   });
 });

@@ -45,7 +45,8 @@ describe('erasing a data subject (crypto-shredding)', () => {
     expect(res.body).toMatchObject({ keyRef: `subject.${subject}`, method: 'aes256skv1' });
     return res.body.ciphertext as string;
   };
-  const write = (operation: string, payload: Record<string, unknown>) => post(`${t.url}/`, { dispatch: { entity: 'customer', operation }, payload }, as('writer'));
+  const write = (operation: string, payload: Record<string, unknown>) =>
+    post(`${t.url}/`, { dispatch: { entity: 'customer', operation }, payload }, as('writer'));
   const ask = (operation: 'read' | 'search', payload: unknown) =>
     post(`${t.url}/`, { dispatch: { entity: 'customer', operation, ...(lastPosition ? { after: lastPosition } : {}) }, payload }, as('admin'));
   const rows = async (): Promise<Record<string, Record<string, unknown>>> => {
@@ -92,7 +93,10 @@ describe('erasing a data subject (crypto-shredding)', () => {
   test('records of two subjects, through HTTP and a Kafka client, erase one subject', async () => {
     expect((await write('create', { customerId: 'c-1', subjectId: 's-alice', name: ct.aliceName, email: ct.aliceEmail, tier: 'gold' })).status).toBe(201);
     expect((await write('create', { customerId: 'c-2', subjectId: 's-bob', name: ct.bobName, tier: 'silver' })).status).toBe(201);
-    const { id: schemaId } = await registry.register({ type: SchemaType.AVRO, schema: JSON.stringify(schemas.DeltaEnvelope.definition) }, { subject: 'deltas-value' });
+    const { id: schemaId } = await registry.register(
+      { type: SchemaType.AVRO, schema: JSON.stringify(schemas.DeltaEnvelope.definition) },
+      { subject: 'deltas-value' },
+    );
     const delta: DeltaEnvelope = {
       id: randomUUID(),
       requestId: null,
@@ -124,7 +128,15 @@ describe('erasing a data subject (crypto-shredding)', () => {
     expect((await post(`${t.url}/subjects/s-alice/erase`, {}, as('admin'))).status).toBe(403);
     const erased = await post(`${t.url}/subjects/s-alice/erase`, {}, { ...as('eraser'), 'request-id': 'erase-1' });
     expect(erased.status).toBe(200);
-    expect(erased.body).toMatchObject({ tenant: 'acme', subject: 's-alice', erasedBy: 'eraser-user', requestId: 'erase-1', first: true, destroyedKeyVersions: 1, entities: ['customer'] });
+    expect(erased.body).toMatchObject({
+      tenant: 'acme',
+      subject: 's-alice',
+      erasedBy: 'eraser-user',
+      requestId: 'erase-1',
+      first: true,
+      destroyedKeyVersions: 1,
+      entities: ['customer'],
+    });
     expect((await post(`${t.url}/subjects/s-alice/erase`, {}, as('eraser'))).body).toMatchObject({ first: false, destroyedKeyVersions: 0 });
   });
 
@@ -134,7 +146,10 @@ describe('erasing a data subject (crypto-shredding)', () => {
     expect(after['c-3']).toMatchObject({ name: '[erased]', tier: 'bronze' });
     expect(after['c-3']?.email ?? null).toBeNull();
     expect(after['c-2']).toMatchObject({ name: ct.bobName });
-    await eventually(() => hits('name', ct.aliceName), (h) => h.length === 0);
+    await eventually(
+      () => hits('name', ct.aliceName),
+      (h) => h.length === 0,
+    );
     expect(await hits('email', ct.aliceEmail)).toEqual([]);
     expect(await hits('name', ct.aliceOther)).toEqual([]);
     expect(await hits('name', '[erased]')).toEqual(['c-1', 'c-3']);
@@ -146,8 +161,12 @@ describe('erasing a data subject (crypto-shredding)', () => {
       expect(JSON.stringify(res.body)).not.toContain(PLAIN.aliceName);
     }
     expect((await decrypt('admin', ct.aliceName)).body).toMatchObject({ status: 410, code: 'DB_SUBJECT_ERASED' });
-    expect((await post(`${t.url}/dispatch`, { dispatch: { operation: 'rewrap' }, payload: ct.aliceName }, as('writer'))).body).toMatchObject({ code: 'DB_SUBJECT_ERASED' });
-    expect((await post(`${t.url}/dispatch`, { dispatch: { operation: 'encrypt', method: 'aes', subject: 's-alice' }, payload: 'again' }, as('writer'))).body).toMatchObject({
+    expect((await post(`${t.url}/dispatch`, { dispatch: { operation: 'rewrap' }, payload: ct.aliceName }, as('writer'))).body).toMatchObject({
+      code: 'DB_SUBJECT_ERASED',
+    });
+    expect(
+      (await post(`${t.url}/dispatch`, { dispatch: { operation: 'encrypt', method: 'aes', subject: 's-alice' }, payload: 'again' }, as('writer'))).body,
+    ).toMatchObject({
       code: 'DB_SUBJECT_ERASED',
     });
     expect((await decrypt('admin', ct.bobName)).body).toMatchObject({ payload: PLAIN.bobName });
@@ -159,12 +178,21 @@ describe('erasing a data subject (crypto-shredding)', () => {
       (all) => all.some((a) => a.value.operation === 'erase'),
     );
     const erase = actions.find((a) => a.value.operation === 'erase')?.value;
-    expect(erase).toMatchObject({ key: 's-alice', user: 'eraser-user', payload: JSON.stringify({ subject: 's-alice', subjectField: 'subjectId', fields: ['name', 'email'] }) });
+    expect(erase).toMatchObject({
+      key: 's-alice',
+      user: 'eraser-user',
+      payload: JSON.stringify({ subject: 's-alice', subjectField: 'subjectId', fields: ['name', 'email'] }),
+    });
   });
 
   test('right of access lists what is held of the subject and whether it is erased', async () => {
     const alice = await fetch(`${t.url}/subjects/s-alice`, { headers: as('admin') }).then((r) => r.json());
-    expect(alice).toMatchObject({ subject: 's-alice', erased: { erasedBy: 'eraser-user' }, keyVersions: 0, holdings: [{ entity: 'customer', records: 2, keys: ['c-1', 'c-3'] }] });
+    expect(alice).toMatchObject({
+      subject: 's-alice',
+      erased: { erasedBy: 'eraser-user' },
+      keyVersions: 0,
+      holdings: [{ entity: 'customer', records: 2, keys: ['c-1', 'c-3'] }],
+    });
     const bob = await fetch(`${t.url}/subjects/s-bob`, { headers: as('eraser') }).then((r) => r.json());
     expect(bob).toMatchObject({ erased: null, keyVersions: 1, holdings: [{ entity: 'customer', records: 1, keys: ['c-2'] }] });
     expect((await fetch(`${t.url}/subjects/s-bob`, { headers: as('writer') })).status).toBe(403);
@@ -192,7 +220,12 @@ describe('erasing a data subject (crypto-shredding)', () => {
   });
 
   test('the CLI erases and shows a subject beside the running service', async () => {
-    const env = { DELTABROKER_DATA_DIR: t.config.dataDir, DELTABROKER_ENTITIES_DIR: t.config.entities.directory, DATABASE_URL: t.config.databaseUrl as string, LOG_LEVEL: 'warn' };
+    const env = {
+      DELTABROKER_DATA_DIR: t.config.dataDir,
+      DELTABROKER_ENTITIES_DIR: t.config.entities.directory,
+      DATABASE_URL: t.config.databaseUrl as string,
+      LOG_LEVEL: 'warn',
+    };
     const erased = await runCli(['subjects', 'erase', 's-bob', '--tenant', 'acme', '--by', 'ops-1'], env);
     expect(erased.code).toBe(0);
     expect(JSON.parse(erased.stdout)).toMatchObject({ erasure: { subject: 's-bob', erasedBy: 'ops-1' }, destroyedKeyVersions: 1, entities: ['customer'] });

@@ -46,13 +46,20 @@ describe("tenants cannot reach each other's data, names or ids", () => {
   const after = (res: JsonResponse) => ({ after: res.body.position });
   const deltaStatus = async (tenant: string, id: string) =>
     (await fetch(`${t.url}/deltas/${id}`, { headers: { authorization: `Bearer ${tokens[tenant]}` } }).then((r) => r.json())) as Record<string, unknown>;
-  const rows = async (table: string) => (await t.service.sql.query<{ merchantId: string; name: string }>(`select "merchantId", name from ${table} order by 1`)).rows;
+  const rows = async (table: string) =>
+    (await t.service.sql.query<{ merchantId: string; name: string }>(`select "merchantId", name from ${table} order by 1`)).rows;
 
   let acmeIban: string;
   let acmeUpdated: JsonResponse;
 
   test("explicit names: evil naming acme's table and index gets its own; rows, indexes, topics and subjects stay apart", async () => {
-    acmeIban = (await post(`${t.url}/dispatch`, { dispatch: { operation: 'encrypt', method: 'aes' }, payload: 'DE89370400440532013000' }, { authorization: `Bearer ${tokens.acme}` })).body.ciphertext as string;
+    acmeIban = (
+      await post(
+        `${t.url}/dispatch`,
+        { dispatch: { operation: 'encrypt', method: 'aes' }, payload: 'DE89370400440532013000' },
+        { authorization: `Bearer ${tokens.acme}` },
+      )
+    ).body.ciphertext as string;
     expect((await call('acme', 'merchant_account', 'create', { merchantId: 'm-1', name: 'Ada', iban: acmeIban })).status).toBe(201);
     const evilWrite = await call('evil', 'account', 'create', { merchantId: 'm-1', name: 'Mallory' });
     expect(evilWrite.body).toMatchObject({ status: 'accepted', version: 1, position: { topic: 'evil.account.events' } });
@@ -64,16 +71,23 @@ describe("tenants cannot reach each other's data, names or ids", () => {
     const acmeRead = await call('acme', 'merchant_account', 'read', 'eq(merchantId,m-1)', {}, after(acmeUpdated));
     expect(acmeRead.body.items).toEqual([expect.objectContaining({ merchantId: 'm-1', name: 'Ada L.', iban: acmeIban })]);
     const evilSearch = await call('evil', 'account', 'search', { query: { match_all: {} } }, {}, after(evilWrite));
-    expect((evilSearch.body.hits as { hits: unknown[] }).hits).toEqual([expect.objectContaining({ _index: 'evil__merchant_account', _id: 'm-1', _source: { merchantId: 'm-1', name: 'Mallory' } })]);
+    expect((evilSearch.body.hits as { hits: unknown[] }).hits).toEqual([
+      expect.objectContaining({ _index: 'evil__merchant_account', _id: 'm-1', _source: { merchantId: 'm-1', name: 'Mallory' } }),
+    ]);
 
     expect(await rows('"tenant_acme"."merchant_account"')).toEqual([{ merchantId: 'm-1', name: 'Ada L.' }]);
     expect(await rows('"tenant_evil"."merchant_account"')).toEqual([{ merchantId: 'm-1', name: 'Mallory' }]);
     const index = async (name: string) => (await t.service.sql.query<{ name: string }>(`select source->>'name' as name from search."${name}"`)).rows;
-    expect(await eventually(() => index('acme__merchant_account'), (r) => r[0]?.name === 'Ada L.')).toEqual([{ name: 'Ada L.' }]);
+    expect(
+      await eventually(
+        () => index('acme__merchant_account'),
+        (r) => r[0]?.name === 'Ada L.',
+      ),
+    ).toEqual([{ name: 'Ada L.' }]);
     expect(await index('evil__merchant_account')).toEqual([{ name: 'Mallory' }]);
     expect((await t.service.sql.query(`select to_regclass('public.acme_merchant_account') as t`)).rows[0]).toEqual({ t: null });
 
-    const tenantsOn = async (topic: string) => [...new Set((await readTopic(t.service.log, topic, schemas.EntityEvent)).map((r) => (r.value).tenant))];
+    const tenantsOn = async (topic: string) => [...new Set((await readTopic(t.service.log, topic, schemas.EntityEvent)).map((r) => r.value.tenant))];
     expect(await tenantsOn('acme.merchant_account.events')).toEqual(['acme']);
     expect(await tenantsOn('evil.account.events')).toEqual(['evil']);
     const subjects = (await fetch(`${t.service.registryUrl}/subjects`).then((r) => r.json())) as string[];
@@ -81,7 +95,10 @@ describe("tenants cannot reach each other's data, names or ids", () => {
 
     const verify = await post(`${t.url}/admin/verify`, { entity: 'merchant_account' }, { authorization: `Bearer ${tokens.acme}` });
     const job = await eventually(
-      () => fetch(`${t.url}/admin/replay/${verify.body.id as string}`, { headers: { authorization: `Bearer ${tokens.acme}` } }).then((r) => r.json() as Promise<{ status: string }>),
+      () =>
+        fetch(`${t.url}/admin/replay/${verify.body.id as string}`, { headers: { authorization: `Bearer ${tokens.acme}` } }).then(
+          (r) => r.json() as Promise<{ status: string }>,
+        ),
       (j) => j.status !== 'running' && j.status !== 'queued',
       30_000,
     );
@@ -90,7 +107,11 @@ describe("tenants cannot reach each other's data, names or ids", () => {
 
   test("default names: acme_merchant/account, whose topic Kafka would take for acme's, is refused and touches nothing of acme's", async () => {
     const name_taken = { code: 'DB_CONFLICT', rule: 'name-taken', field: 'persistence.topic', stage: 'entity-config' };
-    for (const [operation, payload] of [['create', { merchantId: 'm-1', name: 'Squatter' }], ['read', ''], ['search', {}]] as const) {
+    for (const [operation, payload] of [
+      ['create', { merchantId: 'm-1', name: 'Squatter' }],
+      ['read', ''],
+      ['search', {}],
+    ] as const) {
       const res = await call('acme_merchant', 'account', operation, payload);
       expect([res.status, res.body]).toEqual([409, expect.objectContaining(name_taken)]);
       expect(JSON.stringify(res.body)).not.toContain('acme/');
@@ -98,12 +119,25 @@ describe("tenants cannot reach each other's data, names or ids", () => {
     // A delta published straight to the deltas topic is refused by the pipeline, on the rejections topic.
     const id = randomUUID();
     const delta: DeltaEnvelope = {
-      id, requestId: null, tenant: 'acme_merchant', entity: 'account', operation: 'create', key: 'm-1',
-      payload: JSON.stringify({ merchantId: 'm-1', name: 'Squatter' }), actor: { user: 'batch', roles: ['admin'] }, origin: { datacenter: 'dc1' }, occurredAt: Date.now(), expectedVersion: null, retryOf: null,
+      id,
+      requestId: null,
+      tenant: 'acme_merchant',
+      entity: 'account',
+      operation: 'create',
+      key: 'm-1',
+      payload: JSON.stringify({ merchantId: 'm-1', name: 'Squatter' }),
+      actor: { user: 'batch', roles: ['admin'] },
+      origin: { datacenter: 'dc1' },
+      occurredAt: Date.now(),
+      expectedVersion: null,
+      retryOf: null,
     };
     await t.service.log.publish([{ topic: PIPELINE_TOPICS.deltas, key: 'acme_merchant/account/m-1', value: delta, schema: schemas.DeltaEnvelope }]);
-    const rejected = await eventually(() => readTopic(t.service.log, PIPELINE_TOPICS.rejections, schemas.Rejection), (r) => r.some((x) => (x.value).deltaId === id));
-    expect(rejected.find((x) => (x.value).deltaId === id)?.value).toMatchObject({ stage: 'entity-config', reason: 'DB_CONFLICT' });
+    const rejected = await eventually(
+      () => readTopic(t.service.log, PIPELINE_TOPICS.rejections, schemas.Rejection),
+      (r) => r.some((x) => x.value.deltaId === id),
+    );
+    expect(rejected.find((x) => x.value.deltaId === id)?.value).toMatchObject({ stage: 'entity-config', reason: 'DB_CONFLICT' });
     const acmeRead = await call('acme', 'merchant_account', 'read', 'eq(merchantId,m-1)', {}, after(acmeUpdated));
     expect(acmeRead.body.items).toEqual([expect.objectContaining({ name: 'Ada L.', iban: acmeIban })]);
   });
@@ -118,14 +152,21 @@ describe("tenants cannot reach each other's data, names or ids", () => {
     expect(second.body).toMatchObject({ status: 'accepted', version: 3, eventId: first.body.eventId });
     expect(first.body.eventId).not.toBe(squat.body.eventId);
 
-    const applied = (await readTopic(t.service.log, 'acme.merchant_account.events', schemas.EntityEvent)).map((r) => r.value).filter((e) => e.deltaId === 'acme-upd-key-1');
+    const applied = (await readTopic(t.service.log, 'acme.merchant_account.events', schemas.EntityEvent))
+      .map((r) => r.value)
+      .filter((e) => e.deltaId === 'acme-upd-key-1');
     expect(applied.map((e) => [e.version, e.eventId])).toEqual([[3, first.body.eventId]]);
     expect(await deltaStatus('acme', 'acme-upd-key-1')).toMatchObject({ status: 'accepted', version: 3, position: { topic: 'acme.merchant_account.events' } });
     expect(await deltaStatus('evil', 'acme-upd-key-1')).toMatchObject({ status: 'accepted', version: 1, position: { topic: 'evil.account.events' } });
   });
 
   test('an unknown delta id is unknown once nothing is in flight, not pending forever', async () => {
-    expect(await eventually(() => deltaStatus('acme', 'never-sent-1'), (s) => s.status === 'unknown')).toEqual({ deltaId: 'never-sent-1', status: 'unknown' });
+    expect(
+      await eventually(
+        () => deltaStatus('acme', 'never-sent-1'),
+        (s) => s.status === 'unknown',
+      ),
+    ).toEqual({ deltaId: 'never-sent-1', status: 'unknown' });
     // Another tenant's delta is unknown to acme too.
     expect(await deltaStatus('acme_merchant', 'acme-upd-key-1')).toEqual({ deltaId: 'acme-upd-key-1', status: 'unknown' });
   });
@@ -137,7 +178,11 @@ describe("tenants cannot reach each other's data, names or ids", () => {
       expect(whoami.status).toBe(401);
       expect(whoami.headers.get('content-type')).toContain('application/problem+json');
       expect(await whoami.json()).toMatchObject({ code: 'DB_UNAUTHENTICATED', stage: 'auth' });
-      const encrypt = await post(`${t.url}/dispatch`, { dispatch: { operation: 'encrypt', method: 'aes' }, payload: 'x' }, { authorization: `Bearer ${token}` });
+      const encrypt = await post(
+        `${t.url}/dispatch`,
+        { dispatch: { operation: 'encrypt', method: 'aes' }, payload: 'x' },
+        { authorization: `Bearer ${token}` },
+      );
       expect(encrypt.status).toBe(401);
     }
     const tenants = (await t.service.sql.query<{ tenant: string }>('select distinct tenant from crypto_keys order by 1')).rows.map((r) => r.tenant);
@@ -155,7 +200,11 @@ describe("tenants cannot reach each other's data, names or ids", () => {
 
   test('a lone UTF-16 surrogate is refused, over HTTP and from the log, not stored as U+FFFD', async () => {
     const headers = { authorization: `Bearer ${tokens.acme}` };
-    const write = await post(`${t.url}/`, '{"dispatch":{"entity":"merchant_account","operation":"create"},"payload":{"merchantId":"s-1","name":"A\\ud800"}}', headers);
+    const write = await post(
+      `${t.url}/`,
+      '{"dispatch":{"entity":"merchant_account","operation":"create"},"payload":{"merchantId":"s-1","name":"A\\ud800"}}',
+      headers,
+    );
     expect([write.status, write.body]).toEqual([400, expect.objectContaining({ code: 'DB_VALIDATION', field: 'payload.name', rule: 'utf16', stage: 'http' })]);
     const encrypt = await post(`${t.url}/dispatch`, '{"dispatch":{"operation":"encrypt","method":"aes"},"payload":"x\\udc00"}', headers);
     expect([encrypt.status, encrypt.body]).toEqual([400, expect.objectContaining({ field: 'payload', rule: 'utf16' })]);
@@ -164,11 +213,24 @@ describe("tenants cannot reach each other's data, names or ids", () => {
 
     const id = randomUUID();
     const delta: DeltaEnvelope = {
-      id, requestId: null, tenant: 'acme', entity: 'merchant_account', operation: 'create', key: 's-2',
-      payload: '{"merchantId":"s-2","name":"B\\udfff"}', actor: { user: 'batch', roles: ['admin'] }, origin: { datacenter: 'dc1' }, occurredAt: Date.now(), expectedVersion: null, retryOf: null,
+      id,
+      requestId: null,
+      tenant: 'acme',
+      entity: 'merchant_account',
+      operation: 'create',
+      key: 's-2',
+      payload: '{"merchantId":"s-2","name":"B\\udfff"}',
+      actor: { user: 'batch', roles: ['admin'] },
+      origin: { datacenter: 'dc1' },
+      occurredAt: Date.now(),
+      expectedVersion: null,
+      retryOf: null,
     };
     await t.service.log.publish([{ topic: PIPELINE_TOPICS.deltas, key: 'acme/merchant_account/s-2', value: delta, schema: schemas.DeltaEnvelope }]);
-    const rejected = await eventually(() => readTopic(t.service.log, PIPELINE_TOPICS.rejections, schemas.Rejection), (r) => r.some((x) => (x.value).deltaId === id));
-    expect(rejected.find((x) => (x.value).deltaId === id)?.value).toMatchObject({ stage: 'validate', reason: 'DB_VALIDATION' });
+    const rejected = await eventually(
+      () => readTopic(t.service.log, PIPELINE_TOPICS.rejections, schemas.Rejection),
+      (r) => r.some((x) => x.value.deltaId === id),
+    );
+    expect(rejected.find((x) => x.value.deltaId === id)?.value).toMatchObject({ stage: 'validate', reason: 'DB_VALIDATION' });
   });
 });

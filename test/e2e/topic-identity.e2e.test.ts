@@ -44,7 +44,10 @@ describe('a persistence topic that lost its files between two runs', () => {
     expect(new Set(merchants.map((id) => partitionForKey(`acme/merchant_account/${id}`, 3))).size).toBe(3);
     t = await start();
     for (const id of merchants) expect((await create(t, 'merchant_account', { merchantId: id, name: `Shop ${id}` })).status).toBe(201);
-    await eventually(() => keys(t as TestService, 'merchant_account', 'merchantId'), (k) => k.length === 6);
+    await eventually(
+      () => keys(t as TestService, 'merchant_account', 'merchantId'),
+      (k) => k.length === 6,
+    );
     await t.stop();
     t = undefined;
 
@@ -53,16 +56,24 @@ describe('a persistence topic that lost its files between two runs', () => {
     const ready = await fetch(`${t.url}/ready`);
     expect(ready.status).toBe(503);
     const checks = ((await ready.json()) as { checks: { name: string; status: string; reason?: string }[] }).checks;
-    expect(checks.find((c) => c.name === 'topics')).toMatchObject({ status: 'down', reason: expect.stringMatching(/DB_TOPIC_RECREATED: .*acme\.merchant_account\.events/) });
+    expect(checks.find((c) => c.name === 'topics')).toMatchObject({
+      status: 'down',
+      reason: expect.stringMatching(/DB_TOPIC_RECREATED: .*acme\.merchant_account\.events/),
+    });
     const metrics = await (await fetch(`${t.url}/metrics`, { headers: { authorization: `Bearer ${await t.token(['operator'])}` } })).text();
-    expect(metrics).toMatch(/deltabroker_partitions_stopped_total\{consumer="deltabroker-projector-postgres",topic="acme\.merchant_account\.events",partition="\d"\} 1/);
+    expect(metrics).toMatch(
+      /deltabroker_partitions_stopped_total\{consumer="deltabroker-projector-postgres",topic="acme\.merchant_account\.events",partition="\d"\} 1/,
+    );
     expect(t.logLines.some((l) => l.includes('DB_TOPIC_RECREATED') && l.includes('"level":50'))).toBe(true);
 
     // A new merchant lands on the new topic at an offset below the checkpoint: it is not applied, nor passed over.
     expect((await create(t, 'merchant_account', { merchantId: 'm-new', name: 'After the loss' })).status).toBe(201);
     // Another entity's topic keeps working.
     expect((await create(t, 'strict_account', { accountId: 's-1', name: 'Strict' })).status).toBe(201);
-    await eventually(() => keys(t as TestService, 'strict_account', 'accountId'), (k) => k.includes('s-1'));
+    await eventually(
+      () => keys(t as TestService, 'strict_account', 'accountId'),
+      (k) => k.includes('s-1'),
+    );
     expect(await keys(t, 'merchant_account', 'merchantId')).toEqual(['m-1', 'm-2', 'm-3', 'm-4', 'm-5', 'm-6']);
   });
 });

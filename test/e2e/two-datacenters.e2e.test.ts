@@ -47,7 +47,11 @@ describe('two datacenters on one broker', () => {
   test('local topics hold their own datacenter’s messages; the global topic holds all', async () => {
     const create = async (t: TestService, key: string) => {
       const token = await t.token(['admin']);
-      const res = await post(`${t.url}/`, { dispatch: { entity: 'merchant_account', operation: 'create' }, payload: { merchantId: key, name: key } }, { authorization: `Bearer ${token}` });
+      const res = await post(
+        `${t.url}/`,
+        { dispatch: { entity: 'merchant_account', operation: 'create' }, payload: { merchantId: key, name: key } },
+        { authorization: `Bearer ${token}` },
+      );
       expect(res.status).toBe(201);
       return res.body.eventId as string;
     };
@@ -55,9 +59,18 @@ describe('two datacenters on one broker', () => {
     const fromDc2 = await Promise.all(Array.from({ length: 8 }, (_, i) => create(dc2, `dc2-${i}`)));
 
     const log = dc1.service.log;
-    const global = await eventually(() => readTopic(log, 'acme.merchant_account.actions.global', schemas.ActionEvent), (r) => r.length >= 16);
-    const local1 = await eventually(() => readTopic(log, 'acme.merchant_account.actions.dc1', schemas.ActionEvent), (r) => r.length >= 8);
-    const local2 = await eventually(() => readTopic(log, 'acme.merchant_account.actions.dc2', schemas.ActionEvent), (r) => r.length >= 8);
+    const global = await eventually(
+      () => readTopic(log, 'acme.merchant_account.actions.global', schemas.ActionEvent),
+      (r) => r.length >= 16,
+    );
+    const local1 = await eventually(
+      () => readTopic(log, 'acme.merchant_account.actions.dc1', schemas.ActionEvent),
+      (r) => r.length >= 8,
+    );
+    const local2 = await eventually(
+      () => readTopic(log, 'acme.merchant_account.actions.dc2', schemas.ActionEvent),
+      (r) => r.length >= 8,
+    );
     await new Promise((resolve) => setTimeout(resolve, 1000));
 
     const ids = async (topic: string) => (await readTopic(log, topic, schemas.ActionEvent)).map((a) => a.value);

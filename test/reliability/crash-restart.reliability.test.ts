@@ -41,143 +41,173 @@ describe(`crash: ${profile.kills} SIGKILLs while ${N} deltas stream in (seed ${p
   });
   afterAll(() => sut?.dispose());
 
-  test('every acknowledged delta is persisted once, in order, projected and announced', async () => {
-    const started = Date.now();
-    const stream = generateDeltaStream(N, profile.crashKeys, profile.seed);
-    const prng = new Prng(profile.seed + 1);
-    const killPoints = Array.from({ length: profile.kills }, () => prng.int(Math.floor(N * 0.05), Math.floor(N * 0.9))).sort((a, b) => a - b);
-    const decidedCount = () => sut.count(`select count(*) as n from delta_outcomes where delta_id like $1`, [`rel-${profile.seed}-%`]);
+  test(
+    'every acknowledged delta is persisted once, in order, projected and announced',
+    async () => {
+      const started = Date.now();
+      const stream = generateDeltaStream(N, profile.crashKeys, profile.seed);
+      const prng = new Prng(profile.seed + 1);
+      const killPoints = Array.from({ length: profile.kills }, () => prng.int(Math.floor(N * 0.05), Math.floor(N * 0.9))).sort((a, b) => a - b);
+      const decidedCount = () => sut.count(`select count(*) as n from delta_outcomes where delta_id like $1`, [`rel-${profile.seed}-%`]);
 
-    const firstStartMs = await sut.start();
-    let decided = 0;
-    let polling = true;
-    const poller = (async () => {
-      while (polling) {
-        decided = await decidedCount();
-        await sleep(100);
-      }
-    })();
+      const firstStartMs = await sut.start();
+      let decided = 0;
+      let polling = true;
+      const poller = (async () => {
+        while (polling) {
+          decided = await decidedCount();
+          await sleep(100);
+        }
+      })();
 
-    let acknowledged = 0;
-    const kills: KillRecord[] = [];
-    const killer = (async () => {
-      for (const point of killPoints) {
-        while (decided < point) await sleep(20);
-        await sleep(prng.int(0, 300));
-        const decidedAtKill = await decidedCount();
-        const acknowledgedAtKill = acknowledged;
-        await sut.kill();
-        await sleep(prng.int(100, 1_500));
-        const restarted = Date.now();
-        const listenMs = await sut.start();
-        await eventually(decidedCount, (n) => n > decidedAtKill, 120_000);
-        kills.push({ decidedAtKill, acknowledgedAtKill, listenMs, firstProgressMs: Date.now() - restarted, slowestSteps: slowestSteps(sut.process?.lines ?? []) });
-      }
-    })();
+      let acknowledged = 0;
+      const kills: KillRecord[] = [];
+      const killer = (async () => {
+        for (const point of killPoints) {
+          while (decided < point) await sleep(20);
+          await sleep(prng.int(0, 300));
+          const decidedAtKill = await decidedCount();
+          const acknowledgedAtKill = acknowledged;
+          await sut.kill();
+          await sleep(prng.int(100, 1_500));
+          const restarted = Date.now();
+          const listenMs = await sut.start();
+          await eventually(decidedCount, (n) => n > decidedAtKill, 120_000);
+          kills.push({
+            decidedAtKill,
+            acknowledgedAtKill,
+            listenMs,
+            firstProgressMs: Date.now() - restarted,
+            slowestSteps: slowestSteps(sut.process?.lines ?? []),
+          });
+        }
+      })();
 
-    const produced = await streamDeltas(
-      stream.deltas,
-      { brokers: sut.brokers, registryUrl: sut.registryUrl, headers: await sut.actorProof(), batchSize: 200, mayProduce: (acked) => acked - decided < WINDOW, deadlineMs: 15 * 60_000 },
-      (n) => void (acknowledged = n),
-    );
-    await killer;
-    const lastAck = Date.now();
-    await eventually(decidedCount, (n) => n >= N, 300_000);
-    const drainMs = Date.now() - lastAck;
-    polling = false;
-    await poller;
-
-    // Every delta was decided, and accepted: the stream is valid when applied in order, so a refusal is a bug.
-    const refused = await sut.pg.query<{ delta_id: string; problem: unknown }>(`select delta_id, problem from delta_outcomes where status = 'refused' limit 5`);
-    expect(refused.rows).toEqual([]);
-    expect(await sut.count(`select count(*) as n from delta_outcomes where status = 'accepted'`)).toBe(N);
-
-    const log = await sut.openLog();
-    try {
-      const events = await readTopic(log, EVENTS_TOPIC, schemas.EntityEvent);
-      // Exactly once: one event per delta id, whatever was redelivered or sent twice.
-      const perDelta = new Map<string, number>();
-      for (const e of events) perDelta.set(e.value.deltaId, (perDelta.get(e.value.deltaId) ?? 0) + 1);
-      expect(perDelta.size).toBe(N);
-      expect([...perDelta.entries()].filter(([, n]) => n !== 1)).toEqual([]);
-
-      // Per-key order: the log holds each key's deltas in the generated order, at versions 1, 2, 3, …
-      const byKey = new Map<string, { deltaIds: string[]; versions: number[] }>();
-      for (const e of inLogOrder(events)) {
-        const entry = byKey.get(e.value.key) ?? { deltaIds: [], versions: [] };
-        entry.deltaIds.push(e.value.deltaId);
-        entry.versions.push(Number(e.value.version));
-        byKey.set(e.value.key, entry);
-      }
-      const outOfOrder = [...stream.orderByKey.entries()].filter(([key, ids]) => stableJson(byKey.get(key)?.deltaIds) !== stableJson(ids)).map(([key]) => key);
-      expect(outOfOrder).toEqual([]);
-      const badVersions = [...byKey.entries()].filter(([, { versions }]) => versions.some((v, i) => v !== i + 1)).map(([key]) => key);
-      expect(badVersions).toEqual([]);
-
-      // The log's end state is the generated model's, and the table equals a fresh fold of the log.
-      const folded = foldEvents(events);
-      const modelMismatches = [...stream.finalDocs.entries()].filter(([key, doc]) => {
-        const got = folded.get(key);
-        return doc === undefined ? got !== undefined : got === undefined || stableJson(withoutNulls(got.doc)) !== stableJson(doc);
-      });
-      expect(modelMismatches.slice(0, 5)).toEqual([]);
-
-      const endOffset = events.length;
-      await eventually(
-        () => sut.count(`select coalesce(sum(next_offset), 0) as n from projection_checkpoints where projector = 'deltabroker-projector-postgres' and topic = $1`, [EVENTS_TOPIC]),
-        (n) => n >= endOffset,
-        120_000,
+      const produced = await streamDeltas(
+        stream.deltas,
+        {
+          brokers: sut.brokers,
+          registryUrl: sut.registryUrl,
+          headers: await sut.actorProof(),
+          batchSize: 200,
+          mayProduce: (acked) => acked - decided < WINDOW,
+          deadlineMs: 15 * 60_000,
+        },
+        (n) => void (acknowledged = n),
       );
-      const rows = await sut.pg.query<{ key: string; version: string; doc: Record<string, unknown> }>(
-        `select _doc->>'merchantId' as key, _version as version, _doc as doc from tenant_acme.merchant_account`,
+      await killer;
+      const lastAck = Date.now();
+      await eventually(decidedCount, (n) => n >= N, 300_000);
+      const drainMs = Date.now() - lastAck;
+      polling = false;
+      await poller;
+
+      // Every delta was decided, and accepted: the stream is valid when applied in order, so a refusal is a bug.
+      const refused = await sut.pg.query<{ delta_id: string; problem: unknown }>(
+        `select delta_id, problem from delta_outcomes where status = 'refused' limit 5`,
       );
-      const diff = diffProjection(folded, rows.rows.map((r) => ({ key: r.key, version: Number(r.version), doc: r.doc })));
-      expect(diff).toEqual([]);
-      const verified = await verifyThroughService(sut.url, await sut.token(['admin']), 'merchant_account');
-      if (verified.available) expect(verified.report).toMatchObject({ equal: true });
+      expect(refused.rows).toEqual([]);
+      expect(await sut.count(`select count(*) as n from delta_outcomes where status = 'accepted'`)).toBe(N);
 
-      // Stage 3's state agrees with the log too (deleted records keep their last version).
-      const lastVersion = new Map([...byKey.entries()].map(([key, { versions }]) => [key, versions.at(-1)]));
-      const states = await sut.pg.query<{ record_key: string; version: string }>(`select record_key, version from record_state where entity = 'merchant_account'`);
-      expect(states.rows.filter((s) => lastVersion.get(s.record_key) !== Number(s.version)).slice(0, 5)).toEqual([]);
-      expect(states.rows.length).toBe(lastVersion.size);
+      const log = await sut.openLog();
+      try {
+        const events = await readTopic(log, EVENTS_TOPIC, schemas.EntityEvent);
+        // Exactly once: one event per delta id, whatever was redelivered or sent twice.
+        const perDelta = new Map<string, number>();
+        for (const e of events) perDelta.set(e.value.deltaId, (perDelta.get(e.value.deltaId) ?? 0) + 1);
+        expect(perDelta.size).toBe(N);
+        expect([...perDelta.entries()].filter(([, n]) => n !== 1)).toEqual([]);
 
-      // Action topics: every persisted event at least once (delivery is at least once).
-      const eventIds = new Set(events.map((e) => e.value.eventId));
-      const duplicates: Record<string, number> = {};
-      for (const topic of ACTION_TOPICS) {
-        const actions = await eventually(
-          () => readTopic(log, topic, schemas.ActionEvent),
-          (a) => a.length >= eventIds.size,
+        // Per-key order: the log holds each key's deltas in the generated order, at versions 1, 2, 3, …
+        const byKey = new Map<string, { deltaIds: string[]; versions: number[] }>();
+        for (const e of inLogOrder(events)) {
+          const entry = byKey.get(e.value.key) ?? { deltaIds: [], versions: [] };
+          entry.deltaIds.push(e.value.deltaId);
+          entry.versions.push(Number(e.value.version));
+          byKey.set(e.value.key, entry);
+        }
+        const outOfOrder = [...stream.orderByKey.entries()]
+          .filter(([key, ids]) => stableJson(byKey.get(key)?.deltaIds) !== stableJson(ids))
+          .map(([key]) => key);
+        expect(outOfOrder).toEqual([]);
+        const badVersions = [...byKey.entries()].filter(([, { versions }]) => versions.some((v, i) => v !== i + 1)).map(([key]) => key);
+        expect(badVersions).toEqual([]);
+
+        // The log's end state is the generated model's, and the table equals a fresh fold of the log.
+        const folded = foldEvents(events);
+        const modelMismatches = [...stream.finalDocs.entries()].filter(([key, doc]) => {
+          const got = folded.get(key);
+          return doc === undefined ? got !== undefined : got === undefined || stableJson(withoutNulls(got.doc)) !== stableJson(doc);
+        });
+        expect(modelMismatches.slice(0, 5)).toEqual([]);
+
+        const endOffset = events.length;
+        await eventually(
+          () =>
+            sut.count(
+              `select coalesce(sum(next_offset), 0) as n from projection_checkpoints where projector = 'deltabroker-projector-postgres' and topic = $1`,
+              [EVENTS_TOPIC],
+            ),
+          (n) => n >= endOffset,
           120_000,
         );
-        const announced = new Set(actions.map((a) => a.value.eventId));
-        expect([...eventIds].filter((id) => !announced.has(id)).slice(0, 5)).toEqual([]);
-        duplicates[topic] = actions.length - announced.size;
-      }
+        const rows = await sut.pg.query<{ key: string; version: string; doc: Record<string, unknown> }>(
+          `select _doc->>'merchantId' as key, _version as version, _doc as doc from tenant_acme.merchant_account`,
+        );
+        const diff = diffProjection(
+          folded,
+          rows.rows.map((r) => ({ key: r.key, version: Number(r.version), doc: r.doc })),
+        );
+        expect(diff).toEqual([]);
+        const verified = await verifyThroughService(sut.url, await sut.token(['admin']), 'merchant_account');
+        if (verified.available) expect(verified.report).toMatchObject({ equal: true });
 
-      console.log(
-        JSON.stringify({
-          crash: {
-            seed: profile.seed,
-            deltas: N,
-            keys: profile.crashKeys,
-            killPoints,
-            firstStartMs,
-            kills,
-            failedSends: produced.failedSends,
-            drainAfterLastAckMs: drainMs,
-            events: events.length,
-            tableRows: rows.rows.length,
-            actionDuplicates: duplicates,
-            serviceVerify: verified.available ? verified.equal : 'POST /admin/verify is not in this build',
-            totalSeconds: Math.round((Date.now() - started) / 1000),
-          },
-        }),
-      );
-      expect(kills).toHaveLength(profile.kills);
-    } finally {
-      await log.close();
-    }
-  }, 30 * 60_000);
+        // Stage 3's state agrees with the log too (deleted records keep their last version).
+        const lastVersion = new Map([...byKey.entries()].map(([key, { versions }]) => [key, versions.at(-1)]));
+        const states = await sut.pg.query<{ record_key: string; version: string }>(
+          `select record_key, version from record_state where entity = 'merchant_account'`,
+        );
+        expect(states.rows.filter((s) => lastVersion.get(s.record_key) !== Number(s.version)).slice(0, 5)).toEqual([]);
+        expect(states.rows.length).toBe(lastVersion.size);
+
+        // Action topics: every persisted event at least once (delivery is at least once).
+        const eventIds = new Set(events.map((e) => e.value.eventId));
+        const duplicates: Record<string, number> = {};
+        for (const topic of ACTION_TOPICS) {
+          const actions = await eventually(
+            () => readTopic(log, topic, schemas.ActionEvent),
+            (a) => a.length >= eventIds.size,
+            120_000,
+          );
+          const announced = new Set(actions.map((a) => a.value.eventId));
+          expect([...eventIds].filter((id) => !announced.has(id)).slice(0, 5)).toEqual([]);
+          duplicates[topic] = actions.length - announced.size;
+        }
+
+        console.log(
+          JSON.stringify({
+            crash: {
+              seed: profile.seed,
+              deltas: N,
+              keys: profile.crashKeys,
+              killPoints,
+              firstStartMs,
+              kills,
+              failedSends: produced.failedSends,
+              drainAfterLastAckMs: drainMs,
+              events: events.length,
+              tableRows: rows.rows.length,
+              actionDuplicates: duplicates,
+              serviceVerify: verified.available ? verified.equal : 'POST /admin/verify is not in this build',
+              totalSeconds: Math.round((Date.now() - started) / 1000),
+            },
+          }),
+        );
+        expect(kills).toHaveLength(profile.kills);
+      } finally {
+        await log.close();
+      }
+    },
+    30 * 60_000,
+  );
 });

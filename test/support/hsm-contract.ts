@@ -184,9 +184,7 @@ export function runHsmContract(subject: HsmContractSubject): void {
         it('interleaved failures do not disturb other calls', async () => {
           const good = await hsm.encrypt(label('main'), Buffer.from('good'), aad);
           const bad = { iv: good.iv, ciphertext: flip(good.ciphertext, 0) };
-          const results = await Promise.allSettled(
-            Array.from({ length: 60 }, (_, i) => hsm.decrypt(label('main'), i % 3 === 0 ? bad : good, aad)),
-          );
+          const results = await Promise.allSettled(Array.from({ length: 60 }, (_, i) => hsm.decrypt(label('main'), i % 3 === 0 ? bad : good, aad)));
           results.forEach((r, i) => {
             if (i % 3 === 0) expect(r).toMatchObject({ status: 'rejected', reason: { code: 'DB_DECRYPT_FAILED' } });
             else expect(r).toMatchObject({ status: 'fulfilled', value: Buffer.from('good') });

@@ -11,7 +11,15 @@ const accepted = (rid: RecordId, deltaId: string, version: number, doc: Record<s
   status: 'accepted',
   id: rid,
   state: { version, deleted: doc === null, doc },
-  outcome: { status: 'accepted', deltaId, eventId: `e-${deltaId}`, version, topic: `${rid.tenant}.merchant_account.events`, partition: 1, offset: String(version * 10) },
+  outcome: {
+    status: 'accepted',
+    deltaId,
+    eventId: `e-${deltaId}`,
+    version,
+    topic: `${rid.tenant}.merchant_account.events`,
+    partition: 1,
+    offset: String(version * 10),
+  },
 });
 
 const refused = (tenant: string, deltaId: string, code: string): StoredVerdict => ({
@@ -34,7 +42,11 @@ export function describeRecordStateContract(name: string, open: () => Promise<Re
 
     test('a state only moves forward, within a batch and across batches; a delete keeps its version', async () => {
       const store = await open();
-      await store.recordVerdicts([accepted(id('m-1'), 'd1', 1, { name: 'v1' }), accepted(id('m-1'), 'd3', 3, { name: 'v3' }), accepted(id('m-1'), 'd2', 2, { name: 'v2' })]);
+      await store.recordVerdicts([
+        accepted(id('m-1'), 'd1', 1, { name: 'v1' }),
+        accepted(id('m-1'), 'd3', 3, { name: 'v3' }),
+        accepted(id('m-1'), 'd2', 2, { name: 'v2' }),
+      ]);
       await store.recordVerdicts([accepted(id('m-1'), 'd2b', 2, { name: 'stale' })]);
       expect((await store.getMany([id('m-1')])).get(recordIdKey(id('m-1')))).toEqual({ version: 3, deleted: false, doc: { name: 'v3' } });
       await store.recordVerdicts([accepted(id('m-1'), 'd4', 4, null)]);
@@ -45,8 +57,20 @@ export function describeRecordStateContract(name: string, open: () => Promise<Re
       const store = await open();
       await store.recordVerdicts([accepted(id('m-1'), 'same-id', 1, { name: 'a' }), refused('globex', 'same-id', 'DB_VALIDATION')]);
       await store.recordVerdicts([accepted(id('m-1'), 'same-id', 2, { name: 'again' })]);
-      expect(await store.outcome('same-id', 'acme')).toEqual({ status: 'accepted', deltaId: 'same-id', eventId: 'e-same-id', version: 1, topic: 'acme.merchant_account.events', partition: 1, offset: '10' });
-      expect(await store.outcome('same-id', 'globex')).toEqual({ status: 'refused', deltaId: 'same-id', problem: { code: 'DB_VALIDATION', stage: 'validate' } });
+      expect(await store.outcome('same-id', 'acme')).toEqual({
+        status: 'accepted',
+        deltaId: 'same-id',
+        eventId: 'e-same-id',
+        version: 1,
+        topic: 'acme.merchant_account.events',
+        partition: 1,
+        offset: '10',
+      });
+      expect(await store.outcome('same-id', 'globex')).toEqual({
+        status: 'refused',
+        deltaId: 'same-id',
+        problem: { code: 'DB_VALIDATION', stage: 'validate' },
+      });
       expect(await store.outcome('same-id', 'initech')).toBeUndefined();
       const many = await store.outcomes([
         { tenant: 'acme', deltaId: 'same-id' },
@@ -60,7 +84,10 @@ export function describeRecordStateContract(name: string, open: () => Promise<Re
     test('checkpoints start unknown and never go back', async () => {
       const store = await open();
       expect(await store.checkpoint('t.events', 0)).toBeUndefined();
-      await store.storeCheckpoints([{ topic: 't.events', partition: 0, nextOffset: '7' }, { topic: 't.events', partition: 1, nextOffset: '2' }]);
+      await store.storeCheckpoints([
+        { topic: 't.events', partition: 0, nextOffset: '7' },
+        { topic: 't.events', partition: 1, nextOffset: '2' },
+      ]);
       await store.storeCheckpoints([{ topic: 't.events', partition: 0, nextOffset: '5' }]);
       expect(await store.checkpoint('t.events', 0)).toBe('7');
       expect(await store.checkpoint('t.events', 1)).toBe('2');
@@ -77,7 +104,15 @@ export function describeRecordStateContract(name: string, open: () => Promise<Re
       await store.applyEvents(events, partition);
       await store.applyEvents(events.slice(0, 1), { ...partition, nextOffset: '41' });
       expect((await store.getMany([id('m-7')])).get(recordIdKey(id('m-7')))).toEqual({ version: 2, deleted: true, doc: null });
-      expect(await store.outcome('p1', 'acme')).toEqual({ status: 'accepted', deltaId: 'p1', eventId: 'e-p1', version: 1, topic: partition.topic, partition: 2, offset: '40' });
+      expect(await store.outcome('p1', 'acme')).toEqual({
+        status: 'accepted',
+        deltaId: 'p1',
+        eventId: 'e-p1',
+        version: 1,
+        topic: partition.topic,
+        partition: 2,
+        offset: '40',
+      });
       expect(await store.checkpoint(partition.topic, 2)).toBe('42');
       await store.applyEvents([], { ...partition, nextOffset: '50' });
       expect(await store.checkpoint(partition.topic, 2)).toBe('50');

@@ -52,7 +52,12 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
   const logLines: string[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
-      logLines.push(...chunk.toString('utf8').split('\n').filter((l) => l !== ''));
+      logLines.push(
+        ...chunk
+          .toString('utf8')
+          .split('\n')
+          .filter((l) => l !== ''),
+      );
       done();
     },
   });

@@ -1,7 +1,11 @@
 import type { RecordSchema, WriteLog } from '../../src/log';
 
 /** Every record of a topic, from the beginning to its current end, decoded with the given schema. */
-export async function readTopic<T>(log: WriteLog, topic: string, schema: RecordSchema<T>): Promise<{ value: T; partition: number; offset: string; headers: Readonly<Record<string, string>> }[]> {
+export async function readTopic<T>(
+  log: WriteLog,
+  topic: string,
+  schema: RecordSchema<T>,
+): Promise<{ value: T; partition: number; offset: string; headers: Readonly<Record<string, string>> }[]> {
   try {
     await log.topicOffsets(topic);
   } catch {

@@ -12,7 +12,12 @@ describe('config', () => {
   });
 
   test('environment variables override defaults', () => {
-    const config = loadConfig({ DELTABROKER_HTTP_PORT: '9000', DELTABROKER_DATACENTER: 'dc2', DELTABROKER_DEV_ISSUER: 'false', DELTABROKER_KAFKA_NUM_PARTITIONS: '4' });
+    const config = loadConfig({
+      DELTABROKER_HTTP_PORT: '9000',
+      DELTABROKER_DATACENTER: 'dc2',
+      DELTABROKER_DEV_ISSUER: 'false',
+      DELTABROKER_KAFKA_NUM_PARTITIONS: '4',
+    });
     expect(config.http.port).toBe(9000);
     expect(config.kafka.numPartitions).toBe(4);
     expect(config.datacenter).toBe('dc2');

@@ -52,7 +52,8 @@ export function viewPayload(delta: DeltaEnvelope, config: EntityConfig | undefin
       return { payload: null, withheld: [], payloadWithheld: `${delta.tenant}/${delta.entity} is not configured, so no role may read its fields` };
     }
     const rights = rightsFor(config, access.roles, 'read');
-    if (!rights.allowed) return { payload: null, withheld: [], payloadWithheld: `roles [${access.roles.join(', ')}] may not read ${delta.tenant}/${delta.entity}` };
+    if (!rights.allowed)
+      return { payload: null, withheld: [], payloadWithheld: `roles [${access.roles.join(', ')}] may not read ${delta.tenant}/${delta.entity}` };
     readable = (field) => rights.readable.has(field) || config.key.includes(field);
   }
   const fields = parseObject(delta.payload);

@@ -138,12 +138,18 @@ export class RejectionService {
     const detail = { attempts: chain?.attempts ?? [], ...(access.kind === 'log' && rejection.stage === DECODE_STAGE && { raw: rejection.raw }) };
     const source = retriable(rejection)?.source;
     if (!source) {
-      const deltaMissing = rejection.deltaId === null ? 'the record could not be decoded: there is no delta (raw holds its bytes)' : 'the rejection names no source record';
+      const deltaMissing =
+        rejection.deltaId === null ? 'the record could not be decoded: there is no delta (raw holds its bytes)' : 'the rejection names no source record';
       return { ...detail, rejection: summarize(rejection, chain, null), delta: null, deltaMissing };
     }
     const delta = (await this.recordsAt([source])).get(positionKey(source))?.value;
     if (delta?.id !== rejection.deltaId) {
-      return { ...detail, rejection: summarize(rejection, chain, null), delta: null, deltaMissing: `${positionKey(source)} no longer holds the refused delta (retention)` };
+      return {
+        ...detail,
+        rejection: summarize(rejection, chain, null),
+        delta: null,
+        deltaMissing: `${positionKey(source)} no longer holds the refused delta (retention)`,
+      };
     }
     const config = await this.o.entities.get(delta.tenant, delta.entity);
     const { payload: _payload, occurredAt, ...envelope } = delta;
@@ -161,7 +167,9 @@ export class RejectionService {
    */
   async retry(selection: RetrySelection, options: { dryRun: boolean; requestId: string }): Promise<RetryReport> {
     const filter: RejectionFilter =
-      selection.kind === 'filter' ? selection.filter : { ids: new Set(selection.deltaIds), ...(selection.tenant !== undefined && { tenant: selection.tenant }) };
+      selection.kind === 'filter'
+        ? selection.filter
+        : { ids: new Set(selection.deltaIds), ...(selection.tenant !== undefined && { tenant: selection.tenant }) };
     const rejections = await readRejections(this.o.log, this.o.schemas, filter);
     const items: RetryItem[] = [];
     if (selection.kind === 'ids') {
@@ -207,7 +215,11 @@ export class RejectionService {
     const value: DeltaEnvelope = { ...original.value, id: retry.deltaId, requestId, retryOf: retry.retryOf };
     const sealed = this.o.seal.verify(original.value, original.headers[DELTA_SEAL_HEADER]);
     const token = original.headers[ACTOR_TOKEN_HEADER];
-    const proof: Record<string, string> = sealed ? { [DELTA_SEAL_HEADER]: this.o.seal.seal(value) } : token === undefined ? {} : { [ACTOR_TOKEN_HEADER]: token };
+    const proof: Record<string, string> = sealed
+      ? { [DELTA_SEAL_HEADER]: this.o.seal.seal(value) }
+      : token === undefined
+        ? {}
+        : { [ACTOR_TOKEN_HEADER]: token };
     return {
       topic: PIPELINE_TOPICS.deltas,
       key: recordMessageKey(value.tenant, value.entity, value.key),
@@ -223,7 +235,12 @@ export class RejectionService {
       await this.o.log.publish(records);
     } catch (cause) {
       // Retry ids are deterministic: running the same retry again sends the same deltas, applied once each.
-      throw new DeltabrokerError('DB_DEPENDENCY_UNAVAILABLE', 'the write log did not acknowledge the retries; run the same retry again', { stage: 'rejections' }, { cause });
+      throw new DeltabrokerError(
+        'DB_DEPENDENCY_UNAVAILABLE',
+        'the write log did not acknowledge the retries; run the same retry again',
+        { stage: 'rejections' },
+        { cause },
+      );
     }
   }
 

@@ -45,7 +45,13 @@ interface Walk {
 /** The state of each refused delta's chain of retries, by `<tenant>/<deltaId>`, in few look-ups. */
 export async function walkChains(refused: readonly RefusedDelta[], lookup: VerdictLookup): Promise<Map<string, ChainState>> {
   const done = new Map<string, ChainState>();
-  let walking: Walk[] = [...new Map(refused.map((d) => [chainKey(d), d])).values()].map((start) => ({ start, latest: start.deltaId, attempts: [], first: true, own: undefined }));
+  let walking: Walk[] = [...new Map(refused.map((d) => [chainKey(d), d])).values()].map((start) => ({
+    start,
+    latest: start.deltaId,
+    attempts: [],
+    first: true,
+    own: undefined,
+  }));
   while (walking.length > 0) {
     const ahead = walking.flatMap((w) => {
       const ids = w.first ? [w.start.deltaId] : [];

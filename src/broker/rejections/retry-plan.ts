@@ -41,7 +41,11 @@ export function planRetries(rejections: readonly Rejection[], chains: ReadonlyMa
     const target = retriable(r);
     const chain = target && chains.get(chainKey(target));
     if (!target || !chain) {
-      items.push({ deltaId: r.deltaId, action: 'not-retriable', reason: r.deltaId === null ? 'the record could not be decoded: there is no delta to send' : 'the rejection names no source record' });
+      items.push({
+        deltaId: r.deltaId,
+        action: 'not-retriable',
+        reason: r.deltaId === null ? 'the record could not be decoded: there is no delta to send' : 'the rejection names no source record',
+      });
       continue;
     }
     if (chain.kind === 'accepted') {
@@ -51,7 +55,13 @@ export function planRetries(rejections: readonly Rejection[], chains: ReadonlyMa
     const end = `${target.tenant}/${chain.latest}`;
     const covering = sends.get(end);
     if (covering) items.push({ deltaId: target.deltaId, action: 'skipped', reason: `covered by the retry of ${covering.deltaId}`, retry: covering.retry });
-    else sends.set(end, { deltaId: target.deltaId, tenant: target.tenant, source: target.source, retry: { deltaId: retryIdOf(target.tenant, chain.latest), retryOf: chain.latest } });
+    else
+      sends.set(end, {
+        deltaId: target.deltaId,
+        tenant: target.tenant,
+        source: target.source,
+        retry: { deltaId: retryIdOf(target.tenant, chain.latest), retryOf: chain.latest },
+      });
   }
   return { items, sends: [...sends.values()] };
 }

@@ -78,7 +78,12 @@ export function verdictOfOutcome(o: DeltaOutcome): DeltaVerdict {
   } catch {
     // A verdict whose details are not JSON still says who refused and why, in its other fields.
   }
-  return refused(o.deltaId, o.tenant, { ...(o.code !== null && { code: o.code }), ...(o.stage !== null && { stage: o.stage }), ...(o.message !== null && { message: o.message }), details });
+  return refused(o.deltaId, o.tenant, {
+    ...(o.code !== null && { code: o.code }),
+    ...(o.stage !== null && { stage: o.stage }),
+    ...(o.message !== null && { message: o.message }),
+    details,
+  });
 }
 
 function verdictOfRow(tenant: string, row: DeltaOutcomeRow): DeltaVerdict {

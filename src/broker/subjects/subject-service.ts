@@ -44,7 +44,14 @@ export interface ErasureResult {
  */
 export class SubjectService {
   constructor(
-    private readonly o: { keys: SubjectKeys; entities: EntityConfigSource; log: WriteLog; schemas: RecordSchemas; records: SubjectRecordsReader; logger: Logger },
+    private readonly o: {
+      keys: SubjectKeys;
+      entities: EntityConfigSource;
+      log: WriteLog;
+      schemas: RecordSchemas;
+      records: SubjectRecordsReader;
+      logger: Logger;
+    },
   ) {}
 
   async erase(principal: Principal, subject: string, requestId: string | null): Promise<ErasureResult> {
@@ -63,7 +70,10 @@ export class SubjectService {
       entities,
     };
     await this.o.log.publish([{ topic, key: `${principal.tenant}/${subject}`, value: record, schema: this.o.schemas.SubjectErased }]);
-    this.o.logger.info({ tenant: principal.tenant, subject, erasedBy: principal.user, first: outcome.first, destroyedKeyVersions: outcome.destroyedVersions }, 'data subject erased');
+    this.o.logger.info(
+      { tenant: principal.tenant, subject, erasedBy: principal.user, first: outcome.first, destroyedKeyVersions: outcome.destroyedVersions },
+      'data subject erased',
+    );
     return { erasure: outcome.erasure, first: outcome.first, destroyedKeyVersions: outcome.destroyedVersions, entities };
   }
 

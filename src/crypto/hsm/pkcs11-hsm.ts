@@ -98,7 +98,10 @@ class Pkcs11Hsm implements Hsm {
 
   /** Opens the first session, which logs in: a wrong PIN fails here, not on first use. */
   async start(): Promise<void> {
-    await this.pool.use(async () => undefined, () => true);
+    await this.pool.use(
+      async () => undefined,
+      () => true,
+    );
   }
 
   ensureKey(label: string): Promise<void> {
@@ -264,7 +267,10 @@ class Pkcs11Hsm implements Hsm {
         const value = this.lib.C_GetAttributeValue(session, key, [{ type: pkcs11js.CKA_ID }])[0]?.value;
         return Buffer.isBuffer(value) ? value.toString('hex') : '';
       };
-      found = found.map((key) => ({ key, id: idOf(key) })).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).map((k) => k.key);
+      found = found
+        .map((key) => ({ key, id: idOf(key) }))
+        .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+        .map((k) => k.key);
     }
     const key = found[0];
     if (key) this.handles.set(label, key);

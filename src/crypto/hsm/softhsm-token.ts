@@ -73,7 +73,10 @@ async function ensure(options: SoftHsmTokenOptions): Promise<SoftHsmToken | null
   if (options.label.length === 0 || Buffer.byteLength(options.label) > 32) {
     throw new DeltabrokerError('DB_VALIDATION', 'a SoftHSM2 token label is 1 to 32 bytes', { field: 'hsm.tokenLabel' });
   }
-  for (const [field, value] of [['pin', options.pin], ['soPin', options.soPin]] as const) {
+  for (const [field, value] of [
+    ['pin', options.pin],
+    ['soPin', options.soPin],
+  ] as const) {
     if (value.length < 4 || value.length > 255) {
       throw new DeltabrokerError('DB_VALIDATION', `the SoftHSM2 ${field} must be 4 to 255 characters`, { field: `hsm.${field}` });
     }

@@ -92,21 +92,45 @@ export interface ResolvedOptions {
 const FSYNC_POLICIES: readonly FsyncPolicy[] = ['always', 'interval', 'never'];
 
 export function resolveOptions(o: EmbeddedKafkaOptions): ResolvedOptions {
-  if (!o.dataDir) throw new DeltabrokerError('DB_VALIDATION', 'embedded kafka: dataDir is required', { stage: 'embedded-kafka', field: 'dataDir', rule: 'required' });
+  if (!o.dataDir)
+    throw new DeltabrokerError('DB_VALIDATION', 'embedded kafka: dataDir is required', { stage: 'embedded-kafka', field: 'dataDir', rule: 'required' });
   const fsync = o.fsync ?? 'always';
-  if (!FSYNC_POLICIES.includes(fsync)) throw new DeltabrokerError('DB_VALIDATION', `embedded kafka: fsync must be one of ${FSYNC_POLICIES.join(', ')}`, { stage: 'embedded-kafka', field: 'fsync', rule: 'enum' });
+  if (!FSYNC_POLICIES.includes(fsync))
+    throw new DeltabrokerError('DB_VALIDATION', `embedded kafka: fsync must be one of ${FSYNC_POLICIES.join(', ')}`, {
+      stage: 'embedded-kafka',
+      field: 'fsync',
+      rule: 'enum',
+    });
   const messageTimestampType = o.messageTimestampType ?? DEFAULT_LOG_CONFIG.messageTimestampType;
   if (!TIMESTAMP_TYPES.includes(messageTimestampType)) {
-    throw new DeltabrokerError('DB_VALIDATION', `embedded kafka: messageTimestampType must be one of ${TIMESTAMP_TYPES.join(', ')}`, { stage: 'embedded-kafka', field: 'messageTimestampType', rule: 'enum' });
+    throw new DeltabrokerError('DB_VALIDATION', `embedded kafka: messageTimestampType must be one of ${TIMESTAMP_TYPES.join(', ')}`, {
+      stage: 'embedded-kafka',
+      field: 'messageTimestampType',
+      rule: 'enum',
+    });
   }
   const defaultPartitions = o.defaultPartitions ?? 3;
-  if (o.saslRequired && !o.saslUsers) throw new DeltabrokerError('DB_VALIDATION', 'embedded kafka: saslRequired needs saslUsers', { stage: 'embedded-kafka', field: 'saslUsers', rule: 'required' });
+  if (o.saslRequired && !o.saslUsers)
+    throw new DeltabrokerError('DB_VALIDATION', 'embedded kafka: saslRequired needs saslUsers', {
+      stage: 'embedded-kafka',
+      field: 'saslUsers',
+      rule: 'required',
+    });
   const positive = (name: string, value: number): number => {
-    if (!Number.isInteger(value) || value < 1) throw new DeltabrokerError('DB_VALIDATION', `embedded kafka: ${name} must be a positive integer`, { stage: 'embedded-kafka', field: name, rule: 'positive-integer' });
+    if (!Number.isInteger(value) || value < 1)
+      throw new DeltabrokerError('DB_VALIDATION', `embedded kafka: ${name} must be a positive integer`, {
+        stage: 'embedded-kafka',
+        field: name,
+        rule: 'positive-integer',
+      });
     return value;
   };
   if (!Number.isInteger(defaultPartitions) || defaultPartitions < 1) {
-    throw new DeltabrokerError('DB_VALIDATION', 'embedded kafka: defaultPartitions must be ≥ 1', { stage: 'embedded-kafka', field: 'defaultPartitions', rule: 'positive-integer' });
+    throw new DeltabrokerError('DB_VALIDATION', 'embedded kafka: defaultPartitions must be ≥ 1', {
+      stage: 'embedded-kafka',
+      field: 'defaultPartitions',
+      rule: 'positive-integer',
+    });
   }
   return {
     dataDir: o.dataDir,

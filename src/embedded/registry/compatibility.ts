@@ -8,15 +8,7 @@
  */
 import type avro from 'avsc';
 
-export const COMPATIBILITY_LEVELS = [
-  'NONE',
-  'BACKWARD',
-  'BACKWARD_TRANSITIVE',
-  'FORWARD',
-  'FORWARD_TRANSITIVE',
-  'FULL',
-  'FULL_TRANSITIVE',
-] as const;
+export const COMPATIBILITY_LEVELS = ['NONE', 'BACKWARD', 'BACKWARD_TRANSITIVE', 'FORWARD', 'FORWARD_TRANSITIVE', 'FULL', 'FULL_TRANSITIVE'] as const;
 
 export type CompatibilityLevel = (typeof COMPATIBILITY_LEVELS)[number];
 
@@ -51,11 +43,7 @@ function canRead(reader: avro.Type, writer: avro.Type): string | undefined {
  * The problems that keep `candidate` from being registered after `previous` (oldest first, live versions
  * only) under `level`. An empty list means compatible.
  */
-export function compatibilityProblems(
-  level: CompatibilityLevel,
-  candidate: avro.Type,
-  previous: readonly PreviousSchema[],
-): CompatibilityProblem[] {
+export function compatibilityProblems(level: CompatibilityLevel, candidate: avro.Type, previous: readonly PreviousSchema[]): CompatibilityProblem[] {
   if (level === 'NONE' || previous.length === 0) return [];
   const transitive = level.endsWith('_TRANSITIVE');
   const against = transitive ? previous : previous.slice(-1);
@@ -75,11 +63,12 @@ export function compatibilityProblems(
   return problems;
 }
 
-const problem = (
-  direction: 'BACKWARD' | 'FORWARD',
-  oldSchemaVersion: number,
-  description: string,
-): CompatibilityProblem => ({ errorType: 'READER_CANNOT_READ_WRITER', direction, oldSchemaVersion, description });
+const problem = (direction: 'BACKWARD' | 'FORWARD', oldSchemaVersion: number, description: string): CompatibilityProblem => ({
+  errorType: 'READER_CANNOT_READ_WRITER',
+  direction,
+  oldSchemaVersion,
+  description,
+});
 
 /** Confluent's wording for a refused registration, with our problem list as its `details`. */
 export function incompatibleMessage(subject: string, level: CompatibilityLevel, problems: readonly CompatibilityProblem[]): string {

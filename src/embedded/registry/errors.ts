@@ -22,26 +22,14 @@ export class RegistryError extends Error {
 export const registryErrors = {
   subjectNotFound: (subject: string) => new RegistryError(404, 40401, `Subject '${subject}' not found.`),
   versionNotFound: (version: number | string) => new RegistryError(404, 40402, `Version ${version} not found.`),
-  schemaNotFound: (what: number | string = '') =>
-    new RegistryError(404, 40403, what === '' ? 'Schema not found' : `Schema ${what} not found`),
-  subjectSoftDeleted: (subject: string) =>
-    new RegistryError(404, 40404, `Subject '${subject}' was soft deleted.Set permanent=true to delete permanently`),
-  subjectNotSoftDeleted: (subject: string) =>
-    new RegistryError(404, 40405, `Subject '${subject}' was not deleted first before being permanently deleted`),
+  schemaNotFound: (what: number | string = '') => new RegistryError(404, 40403, what === '' ? 'Schema not found' : `Schema ${what} not found`),
+  subjectSoftDeleted: (subject: string) => new RegistryError(404, 40404, `Subject '${subject}' was soft deleted.Set permanent=true to delete permanently`),
+  subjectNotSoftDeleted: (subject: string) => new RegistryError(404, 40405, `Subject '${subject}' was not deleted first before being permanently deleted`),
   versionSoftDeleted: (subject: string, version: number) =>
-    new RegistryError(
-      404,
-      40406,
-      `Subject '${subject}' Version ${version} was soft deleted.Set permanent=true to delete permanently`,
-    ),
+    new RegistryError(404, 40406, `Subject '${subject}' Version ${version} was soft deleted.Set permanent=true to delete permanently`),
   versionNotSoftDeleted: (subject: string, version: number) =>
-    new RegistryError(
-      404,
-      40407,
-      `Subject '${subject}' Version ${version} was not deleted first before being permanently deleted`,
-    ),
-  subjectConfigNotFound: (subject: string) =>
-    new RegistryError(404, 40408, `Subject '${subject}' does not have subject-level compatibility configured`),
+    new RegistryError(404, 40407, `Subject '${subject}' Version ${version} was not deleted first before being permanently deleted`),
+  subjectConfigNotFound: (subject: string) => new RegistryError(404, 40408, `Subject '${subject}' does not have subject-level compatibility configured`),
   incompatible: (message: string) => new RegistryError(409, 409, message),
   invalidSchema: (detail: string) => new RegistryError(422, 42201, `Invalid schema: ${detail}`),
   invalidVersion: (version: string) =>

@@ -68,19 +68,13 @@ export function registerRoutes(app: FastifyInstance, service: RegistryService): 
   // ---- schemas by id -------------------------------------------------------------------------------
   app.get('/schemas/types', async () => ['AVRO']);
   app.get<{ Params: IdParams }>('/schemas/ids/:id', async (req) => ({ schema: service.schemaById(parseId(req.params.id)) }));
-  app.get<{ Params: IdParams }>('/schemas/ids/:id/schema', async (req, reply) =>
-    reply.send(JSON.parse(service.schemaById(parseId(req.params.id))) as unknown),
-  );
+  app.get<{ Params: IdParams }>('/schemas/ids/:id/schema', async (req, reply) => reply.send(JSON.parse(service.schemaById(parseId(req.params.id))) as unknown));
   app.get<{ Params: IdParams }>('/schemas/ids/:id/versions', async (req) => service.usesOf(parseId(req.params.id)));
-  app.get<{ Params: IdParams }>('/schemas/ids/:id/subjects', async (req) => [
-    ...new Set(service.usesOf(parseId(req.params.id)).map((u) => u.subject)),
-  ]);
+  app.get<{ Params: IdParams }>('/schemas/ids/:id/subjects', async (req) => [...new Set(service.usesOf(parseId(req.params.id)).map((u) => u.subject))]);
 
   // ---- subjects ------------------------------------------------------------------------------------
   app.get('/subjects', async (req) => service.subjects(flag(req.query, 'deleted')));
-  app.get<{ Params: SubjectParams }>('/subjects/:subject/versions', async (req) =>
-    service.versionNumbers(req.params.subject, flag(req.query, 'deleted')),
-  );
+  app.get<{ Params: SubjectParams }>('/subjects/:subject/versions', async (req) => service.versionNumbers(req.params.subject, flag(req.query, 'deleted')));
   app.get<{ Params: VersionParams }>('/subjects/:subject/versions/:version', async (req) =>
     service.version(req.params.subject, parseVersionRef(req.params.version), flag(req.query, 'deleted')),
   );
@@ -91,15 +85,11 @@ export function registerRoutes(app: FastifyInstance, service: RegistryService): 
     service.version(req.params.subject, parseVersionRef(req.params.version));
     return [];
   });
-  app.post<{ Params: SubjectParams }>('/subjects/:subject/versions', async (req) =>
-    service.register(req.params.subject, schemaInput(req.body)),
-  );
+  app.post<{ Params: SubjectParams }>('/subjects/:subject/versions', async (req) => service.register(req.params.subject, schemaInput(req.body)));
   app.post<{ Params: SubjectParams }>('/subjects/:subject', async (req) =>
     service.lookup(req.params.subject, schemaInput(req.body), flag(req.query, 'deleted')),
   );
-  app.delete<{ Params: SubjectParams }>('/subjects/:subject', async (req) =>
-    service.deleteSubject(req.params.subject, flag(req.query, 'permanent')),
-  );
+  app.delete<{ Params: SubjectParams }>('/subjects/:subject', async (req) => service.deleteSubject(req.params.subject, flag(req.query, 'permanent')));
   app.delete<{ Params: VersionParams }>('/subjects/:subject/versions/:version', async (req) =>
     service.deleteVersion(req.params.subject, parseVersionRef(req.params.version), flag(req.query, 'permanent')),
   );
@@ -119,14 +109,9 @@ export function registerRoutes(app: FastifyInstance, service: RegistryService): 
 
   // ---- compatibility -------------------------------------------------------------------------------
   const compatibilityAnswer = (problems: { description: string }[], verbose: boolean) =>
-    verbose
-      ? { is_compatible: problems.length === 0, messages: problems.map((p) => p.description) }
-      : { is_compatible: problems.length === 0 };
+    verbose ? { is_compatible: problems.length === 0, messages: problems.map((p) => p.description) } : { is_compatible: problems.length === 0 };
   app.post<{ Params: VersionParams }>('/compatibility/subjects/:subject/versions/:version', async (req) =>
-    compatibilityAnswer(
-      service.checkCompatibility(req.params.subject, parseVersionRef(req.params.version), schemaInput(req.body)),
-      flag(req.query, 'verbose'),
-    ),
+    compatibilityAnswer(service.checkCompatibility(req.params.subject, parseVersionRef(req.params.version), schemaInput(req.body)), flag(req.query, 'verbose')),
   );
   app.post<{ Params: SubjectParams }>('/compatibility/subjects/:subject/versions', async (req) =>
     compatibilityAnswer(service.checkCompatibility(req.params.subject, 'all', schemaInput(req.body)), flag(req.query, 'verbose')),

@@ -5,13 +5,7 @@
  */
 import type avro from 'avsc';
 import { parseAvroSchema, typeOf } from './avro-schema';
-import {
-  compatibilityProblems,
-  incompatibleMessage,
-  parseCompatibilityLevel,
-  type CompatibilityLevel,
-  type CompatibilityProblem,
-} from './compatibility';
+import { compatibilityProblems, incompatibleMessage, parseCompatibilityLevel, type CompatibilityLevel, type CompatibilityProblem } from './compatibility';
 import { registryErrors } from './errors';
 import type { Journal, JournalEntry } from './journal';
 import { RegistryState, type SubjectVersion } from './state';

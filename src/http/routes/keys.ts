@@ -6,7 +6,13 @@ import { resolveMethod } from '../../crypto/methods';
 import { DeltabrokerError } from '../../errors';
 import { parseBody } from '../body';
 
-const RotateBody = z.strictObject({ method: z.string().min(1), key: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).default('default') });
+const RotateBody = z.strictObject({
+  method: z.string().min(1),
+  key: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,64}$/)
+    .default('default'),
+});
 
 function requireAdmin(principal: Principal | undefined): Principal {
   if (!principal?.roles.includes('admin')) {

@@ -27,7 +27,10 @@ const RetryBody = z
     code: NAME.optional(),
     dryRun: z.boolean().default(false),
   })
-  .refine((b) => (b.deltaIds === undefined) !== (b.since === undefined), { message: 'give either deltaIds or since (with entity, stage, code to narrow it)', path: ['deltaIds'] });
+  .refine((b) => (b.deltaIds === undefined) !== (b.since === undefined), {
+    message: 'give either deltaIds or since (with entity, stage, code to narrow it)',
+    path: ['deltaIds'],
+  });
 
 export interface RejectionRouteOptions {
   /** How long a retry waits for its verdicts before answering (the write timeout). */
@@ -47,7 +50,13 @@ export function registerRejectionRoutes(app: FastifyInstance, rejections: Reject
     const { tenant } = requireOperator(request.principal, what);
     const query = parseBody(ListQuery, request.query, STAGE);
     const since = query.since === undefined ? undefined : parseSince(query.since, 'since', STAGE);
-    const filter = { tenant, ...(query.entity && { entity: query.entity }), ...(query.stage && { stage: query.stage }), ...(query.code && { code: query.code }), ...(since !== undefined && { since }) };
+    const filter = {
+      tenant,
+      ...(query.entity && { entity: query.entity }),
+      ...(query.stage && { stage: query.stage }),
+      ...(query.code && { code: query.code }),
+      ...(since !== undefined && { since }),
+    };
     return rejections.list(filter, query.limit);
   });
 
@@ -65,11 +74,20 @@ export function registerRejectionRoutes(app: FastifyInstance, rejections: Reject
       ? { kind: 'ids', deltaIds: body.deltaIds, tenant }
       : {
           kind: 'filter',
-          filter: { tenant, since: parseSince(body.since ?? '', 'since', STAGE), ...(body.entity && { entity: body.entity }), ...(body.stage && { stage: body.stage }), ...(body.code && { code: body.code }) },
+          filter: {
+            tenant,
+            since: parseSince(body.since ?? '', 'since', STAGE),
+            ...(body.entity && { entity: body.entity }),
+            ...(body.stage && { stage: body.stage }),
+            ...(body.code && { code: body.code }),
+          },
         };
     const report = await rejections.retry(selection, { dryRun: body.dryRun, requestId: request.id });
     if (/\brespond-async\b/.test(String(request.headers.prefer ?? '')) && report.sent.length > 0) {
-      return reply.status(202).header('Preference-Applied', 'respond-async').send({ ...report, verdicts: {} });
+      return reply
+        .status(202)
+        .header('Preference-Applied', 'respond-async')
+        .send({ ...report, verdicts: {} });
     }
     const verdicts = await rejections.awaitVerdicts(report.sent, options.waitMs);
     return { ...report, verdicts: Object.fromEntries(verdicts) };

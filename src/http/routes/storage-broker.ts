@@ -35,7 +35,11 @@ export function registerStorageBrokerRoutes(app: FastifyInstance, writes: WriteS
   app.get<{ Params: { id: string } }>('/deltas/:id', async (request) => {
     // Delta ids are UUIDs or Idempotency-Keys; anything else (an empty id included) can never be known.
     if (!IDEMPOTENCY_KEY.test(request.params.id)) {
-      throw new DeltabrokerError('DB_VALIDATION', 'a delta id is 1-128 characters of letters, digits, . _ : -', { field: 'id', rule: 'pattern', stage: 'http' });
+      throw new DeltabrokerError('DB_VALIDATION', 'a delta id is 1-128 characters of letters, digits, . _ : -', {
+        field: 'id',
+        rule: 'pattern',
+        stage: 'http',
+      });
     }
     return deltas.statusOf((request.principal as Principal).tenant, request.params.id);
   });

@@ -11,8 +11,7 @@ import type { DecodeReason } from '../rejection-reasons';
 import { frame, unframe, type Unframed } from './wire';
 
 export type Decoded =
-  | { readonly ok: true; readonly schemaId: number; readonly value: unknown }
-  | { readonly ok: false; readonly reason: DecodeReason; readonly message: string };
+  { readonly ok: true; readonly schemaId: number; readonly value: unknown } | { readonly ok: false; readonly reason: DecodeReason; readonly message: string };
 
 type WriterLookup = { readonly ok: true; readonly type: avro.Type } | { readonly ok: false; readonly reason: DecodeReason; readonly message: string };
 

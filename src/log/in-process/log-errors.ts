@@ -21,7 +21,6 @@ export const brokerRefused = (what: string, errorCode: number, message?: string)
 export const notDurable = (cause: unknown): DeltabrokerError =>
   new DeltabrokerError('DB_DEPENDENCY_UNAVAILABLE', 'the embedded broker could not make the records durable', { stage: STAGE }, { cause });
 
-export const brokerStopped = (): DeltabrokerError =>
-  new DeltabrokerError('DB_DEPENDENCY_UNAVAILABLE', 'the embedded broker has stopped', { stage: STAGE });
+export const brokerStopped = (): DeltabrokerError => new DeltabrokerError('DB_DEPENDENCY_UNAVAILABLE', 'the embedded broker has stopped', { stage: STAGE });
 
 export const logClosed = (): DeltabrokerError => new DeltabrokerError('DB_DEPENDENCY_UNAVAILABLE', 'the write log is closed', { stage: STAGE });

@@ -86,7 +86,13 @@ export async function readPartition<T>(
       continue;
     }
     // The whole batch is decoded (not only the part at `from` and after), so other readers can share it.
-    const raws = decoded.map((r) => ({ offset: String(r.offset), key: r.key === null ? null : r.key.toString('utf8'), value: r.value, headers: headersOf(r.headers), timestamp: r.timestamp }));
+    const raws = decoded.map((r) => ({
+      offset: String(r.offset),
+      key: r.key === null ? null : r.key.toString('utf8'),
+      value: r.value,
+      headers: headersOf(r.headers),
+      timestamp: r.timestamp,
+    }));
     parts.push({ base: h.baseOffset, last, raws });
   }
   await decodeMisses(log, codec, readerSchema, parts, shared);
@@ -111,7 +117,13 @@ async function decodeMisses(
 ): Promise<void> {
   const misses = parts.filter((p) => p.raws !== undefined);
   if (misses.length === 0) return;
-  const all = await decodeRawRecords(codec, log.topic, log.partition, misses.flatMap((p) => p.raws ?? []), readerSchema);
+  const all = await decodeRawRecords(
+    codec,
+    log.topic,
+    log.partition,
+    misses.flatMap((p) => p.raws ?? []),
+    readerSchema,
+  );
   // Both lists are in offset order, as the batches are: each batch takes the run of entries up to its last offset.
   let r = 0;
   let j = 0;

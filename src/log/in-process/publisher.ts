@@ -59,7 +59,11 @@ export class Publisher {
     const appends = [...byPartition.values()].flatMap((slot) => batchesOf(slot));
     for (const a of appends) {
       if (a.batch.length > a.log.config.maxMessageBytes) {
-        throw brokerRefused(`a record batch of ${a.batch.length} bytes for ${a.log.topic}/${a.log.partition}`, ErrorCode.MESSAGE_TOO_LARGE, `max.message.bytes is ${a.log.config.maxMessageBytes}`);
+        throw brokerRefused(
+          `a record batch of ${a.batch.length} bytes for ${a.log.topic}/${a.log.partition}`,
+          ErrorCode.MESSAGE_TOO_LARGE,
+          `max.message.bytes is ${a.log.config.maxMessageBytes}`,
+        );
       }
     }
     const offsets: string[] = new Array<string>(records.length);

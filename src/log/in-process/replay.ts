@@ -36,7 +36,13 @@ export async function replay<T>(logs: LogManager, codec: ValueCodec, o: ReplayOp
       if (!batch) break;
       for (const r of batch.rejections) await o.onRejected?.(r);
       if (batch.records.length > 0) {
-        await o.handleBatch({ topic: log.topic, partition: log.partition, records: batch.records, rejected: batch.rejections.length, highWatermark: String(batch.highWatermark) });
+        await o.handleBatch({
+          topic: log.topic,
+          partition: log.partition,
+          records: batch.records,
+          rejected: batch.rejections.length,
+          highWatermark: String(batch.highWatermark),
+        });
       }
       records += batch.records.length;
       rejected += batch.rejections.length;

@@ -219,7 +219,12 @@ class GroupConsumer<T> implements Subscription {
       if (batch.rejections.length > 0) {
         await this.deps.reject(batch.rejections);
         this.log.warn(
-          { topic: log.topic, partition: log.partition, offsets: batch.rejections.map((r) => r.source?.offset), reasons: batch.rejections.map((r) => r.reason) },
+          {
+            topic: log.topic,
+            partition: log.partition,
+            offsets: batch.rejections.map((r) => r.source?.offset),
+            reasons: batch.rejections.map((r) => r.reason),
+          },
           'undecodable records sent to the rejections topic',
         );
       }
@@ -239,7 +244,11 @@ class GroupConsumer<T> implements Subscription {
           settled,
           () => this.commit(log, batch.next),
           (error) => {
-            if (error !== undefined) this.log.error({ err: error, topic: log.topic, partition: log.partition, offset }, 'finishing a batch failed; it and the batches after it will be delivered again');
+            if (error !== undefined)
+              this.log.error(
+                { err: error, topic: log.topic, partition: log.partition, offset },
+                'finishing a batch failed; it and the batches after it will be delivered again',
+              );
             revoked.abort();
           },
         );
@@ -267,14 +276,19 @@ class GroupConsumer<T> implements Subscription {
   private commit(log: PartitionLog, offset: number): boolean {
     const allowed = this.member.mayCommit();
     if (allowed !== ErrorCode.NONE) {
-      this.log.info({ topic: log.topic, partition: log.partition, errorCode: allowed }, 'offset commit refused (the group is rebalancing); the batch goes to the next owner again');
+      this.log.info(
+        { topic: log.topic, partition: log.partition, errorCode: allowed },
+        'offset commit refused (the group is rebalancing); the batch goes to the next owner again',
+      );
       return false;
     }
     const entry = { topic: log.topic, partition: log.partition, offset, leaderEpoch: -1, metadata: null, commitTimestamp: Date.now() };
     // The journal line is written before commitOffsets returns; only its fsync is left to finish on its own.
     this.lastCommit = this.deps.broker.groups
       .commitOffsets(this.groupId, [entry])
-      .catch((err: unknown) => this.log.error({ err, topic: log.topic, partition: log.partition }, 'storing a committed offset failed; the batch may come again'));
+      .catch((err: unknown) =>
+        this.log.error({ err, topic: log.topic, partition: log.partition }, 'storing a committed offset failed; the batch may come again'),
+      );
     return true;
   }
 

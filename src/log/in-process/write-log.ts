@@ -40,7 +40,11 @@ export class InProcessWriteLog implements WriteLog {
 
   constructor(private readonly o: InProcessWriteLogOptions) {
     this.logger = (o.logger ?? silentLogger()).child({ component: 'write-log' });
-    this.codec = new ValueCodec({ registryUrl: o.registryUrl, ...(o.registryAuth && { auth: o.registryAuth }), ...(o.compatibility ? { compatibility: o.compatibility } : {}) });
+    this.codec = new ValueCodec({
+      registryUrl: o.registryUrl,
+      ...(o.registryAuth && { auth: o.registryAuth }),
+      ...(o.compatibility ? { compatibility: o.compatibility } : {}),
+    });
     this.subjectFor = o.subjectFor ?? topicNameStrategy;
     this.rejectionsTopic = o.rejectionsTopic ?? DEFAULT_REJECTIONS_TOPIC;
     this.publisher = new Publisher(o.broker, this.codec, this.subjectFor);

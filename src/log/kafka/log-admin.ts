@@ -30,7 +30,12 @@ function refusal(error: unknown, field: string, subject: string): unknown {
   const cause = e.groups?.[0]?.error ?? e; // DeleteGroups reports per group
   const code = cause.type ? REFUSALS[cause.type] : undefined;
   if (!code) return error;
-  return new DeltabrokerError(code, `${subject}: ${cause.message ?? cause.type}`, { field, rule: cause.type!.toLowerCase().replace(/_/g, '-'), stage: 'cli' }, { cause: error });
+  return new DeltabrokerError(
+    code,
+    `${subject}: ${cause.message ?? cause.type}`,
+    { field, rule: cause.type!.toLowerCase().replace(/_/g, '-'), stage: 'cli' },
+    { cause: error },
+  );
 }
 
 export interface KafkaLogAdminOptions {
@@ -89,10 +94,14 @@ export class KafkaLogAdmin implements ClusterAdmin {
   }
 
   async topicConfigs(topic: string): Promise<TopicConfigEntry[]> {
-    const described = await this.admin.describeConfigs({ includeSynonyms: false, resources: [{ type: ConfigResourceTypes.TOPIC, name: topic }] }).catch((e: unknown) => {
-      throw refusal(e, 'topic', `topic '${topic}'`);
-    });
-    return (described.resources[0]?.configEntries ?? []).map((c) => ({ name: c.configName, value: c.configValue, isDefault: c.isDefault })).sort((a, b) => a.name.localeCompare(b.name));
+    const described = await this.admin
+      .describeConfigs({ includeSynonyms: false, resources: [{ type: ConfigResourceTypes.TOPIC, name: topic }] })
+      .catch((e: unknown) => {
+        throw refusal(e, 'topic', `topic '${topic}'`);
+      });
+    return (described.resources[0]?.configEntries ?? [])
+      .map((c) => ({ name: c.configName, value: c.configValue, isDefault: c.isDefault }))
+      .sort((a, b) => a.name.localeCompare(b.name));
   }
 
   /** AlterConfigs replaces a topic's whole set, so the topic's own values are read first and sent along. */
@@ -105,7 +114,9 @@ export class KafkaLogAdmin implements ClusterAdmin {
   }
 
   async listGroups(): Promise<GroupListing[]> {
-    return (await this.admin.listGroups()).groups.map((g) => ({ groupId: g.groupId, protocolType: g.protocolType })).sort((a, b) => a.groupId.localeCompare(b.groupId));
+    return (await this.admin.listGroups()).groups
+      .map((g) => ({ groupId: g.groupId, protocolType: g.protocolType }))
+      .sort((a, b) => a.groupId.localeCompare(b.groupId));
   }
 
   async describeGroup(groupId: string): Promise<GroupDescription> {
@@ -144,7 +155,12 @@ export class KafkaLogAdmin implements ClusterAdmin {
   async commitGroupOffsets(groupId: string, topic: string, offsets: readonly { partition: number; offset: Offset }[]): Promise<void> {
     await this.admin.setOffsets({ groupId, topic, partitions: offsets.map((o) => ({ partition: o.partition, offset: o.offset })) }).catch((e: unknown) => {
       if (/no running instances/.test((e as Error).message)) {
-        throw new DeltabrokerError('DB_CONFLICT', `group '${groupId}' has running members; stop its consumers first`, { field: 'group', rule: 'group-empty', stage: 'cli' }, { cause: e });
+        throw new DeltabrokerError(
+          'DB_CONFLICT',
+          `group '${groupId}' has running members; stop its consumers first`,
+          { field: 'group', rule: 'group-empty', stage: 'cli' },
+          { cause: e },
+        );
       }
       throw refusal(e, 'group', `group '${groupId}'`);
     });

@@ -54,7 +54,12 @@ export class Publisher {
       const slot = `${topic}/${message.partition}`;
       const offset = next.get(slot) ?? base.get(slot);
       if (offset === undefined || offset < 0n) {
-        throw new DeltabrokerError('DB_DEPENDENCY_UNAVAILABLE', `the broker acknowledged no offset for ${slot}`, { stage: 'write-log', field: 'offset', topic, partition: message.partition });
+        throw new DeltabrokerError('DB_DEPENDENCY_UNAVAILABLE', `the broker acknowledged no offset for ${slot}`, {
+          stage: 'write-log',
+          field: 'offset',
+          topic,
+          partition: message.partition,
+        });
       }
       next.set(slot, offset + 1n);
       return { topic, partition: message.partition, offset: offset.toString() };
@@ -66,7 +71,13 @@ export class Publisher {
     if (!found) {
       found = this.admin.fetchTopicMetadata({ topics: [topic] }).then(({ topics }) => {
         const partitions = topics[0]?.partitions ?? [];
-        if (partitions.length === 0) throw new DeltabrokerError('DB_DEPENDENCY_UNAVAILABLE', `topic ${topic} has no partitions`, { stage: 'write-log', field: 'topic', rule: 'partitions', topic });
+        if (partitions.length === 0)
+          throw new DeltabrokerError('DB_DEPENDENCY_UNAVAILABLE', `topic ${topic} has no partitions`, {
+            stage: 'write-log',
+            field: 'topic',
+            rule: 'partitions',
+            topic,
+          });
         return partitions;
       });
       this.partitions.set(topic, found);

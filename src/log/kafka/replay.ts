@@ -91,7 +91,9 @@ export async function replay<T>(deps: ReplayDeps, o: ReplayOptions<T>): Promise<
   } finally {
     await consumer.disconnect().catch((e: unknown) => deps.logger.warn({ err: e, groupId }, 'replay consumer did not disconnect cleanly'));
     // The group committed nothing, but a broker lists it until it is deleted.
-    await deps.admin.deleteGroups([groupId]).catch((e: unknown) => deps.logger.warn({ err: e, groupId }, 'replay could not delete its temporary consumer group'));
+    await deps.admin
+      .deleteGroups([groupId])
+      .catch((e: unknown) => deps.logger.warn({ err: e, groupId }, 'replay could not delete its temporary consumer group'));
   }
   return { records, rejected, endOffsets };
 }
@@ -117,7 +119,9 @@ async function startOffsets<T>(
     case 'timestamp': {
       const found = await admin.fetchTopicOffsetsByTimestamp(o.topic, from.timestamp);
       // -1: no record at or after the timestamp, so nothing to read in that partition.
-      return new Map(found.map((p): [number, bigint] => [p.partition, p.offset === '-1' ? (highOf.get(p.partition) ?? 0n) : clamp(p.partition, BigInt(p.offset))]));
+      return new Map(
+        found.map((p): [number, bigint] => [p.partition, p.offset === '-1' ? (highOf.get(p.partition) ?? 0n) : clamp(p.partition, BigInt(p.offset))]),
+      );
     }
   }
 }

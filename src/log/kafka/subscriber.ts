@@ -39,7 +39,10 @@ export async function subscribe<T>(deps: SubscriberDeps, o: SubscribeOptions<T>)
   // A handler that keeps failing makes kafkajs retry, then restart the consumer from the last committed
   // offset: the partition waits, nothing is skipped. Say so loudly; a crash without restart stops the group.
   const removeCrashListener = consumer.on(consumer.events.CRASH, ({ payload }) => {
-    log.error({ err: payload.error, restart: payload.restart }, payload.restart ? 'consumer failed; restarting from the committed offsets' : 'consumer stopped after a failure');
+    log.error(
+      { err: payload.error, restart: payload.restart },
+      payload.restart ? 'consumer failed; restarting from the committed offsets' : 'consumer stopped after a failure',
+    );
   });
 
   await consumer.connect();
@@ -94,7 +97,14 @@ async function pinToEnd(kafka: Kafka, consumer: Consumer, groupId: string, assig
  * Called as the group is joined, before kafkajs's first fetch: pauses every assigned partition, and resumes those
  * whose committed offset their log still holds; the others stay paused and are reported.
  */
-function holdUntilPositionsChecked(kafka: Kafka, consumer: Consumer, groupId: string, assignment: Record<string, number[]>, onLost: (lost: LostPosition) => void, log: Logger): void {
+function holdUntilPositionsChecked(
+  kafka: Kafka,
+  consumer: Consumer,
+  groupId: string,
+  assignment: Record<string, number[]>,
+  onLost: (lost: LostPosition) => void,
+  log: Logger,
+): void {
   const held = Object.entries(assignment).map(([topic, partitions]) => ({ topic, partitions }));
   consumer.pause(held);
   const report = (lost: LostPosition): void => {
@@ -116,7 +126,12 @@ function holdUntilPositionsChecked(kafka: Kafka, consumer: Consumer, groupId: st
  * Finds the assigned partitions whose committed offset lies outside their log (auto.offset.reset=none: kafkajs
  * would reset such a fetch to `start` on its own), reports them and answers them; they stay paused.
  */
-async function haltLostPositions(kafka: Kafka, groupId: string, assignment: Record<string, number[]>, onLost: (lost: LostPosition) => void): Promise<LostPosition[]> {
+async function haltLostPositions(
+  kafka: Kafka,
+  groupId: string,
+  assignment: Record<string, number[]>,
+  onLost: (lost: LostPosition) => void,
+): Promise<LostPosition[]> {
   const found: LostPosition[] = [];
   const admin = kafka.admin();
   await admin.connect();
@@ -160,11 +175,16 @@ async function handleBatch<T>(deps: SubscriberDeps, o: SubscribeOptions<T>, payl
   if (records.length > 0) {
     try {
       // kafkajs resolves offsets in its own loop: here the batch's settled work is awaited before the next batch.
-      await (await o.handleBatch(handed))?.settled;
+      await (
+        await o.handleBatch(handed)
+      )?.settled;
     } catch (e) {
       if (!isTopicRecreated(e)) throw e;
       payload.pause(); // nothing resolved or committed: the partition waits for the next subscribe
-      log.error({ err: e, topic: batch.topic, partition: batch.partition }, 'the handler stopped this partition; it is not consumed until the service restarts');
+      log.error(
+        { err: e, topic: batch.topic, partition: batch.partition },
+        'the handler stopped this partition; it is not consumed until the service restarts',
+      );
       return;
     }
   }

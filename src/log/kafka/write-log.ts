@@ -79,10 +79,25 @@ export class KafkaWriteLog implements WriteLog {
       await producer.disconnect().catch(() => undefined);
       throw e;
     }
-    const codec = new ValueCodec({ registryUrl: o.registryUrl, ...(o.registryAuth && { auth: o.registryAuth }), ...(o.compatibility ? { compatibility: o.compatibility } : {}) });
+    const codec = new ValueCodec({
+      registryUrl: o.registryUrl,
+      ...(o.registryAuth && { auth: o.registryAuth }),
+      ...(o.compatibility ? { compatibility: o.compatibility } : {}),
+    });
     const subjectFor = o.subjectFor ?? topicNameStrategy;
     const publisher = new Publisher(producer, admin, codec, subjectFor);
-    return new KafkaWriteLog(kafka, producer, admin, codec, publisher, logger, o.rejectionsTopic ?? DEFAULT_REJECTIONS_TOPIC, o.fetchMaxWaitMs ?? 500, o.replayGroupPrefix ?? 'deltabroker-replay', subjectFor);
+    return new KafkaWriteLog(
+      kafka,
+      producer,
+      admin,
+      codec,
+      publisher,
+      logger,
+      o.rejectionsTopic ?? DEFAULT_REJECTIONS_TOPIC,
+      o.fetchMaxWaitMs ?? 500,
+      o.replayGroupPrefix ?? 'deltabroker-replay',
+      subjectFor,
+    );
   }
 
   publish(records: readonly OutgoingRecord[]): Promise<LogPosition[]> {
@@ -98,7 +113,17 @@ export class KafkaWriteLog implements WriteLog {
   }
 
   replay<T = unknown>(options: ReplayOptions<T>): Promise<ReplayResult> {
-    return replay({ kafka: this.kafka, admin: this.admin, codec: this.codec, logger: this.logger, fetchMaxWaitMs: this.fetchMaxWaitMs, groupPrefix: this.replayGroupPrefix }, options);
+    return replay(
+      {
+        kafka: this.kafka,
+        admin: this.admin,
+        codec: this.codec,
+        logger: this.logger,
+        fetchMaxWaitMs: this.fetchMaxWaitMs,
+        groupPrefix: this.replayGroupPrefix,
+      },
+      options,
+    );
   }
 
   registerValueSchema(topic: string, schema: RecordSchema): Promise<number> {

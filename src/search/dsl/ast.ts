@@ -55,9 +55,7 @@ export type QueryNode =
       boost: number;
     };
 
-export type SortKey =
-  | { kind: 'score'; order: 'asc' | 'desc' }
-  | { kind: 'field'; field: FieldRef; order: 'asc' | 'desc'; missing: 'first' | 'last' };
+export type SortKey = { kind: 'score'; order: 'asc' | 'desc' } | { kind: 'field'; field: FieldRef; order: 'asc' | 'desc'; missing: 'first' | 'last' };
 
 export interface TermsAggregation {
   name: string;

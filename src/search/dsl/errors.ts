@@ -18,11 +18,13 @@ export const unknownField = (path: string, field: string): DeltabrokerError =>
   new DeltabrokerError('DB_VALIDATION', `unknown field ${JSON.stringify(field)} (at ${path})`, { ...details(path, 'unknown-field'), name: field });
 
 export const forbiddenField = (path: string, field: string): DeltabrokerError =>
-  new DeltabrokerError('DB_FORBIDDEN', `field ${JSON.stringify(field)} may not be read by the caller (at ${path})`, { ...details(path, 'field-not-readable'), name: field });
+  new DeltabrokerError('DB_FORBIDDEN', `field ${JSON.stringify(field)} may not be read by the caller (at ${path})`, {
+    ...details(path, 'field-not-readable'),
+    name: field,
+  });
 
 /** A clause the caller may not use while some fields are hidden from it (it could reveal them). */
 export const forbiddenClause = (path: string, what: string): DeltabrokerError =>
   new DeltabrokerError('DB_FORBIDDEN', `${what} may not be used by a caller who cannot read every field (at ${path})`, details(path, 'clause-not-allowed'));
 
-export const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === 'object' && !Array.isArray(value);
+export const isPlainObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);

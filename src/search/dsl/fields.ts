@@ -7,7 +7,10 @@ const KEYWORD_SUFFIX = '.keyword';
 
 /** `*` matches any run of characters; everything else is literal. Used by `multi_match` and `_source`. */
 export function wildcardToRegExp(pattern: string): RegExp {
-  const body = pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*');
+  const body = pattern
+    .split('*')
+    .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+    .join('.*');
   return new RegExp(`^${body}$`);
 }
 

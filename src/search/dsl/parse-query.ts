@@ -169,7 +169,14 @@ function parseMultiMatch(body: unknown, path: string, ctx: Context): QueryNode {
     if (!Number.isFinite(fieldBoost) || fieldBoost < 0) throw invalid(at, 'type', `bad boost in ${JSON.stringify(spec)}`);
     for (const field of ctx.fields.stringFields(name, at)) chosen.set(field.name, { field: { ...field, keyword: false }, boost: fieldBoost });
   });
-  return { kind: 'multi_match', fields: [...chosen.values()], query, operator: parseOperator(raw.operator, `${path}.operator`), type: type as MultiMatchType, boost };
+  return {
+    kind: 'multi_match',
+    fields: [...chosen.values()],
+    query,
+    operator: parseOperator(raw.operator, `${path}.operator`),
+    type: type as MultiMatchType,
+    boost,
+  };
 }
 
 function parseTerm(body: unknown, path: string, ctx: Context): QueryNode {
@@ -209,9 +216,7 @@ function parsePattern(kind: 'prefix' | 'wildcard', body: unknown, path: string, 
   const entry = fieldEntry(body, path, ctx);
   if (entry.field.type !== 'string') throw invalid(entry.path, 'field-type', `${kind} applies to string fields only`);
   const aliases = kind === 'wildcard' && isPlainObject(entry.value) && entry.value.wildcard !== undefined;
-  const opts = aliases
-    ? options(entry.value, entry.path, 'wildcard', ['case_insensitive'])
-    : options(entry.value, entry.path, 'value', ['case_insensitive']);
+  const opts = aliases ? options(entry.value, entry.path, 'wildcard', ['case_insensitive']) : options(entry.value, entry.path, 'value', ['case_insensitive']);
   const caseInsensitive = opts.raw.case_insensitive === undefined ? false : requireBoolean(opts.raw.case_insensitive, `${entry.path}.case_insensitive`);
   const text = requireString(opts.main, entry.path);
   return kind === 'prefix'
@@ -242,6 +247,8 @@ function parseBool(body: unknown, path: string, ctx: Context, depth: number): Qu
   const minimumShouldMatch =
     raw.minimum_should_match !== undefined
       ? parseMinimumShouldMatch(raw.minimum_should_match, `${path}.minimum_should_match`)(should.length)
-      : should.length > 0 && must.length === 0 && filter.length === 0 ? 1 : 0;
+      : should.length > 0 && must.length === 0 && filter.length === 0
+        ? 1
+        : 0;
   return { kind: 'bool', must, should, filter, mustNot, minimumShouldMatch, boost };
 }

@@ -17,7 +17,7 @@ const MAX_AGGREGATIONS = 20;
  */
 export function refuseIndexKeys(body: Record<string, unknown>): void {
   for (const key of ['index', '_index']) {
-    if (key in body) throw invalid(`payload.${key}`, 'not-allowed', 'a search runs against the entity\'s own index; the body may not name one');
+    if (key in body) throw invalid(`payload.${key}`, 'not-allowed', "a search runs against the entity's own index; the body may not name one");
   }
 }
 
@@ -116,7 +116,8 @@ function parseAggregations(value: unknown, path: string, fields: FieldResolver):
     const at = `${path}.${name}`;
     const agg = value[name];
     if (!isPlainObject(agg)) throw malformed(at, 'an aggregation must be an object');
-    for (const key of Object.keys(agg)) if (key !== 'terms') throw unsupported(`${at}.${key}`, key === 'aggs' || key === 'aggregations' ? 'sub-aggregations' : `aggregation "${key}"`);
+    for (const key of Object.keys(agg))
+      if (key !== 'terms') throw unsupported(`${at}.${key}`, key === 'aggs' || key === 'aggregations' ? 'sub-aggregations' : `aggregation "${key}"`);
     const terms = agg.terms;
     if (!isPlainObject(terms)) throw invalid(at, 'required', 'only terms aggregations are supported: { "terms": { "field": … } }');
     for (const key of Object.keys(terms)) if (key !== 'field' && key !== 'size') throw unsupported(`${at}.terms.${key}`, `terms option "${key}"`);

@@ -131,14 +131,20 @@ export function createElasticsearchSearchIndex(client: Client, options: Elastics
         { index: { _index: target, _id: doc.id, version: doc.version, version_type: 'external_gte' as const } },
         doc.source,
       ];
-      await bulk(batches(latestPerId(docs)).map((batch) => batch.flatMap(toOperations)), 409);
+      await bulk(
+        batches(latestPerId(docs)).map((batch) => batch.flatMap(toOperations)),
+        409,
+      );
     },
 
     async delete(index, ids) {
       const definition = await definitionOf(index);
       validateIds(ids);
       const target = physical(definition.name);
-      await bulk(batches(ids).map((batch) => batch.map((id) => ({ delete: { _index: target, _id: id } }))), 404);
+      await bulk(
+        batches(ids).map((batch) => batch.map((id) => ({ delete: { _index: target, _id: id } }))),
+        404,
+      );
     },
 
     async maskFields(index, match, fields, marker) {
@@ -177,7 +183,9 @@ export function createElasticsearchSearchIndex(client: Client, options: Elastics
         took: response.took,
         timed_out: false,
         hits: {
-          ...(total === undefined ? {} : { total: typeof total === 'number' ? { value: total, relation: 'eq' } : { value: total.value, relation: total.relation } }),
+          ...(total === undefined
+            ? {}
+            : { total: typeof total === 'number' ? { value: total, relation: 'eq' } : { value: total.value, relation: total.relation } }),
           max_score: response.hits.max_score ?? null,
           hits: response.hits.hits.map((hit) => {
             const source = project(hit._source ?? {});
@@ -230,9 +238,11 @@ export function createElasticsearchSearchIndex(client: Client, options: Elastics
 /** Connects to a cluster (checking that it answers) and returns the adapter; `close()` closes the connection. */
 export async function openElasticsearchSearchIndex(connection: ElasticsearchConnection, options: ElasticsearchSearchOptions = {}): Promise<SearchIndex> {
   const auth =
-    connection.apiKey !== undefined ? { apiKey: connection.apiKey }
-    : connection.username !== undefined ? { username: connection.username, password: connection.password ?? '' }
-    : undefined;
+    connection.apiKey !== undefined
+      ? { apiKey: connection.apiKey }
+      : connection.username !== undefined
+        ? { username: connection.username, password: connection.password ?? '' }
+        : undefined;
   const client = new Client({
     node: connection.node,
     ...(auth === undefined ? {} : { auth }),

@@ -18,9 +18,16 @@ export function fromElasticsearchError(error: unknown, stage = 'search'): Deltab
     if (status === 404 && type === 'index_not_found_exception') {
       return new DeltabrokerError('DB_NOT_FOUND', 'no such search index', { ...details, field: 'dispatch.entity', rule: 'index-exists' }, { cause: error });
     }
-    if (status === 400) return new DeltabrokerError('DB_VALIDATION', `Elasticsearch refused the request: ${reason}`, { ...details, field: 'payload', rule: 'rejected-by-engine' }, { cause: error });
+    if (status === 400)
+      return new DeltabrokerError(
+        'DB_VALIDATION',
+        `Elasticsearch refused the request: ${reason}`,
+        { ...details, field: 'payload', rule: 'rejected-by-engine' },
+        { cause: error },
+      );
     if (status === 409) return new DeltabrokerError('DB_CONFLICT', `Elasticsearch reported a conflict: ${reason}`, details, { cause: error });
-    if (status === 429 || status >= 500) return new DeltabrokerError('DB_DEPENDENCY_UNAVAILABLE', `Elasticsearch is not available: ${reason}`, details, { cause: error });
+    if (status === 429 || status >= 500)
+      return new DeltabrokerError('DB_DEPENDENCY_UNAVAILABLE', `Elasticsearch is not available: ${reason}`, details, { cause: error });
     return new DeltabrokerError('DB_INTERNAL', `Elasticsearch answered ${status}: ${reason}`, details, { cause: error });
   }
   if (error instanceof errors.ConnectionError || error instanceof errors.TimeoutError || error instanceof errors.NoLivingConnectionsError) {

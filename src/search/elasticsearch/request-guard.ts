@@ -17,8 +17,18 @@ import type { IndexDefinition } from '../search-port';
 import { parseSourceFilter } from '../source-filter';
 
 const TOP_LEVEL = new Set([
-  'query', 'post_filter', 'from', 'size', 'sort', '_source', 'aggs', 'aggregations',
-  'track_total_hits', 'track_scores', 'search_after', 'min_score',
+  'query',
+  'post_filter',
+  'from',
+  'size',
+  'sort',
+  '_source',
+  'aggs',
+  'aggregations',
+  'track_total_hits',
+  'track_scores',
+  'search_after',
+  'min_score',
 ]);
 /** Clauses that read fields they do not name (query strings, scripts, similar-document lookups). */
 const IMPLICIT_FIELDS = new Set(['query_string', 'simple_query_string', 'more_like_this', 'script', 'script_score', 'percolate', '_script']);
@@ -39,7 +49,10 @@ class Guard {
   private readonly hidden: string[];
   private readonly strings: Set<string>;
 
-  constructor(definition: IndexDefinition, private readonly readable?: ReadonlySet<string>) {
+  constructor(
+    definition: IndexDefinition,
+    private readonly readable?: ReadonlySet<string>,
+  ) {
     this.fields = new FieldResolver(definition, readable);
     this.hidden = definition.fields.map((f) => f.name).filter((name) => !this.fields.isReadable(name));
     this.strings = new Set(definition.fields.filter((f) => f.type === 'string').map((f) => f.name));

@@ -63,7 +63,11 @@ export async function createShadowIndex(client: Client, shadow: NewShadow): Prom
   );
   const failure = copied.failures?.[0];
   if (failure !== undefined) {
-    throw new DeltabrokerError('DB_DEPENDENCY_UNAVAILABLE', `copying ${copyOf} into shadow ${shadow.name} failed: ${JSON.stringify(failure.cause ?? failure)}`, { stage: STAGE });
+    throw new DeltabrokerError(
+      'DB_DEPENDENCY_UNAVAILABLE',
+      `copying ${copyOf} into shadow ${shadow.name} failed: ${JSON.stringify(failure.cause ?? failure)}`,
+      { stage: STAGE },
+    );
   }
 }
 

@@ -43,7 +43,9 @@ export function compileQuery(node: QueryNode, params: SqlParams): CompiledQuery 
     case 'wildcard':
       return constant(like(node.field, wildcardToLike(node.pattern), node.caseInsensitive, params), node.boost);
     case 'ids':
-      return node.values.length === 0 ? NEVER : constant(`id in (select jsonb_array_elements_text(${params.add(JSON.stringify(node.values), 'jsonb')}))`, node.boost);
+      return node.values.length === 0
+        ? NEVER
+        : constant(`id in (select jsonb_array_elements_text(${params.add(JSON.stringify(node.values), 'jsonb')}))`, node.boost);
     case 'bool':
       return bool(node, params);
   }

@@ -47,7 +47,8 @@ export function createPostgresSearchIndex(sql: SqlClient, options: PostgresSearc
     const cached = definitions.get(name);
     if (cached !== undefined) return cached;
     const loaded = await findDefinition(executor, schema, name);
-    if (loaded === undefined) throw new DeltabrokerError('DB_NOT_FOUND', `no search index ${name}`, { field: 'dispatch.entity', rule: 'index-exists', stage: 'search' });
+    if (loaded === undefined)
+      throw new DeltabrokerError('DB_NOT_FOUND', `no search index ${name}`, { field: 'dispatch.entity', rule: 'index-exists', stage: 'search' });
     definitions.set(name, loaded);
     return loaded;
   }

@@ -49,7 +49,9 @@ function run(file: string, args: string[], account: OsAccount | undefined, detac
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.once('error', reject);
-    child.once('close', (code) => (code === 0 ? resolve(output) : reject(Object.assign(new Error(`${path.basename(file)} exited with ${code}`), { output: output.trim() }))));
+    child.once('close', (code) =>
+      code === 0 ? resolve(output) : reject(Object.assign(new Error(`${path.basename(file)} exited with ${code}`), { output: output.trim() })),
+    );
   });
 }
 
@@ -111,7 +113,12 @@ async function initialise(bin: PostgresBinaries, dataDir: string, password: stri
       account,
     );
   } catch (error) {
-    throw new DeltabrokerError('DB_DEPENDENCY_UNAVAILABLE', `initdb failed: ${(error as { output?: string }).output ?? (error as Error).message}`, { stage: 'startup' }, { cause: error });
+    throw new DeltabrokerError(
+      'DB_DEPENDENCY_UNAVAILABLE',
+      `initdb failed: ${(error as { output?: string }).output ?? (error as Error).message}`,
+      { stage: 'startup' },
+      { cause: error },
+    );
   } finally {
     rmSync(pwfile, { force: true });
   }
@@ -127,10 +134,14 @@ async function startServer(bin: PostgresBinaries, dataDir: string, port: number,
     await run(bin.pgCtl, ['start', '-D', cluster, '-l', log, '-w', '-t', '60', '-o', options], account, true);
   } catch (error) {
     const tail = existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').slice(-5).join(' | ') : '';
-    throw new DeltabrokerError('DB_DEPENDENCY_UNAVAILABLE', `the embedded PostgreSQL server did not start on port ${port}: ${tail || (error as Error).message}`, {
-      field: 'DELTABROKER_POSTGRES_PORT',
-      stage: 'startup',
-    });
+    throw new DeltabrokerError(
+      'DB_DEPENDENCY_UNAVAILABLE',
+      `the embedded PostgreSQL server did not start on port ${port}: ${tail || (error as Error).message}`,
+      {
+        field: 'DELTABROKER_POSTGRES_PORT',
+        stage: 'startup',
+      },
+    );
   }
 }
 

@@ -30,7 +30,12 @@ export function serverAccount(): OsAccount | undefined {
   try {
     execFileSync('useradd', ['--system', '--user-group', '--no-create-home', '--shell', '/usr/sbin/nologin', POSTGRES_USER], { stdio: 'ignore' });
   } catch (cause) {
-    throw new DeltabrokerError('DB_DEPENDENCY_UNAVAILABLE', `PostgreSQL cannot run as root and the '${POSTGRES_USER}' account could not be created`, { stage: 'startup' }, { cause });
+    throw new DeltabrokerError(
+      'DB_DEPENDENCY_UNAVAILABLE',
+      `PostgreSQL cannot run as root and the '${POSTGRES_USER}' account could not be created`,
+      { stage: 'startup' },
+      { cause },
+    );
   }
   const created = lookUp();
   if (!created) throw new DeltabrokerError('DB_DEPENDENCY_UNAVAILABLE', `the '${POSTGRES_USER}' account was created but cannot be found`, { stage: 'startup' });

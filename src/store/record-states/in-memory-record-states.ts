@@ -3,7 +3,17 @@
  * delta's first outcome stays, checkpoints never go back), for unit tests of the pipeline and the services.
  * Values are copied in and out, so a caller's later changes never reach what is stored.
  */
-import { recordIdKey, verdictsOfEvents, type DeltaOutcomeRow, type PersistedEvent, type RecordId, type RecordState, type RecordStateStore, type StateCheckpoint, type StoredVerdict } from './port';
+import {
+  recordIdKey,
+  verdictsOfEvents,
+  type DeltaOutcomeRow,
+  type PersistedEvent,
+  type RecordId,
+  type RecordState,
+  type RecordStateStore,
+  type StateCheckpoint,
+  type StoredVerdict,
+} from './port';
 
 const outcomeKey = (tenant: string, deltaId: string): string => JSON.stringify([tenant, deltaId]);
 const checkpointKey = (topic: string, partition: number): string => JSON.stringify([topic, partition]);

@@ -87,6 +87,14 @@ export function verdictsOfEvents(events: readonly PersistedEvent[], partition: S
     status: 'accepted',
     id: e.id,
     state: { version: e.version, deleted: e.doc === null, doc: e.doc },
-    outcome: { status: 'accepted', deltaId: e.deltaId, eventId: e.eventId, version: e.version, topic: partition.topic, partition: partition.partition, offset: e.offset },
+    outcome: {
+      status: 'accepted',
+      deltaId: e.deltaId,
+      eventId: e.eventId,
+      version: e.version,
+      topic: partition.topic,
+      partition: partition.partition,
+      offset: e.offset,
+    },
   }));
 }

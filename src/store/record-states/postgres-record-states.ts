@@ -3,7 +3,17 @@
  * 002 and 004). A batch is read or written with a fixed number of statements, whatever its size.
  */
 import type { SqlClient, SqlExecutor } from '../sql-client';
-import { recordIdKey, verdictsOfEvents, type DeltaOutcomeRow, type PersistedEvent, type RecordId, type RecordState, type RecordStateStore, type StateCheckpoint, type StoredVerdict } from './port';
+import {
+  recordIdKey,
+  verdictsOfEvents,
+  type DeltaOutcomeRow,
+  type PersistedEvent,
+  type RecordId,
+  type RecordState,
+  type RecordStateStore,
+  type StateCheckpoint,
+  type StoredVerdict,
+} from './port';
 
 interface OutcomeColumns {
   delta_id: string;
@@ -40,14 +50,25 @@ export class PostgresRecordStateStore implements RecordStateStore {
   async getMany(ids: readonly RecordId[]): Promise<Map<string, RecordState>> {
     const found = new Map<string, RecordState>();
     if (ids.length === 0) return found;
-    const result = await this.sql.query<{ tenant: string; entity: string; record_key: string; version: string | number; deleted: boolean; doc: Record<string, unknown> | null }>(
+    const result = await this.sql.query<{
+      tenant: string;
+      entity: string;
+      record_key: string;
+      version: string | number;
+      deleted: boolean;
+      doc: Record<string, unknown> | null;
+    }>(
       `select s.tenant, s.entity, s.record_key, s.version, s.deleted, s.doc
          from record_state s join jsonb_to_recordset($1::jsonb) as r(tenant text, entity text, record_key text)
            on s.tenant = r.tenant and s.entity = r.entity and s.record_key = r.record_key`,
       [JSON.stringify(ids.map((id) => ({ tenant: id.tenant, entity: id.entity, record_key: id.key })))],
     );
     for (const row of result.rows) {
-      found.set(recordIdKey({ tenant: row.tenant, entity: row.entity, key: row.record_key }), { version: Number(row.version), deleted: row.deleted, doc: row.doc });
+      found.set(recordIdKey({ tenant: row.tenant, entity: row.entity, key: row.record_key }), {
+        version: Number(row.version),
+        deleted: row.deleted,
+        doc: row.doc,
+      });
     }
     return found;
   }
@@ -71,10 +92,10 @@ export class PostgresRecordStateStore implements RecordStateStore {
   }
 
   async checkpoint(topic: string, partition: number): Promise<string | undefined> {
-    const result = await this.sql.query<{ next_offset: string | number }>(
-      'select next_offset from state_checkpoints where topic = $1 and partition = $2',
-      [topic, partition],
-    );
+    const result = await this.sql.query<{ next_offset: string | number }>('select next_offset from state_checkpoints where topic = $1 and partition = $2', [
+      topic,
+      partition,
+    ]);
     const row = result.rows[0];
     return row ? String(row.next_offset) : undefined;
   }
@@ -92,7 +113,10 @@ async function writeCheckpoints(tx: SqlExecutor, checkpoints: readonly StateChec
 
 /** Writes verdicts (inside the caller's transaction, if any): the newest state per record, and every delta's outcome. */
 async function writeVerdicts(tx: SqlExecutor, verdicts: readonly StoredVerdict[]): Promise<void> {
-  const newest = new Map<string, { tenant: string; entity: string; record_key: string; version: number; deleted: boolean; doc: Record<string, unknown> | null }>();
+  const newest = new Map<
+    string,
+    { tenant: string; entity: string; record_key: string; version: number; deleted: boolean; doc: Record<string, unknown> | null }
+  >();
   for (const v of verdicts) {
     if (v.status !== 'accepted') continue;
     const key = recordIdKey(v.id);
@@ -102,8 +126,28 @@ async function writeVerdicts(tx: SqlExecutor, verdicts: readonly StoredVerdict[]
   }
   const outcomes = verdicts.map((v) =>
     v.status === 'accepted'
-      ? { delta_id: v.outcome.deltaId, tenant: v.id.tenant, status: 'accepted', event_id: v.outcome.eventId, version: v.outcome.version, topic: v.outcome.topic, partition: v.outcome.partition, log_offset: v.outcome.offset, problem: null }
-      : { delta_id: v.outcome.deltaId, tenant: v.tenant, status: 'refused', event_id: null, version: null, topic: null, partition: null, log_offset: null, problem: v.outcome.problem },
+      ? {
+          delta_id: v.outcome.deltaId,
+          tenant: v.id.tenant,
+          status: 'accepted',
+          event_id: v.outcome.eventId,
+          version: v.outcome.version,
+          topic: v.outcome.topic,
+          partition: v.outcome.partition,
+          log_offset: v.outcome.offset,
+          problem: null,
+        }
+      : {
+          delta_id: v.outcome.deltaId,
+          tenant: v.tenant,
+          status: 'refused',
+          event_id: null,
+          version: null,
+          topic: null,
+          partition: null,
+          log_offset: null,
+          problem: v.outcome.problem,
+        },
   );
   // One statement, so one round trip and atomic without a transaction of its own: the states only move forward.
   await tx.query(

@@ -168,7 +168,12 @@ class Compiler {
   /** The bind value of `v` compared with a field of `spec.type`; a value that cannot be one is DB_VALIDATION. */
   bind(v: RqlValue, ref: FieldRef, spec: FieldSpec): string | number | boolean {
     const mismatch = (hint: string): never => {
-      throw rqlFieldError(ref.name, v.pos, 'type-mismatch', `field "${ref.name}" is ${spec.type}; ${JSON.stringify(v.text)}${v.type === 'auto' ? '' : ` (${v.type})`} ${hint}`);
+      throw rqlFieldError(
+        ref.name,
+        v.pos,
+        'type-mismatch',
+        `field "${ref.name}" is ${spec.type}; ${JSON.stringify(v.text)}${v.type === 'auto' ? '' : ` (${v.type})`} ${hint}`,
+      );
     };
     switch (spec.type) {
       case 'string':

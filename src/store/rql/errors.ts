@@ -11,11 +11,12 @@ function near(query: string, pos: number): string {
 
 /** DB_BAD_REQUEST naming the 0-based position in the query. */
 export function rqlSyntaxError(query: string, pos: number, message: string, rule = 'syntax'): DeltabrokerError {
-  return new DeltabrokerError(
-    'DB_BAD_REQUEST',
-    `RQL syntax error at position ${pos}: ${message} (near ${JSON.stringify(near(query, pos))})`,
-    { field: 'payload', rule, stage: RQL_STAGE, position: pos },
-  );
+  return new DeltabrokerError('DB_BAD_REQUEST', `RQL syntax error at position ${pos}: ${message} (near ${JSON.stringify(near(query, pos))})`, {
+    field: 'payload',
+    rule,
+    stage: RQL_STAGE,
+    position: pos,
+  });
 }
 
 /** DB_VALIDATION about a field of the query (unknown field, type mismatch, unsupported operator). */
@@ -25,9 +26,10 @@ export function rqlFieldError(field: string, pos: number, rule: string, message:
 
 /** DB_FORBIDDEN: the caller's roles may not read the field it names. */
 export function rqlForbiddenField(field: string, pos: number, usage: string): DeltabrokerError {
-  return new DeltabrokerError(
-    'DB_FORBIDDEN',
-    `field "${field}" may not be read by the caller's roles, so it cannot be used in ${usage} (at position ${pos})`,
-    { field, rule: 'unreadable-field', stage: RQL_STAGE, position: pos },
-  );
+  return new DeltabrokerError('DB_FORBIDDEN', `field "${field}" may not be read by the caller's roles, so it cannot be used in ${usage} (at position ${pos})`, {
+    field,
+    rule: 'unreadable-field',
+    stage: RQL_STAGE,
+    position: pos,
+  });
 }

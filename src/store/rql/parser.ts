@@ -12,17 +12,7 @@
  * Values (values.ts): `string:`, `number:`, `date:`, `boolean:` prefixes type a value; bare `true`, `false`,
  * `null` are booleans and null; any other bare word is typed by the field it meets. Text is percent-decoded.
  */
-import {
-  COMPARISON_OPS,
-  OPERATORS,
-  SET_OPS,
-  type ComparisonOp,
-  type FieldRef,
-  type Filter,
-  type RqlQuery,
-  type SetOp,
-  type SortKey,
-} from './ast';
+import { COMPARISON_OPS, OPERATORS, SET_OPS, type ComparisonOp, type FieldRef, type Filter, type RqlQuery, type SetOp, type SortKey } from './ast';
 import { rqlSyntaxError } from './errors';
 import { percentDecode, tokenize, type Token } from './tokenizer';
 import { parseValue, TYPE_PREFIX } from './values';
@@ -35,9 +25,7 @@ export interface ParseOptions {
 }
 
 type Node =
-  | { kind: 'call'; name: string; args: Node[]; pos: number }
-  | { kind: 'array'; items: Node[]; pos: number }
-  | { kind: 'text'; raw: string; pos: number };
+  { kind: 'call'; name: string; args: Node[]; pos: number } | { kind: 'array'; items: Node[]; pos: number } | { kind: 'text'; raw: string; pos: number };
 
 const OPERATOR_NAME = /^[A-Za-z]+$/;
 

@@ -35,7 +35,12 @@ export function parseValue(raw: string, pos: number, query: string): RqlValue {
     case 'date': {
       const d = parseDate(text);
       if (d === undefined) {
-        throw rqlSyntaxError(query, at, `${JSON.stringify(text)} is not an ISO 8601 date (YYYY-MM-DD[THH:MM[:SS[.fff]]][Z|±HH:MM]; UTC when no offset)`, 'date');
+        throw rqlSyntaxError(
+          query,
+          at,
+          `${JSON.stringify(text)} is not an ISO 8601 date (YYYY-MM-DD[THH:MM[:SS[.fff]]][Z|±HH:MM]; UTC when no offset)`,
+          'date',
+        );
       }
       return { kind: 'value', type, value: d, text, pos };
     }

@@ -78,7 +78,10 @@ describe('query service', () => {
     await new TableProjection({ sql: store.sql, entities, logger: silentLogger(), projector: 'query-test-tables' }).apply(batchOf(merchants));
     const search = createPostgresSearchIndex(store.sql);
     await search.ensureIndex(indexDefinitionOf(config));
-    await search.upsert(physicalNamesOf(config).index, merchants.map((m) => ({ id: m.merchantId, version: 1, source: m })));
+    await search.upsert(
+      physicalNamesOf(config).index,
+      merchants.map((m) => ({ id: m.merchantId, version: 1, source: m })),
+    );
     queries = new QueryService({ sql: store.sql, entities, search, tables, index, consistencyTimeoutMs: 300 });
   });
   afterAll(async () => {
@@ -97,7 +100,7 @@ describe('query service', () => {
     expect(rest.next).toBeUndefined();
   });
 
-  test("a reader never sees the fields its roles may not read, in rows or hits; naming one is refused", async () => {
+  test('a reader never sees the fields its roles may not read, in rows or hits; naming one is refused', async () => {
     const [row] = (await queries.read(reader, 'merchant_account', 'eq(merchantId,m-1)')).items;
     expect(row).toMatchObject({ merchantId: 'm-1', name: 'Ada Shoes' });
     expect(row).not.toHaveProperty('iban');
@@ -109,8 +112,14 @@ describe('query service', () => {
   });
 
   test('refuses unknown entities, roles without the operation and a non-string RQL, naming the stage', async () => {
-    await expect(queries.read(admin, 'invoice', 'eq(a,1)')).rejects.toMatchObject({ code: 'DB_NOT_FOUND', details: { stage: 'read', rule: 'configured-entity' } });
-    await expect(queries.search({ ...admin, tenant: 'globex' }, 'merchant_account', {})).rejects.toMatchObject({ code: 'DB_NOT_FOUND', details: { stage: 'search' } });
+    await expect(queries.read(admin, 'invoice', 'eq(a,1)')).rejects.toMatchObject({
+      code: 'DB_NOT_FOUND',
+      details: { stage: 'read', rule: 'configured-entity' },
+    });
+    await expect(queries.search({ ...admin, tenant: 'globex' }, 'merchant_account', {})).rejects.toMatchObject({
+      code: 'DB_NOT_FOUND',
+      details: { stage: 'search' },
+    });
     const writer: Principal = { user: 'w', tenant: 'acme', roles: ['writer'] };
     await expect(queries.read(writer, 'merchant_account', 'eq(country,DE)')).rejects.toMatchObject({ code: 'DB_FORBIDDEN', details: { stage: 'read' } });
     await expect(queries.search(writer, 'merchant_account', {})).rejects.toMatchObject({ code: 'DB_FORBIDDEN', details: { stage: 'search' } });
@@ -123,8 +132,13 @@ describe('query service', () => {
       code: 'DB_TIMEOUT',
       details: { stage: 'read', field: 'dispatch.after', rule: 'consistency' },
     });
-    await expect(queries.search(admin, 'merchant_account', {}, { topic: TOPIC, partition: 0, offset: '0' })).rejects.toMatchObject({ code: 'DB_TIMEOUT', details: { stage: 'search' } });
+    await expect(queries.search(admin, 'merchant_account', {}, { topic: TOPIC, partition: 0, offset: '0' })).rejects.toMatchObject({
+      code: 'DB_TIMEOUT',
+      details: { stage: 'search' },
+    });
     setTimeout(() => index.advance(TOPIC, 0, 3n), 10);
-    expect((await queries.search(admin, 'merchant_account', { size: 0, track_total_hits: true }, { topic: TOPIC, partition: 0, offset: '2' })).hits.total).toEqual({ value: 3, relation: 'eq' });
+    expect(
+      (await queries.search(admin, 'merchant_account', { size: 0, track_total_hits: true }, { topic: TOPIC, partition: 0, offset: '2' })).hits.total,
+    ).toEqual({ value: 3, relation: 'eq' });
   });
 });

@@ -59,11 +59,20 @@ describe('write service on the in-process write path', () => {
     openLog = () => openInProcessWriteLog({ broker: kafka.parts, registryUrl: registry.url, rejectionsTopic: PIPELINE_TOPICS.rejections });
     log = await openLog();
     const entities = new InMemoryEntityConfigSource([defaultConfigInput()]);
-    await log.createTopics([{ topic: PIPELINE_TOPICS.deltas, partitions: 6 }, { topic: 'acme.merchant_account.events', partitions: 3 }]);
+    await log.createTopics([
+      { topic: PIPELINE_TOPICS.deltas, partitions: 6 },
+      { topic: 'acme.merchant_account.events', partitions: 3 },
+    ]);
     await registerRecordSchemas({ log, schemas, entities, datacenter: 'dc1' });
     const states = new InMemoryRecordStateStore();
     const issuer = await loadDevIssuer(dir, 'deltabroker-test', 'deltabroker');
-    const tokens = await createJwtVerifier({ issuer: 'deltabroker-test', audience: 'deltabroker', tenantClaim: 'tenant', rolesClaim: 'roles', devPublicKey: issuer.publicKey });
+    const tokens = await createJwtVerifier({
+      issuer: 'deltabroker-test',
+      audience: 'deltabroker',
+      tenantClaim: 'tenant',
+      rolesClaim: 'roles',
+      devPublicKey: issuer.publicKey,
+    });
     waiter = new OutcomeWaiter();
     processor = await startDeltaProcessor({
       log,
@@ -87,7 +96,13 @@ describe('write service on the in-process write path', () => {
 
   test('an accepted create answers its version, key and position on the persistence topic', async () => {
     const result = await writes.write(ada, command({ payload: { merchantId: 'm-accepted', name: 'Ada' } }));
-    expect(result).toMatchObject({ status: 'accepted', entity: 'merchant_account', key: 'm-accepted', version: 1, position: { topic: 'acme.merchant_account.events' } });
+    expect(result).toMatchObject({
+      status: 'accepted',
+      entity: 'merchant_account',
+      key: 'm-accepted',
+      version: 1,
+      position: { topic: 'acme.merchant_account.events' },
+    });
     const next = await writes.write(ada, command({ operation: 'update', payload: { merchantId: 'm-accepted', name: 'Ada L.' }, expectedVersion: 1 }));
     expect(next).toMatchObject({ status: 'accepted', version: 2 });
   });
@@ -112,7 +127,9 @@ describe('write service on the in-process write path', () => {
     expect(again).toMatchObject({ status: 'accepted', deltaId: 'idem-1', version: 1, position: (first as { position: unknown }).position });
     expect(await written()).toEqual(before);
     const refusal = { code: 'DB_VALIDATION', details: { stage: 'validate', rule: 'unknown-field' } };
-    await expect(writes.write(ada, command({ deltaId: 'idem-2', payload: { merchantId: 'm-idem-2', name: 'A', nickname: 'x' } }))).rejects.toMatchObject(refusal);
+    await expect(writes.write(ada, command({ deltaId: 'idem-2', payload: { merchantId: 'm-idem-2', name: 'A', nickname: 'x' } }))).rejects.toMatchObject(
+      refusal,
+    );
     await expect(writes.write(ada, command({ deltaId: 'idem-2', payload: { merchantId: 'm-idem-2', name: 'A' } }))).rejects.toMatchObject(refusal);
   });
 
@@ -127,15 +144,28 @@ describe('write service on the in-process write path', () => {
       handleBatch: async (batch) => void records.push(...batch.records.filter((r) => r.value.id === result.deltaId)),
     });
     const [record] = records;
-    expect(record?.value).toMatchObject({ tenant: 'acme', entity: 'merchant_account', key: 'm-async', actor: { user: 'ada', roles: ['writer'] }, expectedVersion: 0, origin: { datacenter: 'dc1' } });
+    expect(record?.value).toMatchObject({
+      tenant: 'acme',
+      entity: 'merchant_account',
+      key: 'm-async',
+      actor: { user: 'ada', roles: ['writer'] },
+      expectedVersion: 0,
+      origin: { datacenter: 'dc1' },
+    });
     expect(seal.verify(record?.value as DeltaEnvelope, record?.headers[DELTA_SEAL_HEADER])).toBe(true);
     expect(record?.headers['request-id']).toBe('req-1');
   });
 
   test('bad commands are refused before anything is published', async () => {
-    await expect(writes.write(ada, command({ entity: 'invoice' }))).rejects.toMatchObject({ code: 'DB_NOT_FOUND', details: { stage: 'entity-config', rule: 'configured-entity' } });
+    await expect(writes.write(ada, command({ entity: 'invoice' }))).rejects.toMatchObject({
+      code: 'DB_NOT_FOUND',
+      details: { stage: 'entity-config', rule: 'configured-entity' },
+    });
     await expect(writes.write({ ...ada, tenant: 'globex' }, command())).rejects.toMatchObject({ code: 'DB_NOT_FOUND', details: { field: 'dispatch.entity' } });
-    await expect(writes.write(ada, command({ payload: { name: 'no key' } }))).rejects.toMatchObject({ code: 'DB_VALIDATION', details: { field: 'payload.merchantId', rule: 'required' } });
+    await expect(writes.write(ada, command({ payload: { name: 'no key' } }))).rejects.toMatchObject({
+      code: 'DB_VALIDATION',
+      details: { field: 'payload.merchantId', rule: 'required' },
+    });
     await expect(writes.write(ada, command({ payload: { merchantId: 'm-inf', name: 'A', mcc: Infinity } }))).rejects.toMatchObject({
       code: 'DB_VALIDATION',
       details: { field: 'payload.mcc', rule: 'finite-number' },
@@ -147,6 +177,10 @@ describe('write service on the in-process write path', () => {
     await expect(impatient.write(ada, command({ deltaId: 'slow-1' }))).rejects.toMatchObject({ code: 'DB_TIMEOUT', details: { deltaId: 'slow-1' } });
     const closed = await openLog();
     await closed.close();
-    await expect(new WriteService({ ...options, log: closed }).write(ada, command())).rejects.toMatchObject({ code: 'DB_DEPENDENCY_UNAVAILABLE', retriable: true, details: { stage: 'publish' } });
+    await expect(new WriteService({ ...options, log: closed }).write(ada, command())).rejects.toMatchObject({
+      code: 'DB_DEPENDENCY_UNAVAILABLE',
+      retriable: true,
+      details: { stage: 'publish' },
+    });
   });
 });

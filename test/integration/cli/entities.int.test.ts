@@ -40,6 +40,9 @@ describe('deltabroker entities', () => {
 
   test('show refuses an unknown entity and an unknown format', async () => {
     await expect(runCli(cli, ['entities', 'show', 'acme', 'nope'])).rejects.toMatchObject({ code: 'DB_NOT_FOUND' });
-    await expect(runCli(cli, ['entities', 'show', 'acme', 'merchant_account', '--format', 'xml'])).rejects.toMatchObject({ code: 'DB_VALIDATION', details: { field: 'format' } });
+    await expect(runCli(cli, ['entities', 'show', 'acme', 'merchant_account', '--format', 'xml'])).rejects.toMatchObject({
+      code: 'DB_VALIDATION',
+      details: { field: 'format' },
+    });
   });
 });

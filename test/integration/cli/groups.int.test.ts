@@ -31,7 +31,8 @@ describe('deltabroker topics alter and topics groups', () => {
     const producer = kafka.producer();
     await producer.connect();
     t0 = Date.now() - 60_000;
-    for (let i = 0; i < 10; i++) await producer.send({ topic: 'cli.orders', messages: [{ value: `v${i}`, partition: i % 2, timestamp: String(t0 + i * 1000) }] });
+    for (let i = 0; i < 10; i++)
+      await producer.send({ topic: 'cli.orders', messages: [{ value: `v${i}`, partition: i % 2, timestamp: String(t0 + i * 1000) }] });
     await producer.disconnect();
   });
   afterAll(async () => {
@@ -39,7 +40,7 @@ describe('deltabroker topics alter and topics groups', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  test('alter: adds partitions and sets retention, keeping the topic\'s other configs; refusals name the field', async () => {
+  test("alter: adds partitions and sets retention, keeping the topic's other configs; refusals name the field", async () => {
     const admin = kafka.admin();
     await admin.connect();
     await admin.createTopics({ topics: [{ topic: 'cli.grow', numPartitions: 1, configEntries: [{ name: 'segment.ms', value: '600000' }] }] });
@@ -51,16 +52,28 @@ describe('deltabroker topics alter and topics groups', () => {
       configs: { 'retention.ms': '3600000', 'retention.bytes': '-1', 'cleanup.policy': 'delete' },
     });
     await admin.connect();
-    const { resources } = await admin.describeConfigs({ includeSynonyms: false, resources: [{ type: 2, name: 'cli.grow', configNames: ['segment.ms', 'retention.ms'] }] });
-    expect(Object.fromEntries(resources[0]!.configEntries.map((e) => [e.configName, e.configValue]))).toEqual({ 'segment.ms': '600000', 'retention.ms': '3600000' });
+    const { resources } = await admin.describeConfigs({
+      includeSynonyms: false,
+      resources: [{ type: 2, name: 'cli.grow', configNames: ['segment.ms', 'retention.ms'] }],
+    });
+    expect(Object.fromEntries(resources[0]!.configEntries.map((e) => [e.configName, e.configValue]))).toEqual({
+      'segment.ms': '600000',
+      'retention.ms': '3600000',
+    });
     expect((await admin.fetchTopicMetadata({ topics: ['cli.grow'] })).topics[0]!.partitions).toHaveLength(3);
     await admin.disconnect();
 
     const table = await runCli(cli, ['topics', 'alter', 'cli.grow', '--retention-ms', '-1']);
     expect(table).toMatch(/^topic cli\.grow: 3 partitions\n\nCONFIG\s+VALUE\nretention\.ms\s+-1\n/);
-    await expect(runCli(cli, ['topics', 'alter', 'cli.grow', '--partitions', '2'])).rejects.toMatchObject({ code: 'DB_VALIDATION', details: { field: 'partitions', rule: 'greater-than-current' } });
+    await expect(runCli(cli, ['topics', 'alter', 'cli.grow', '--partitions', '2'])).rejects.toMatchObject({
+      code: 'DB_VALIDATION',
+      details: { field: 'partitions', rule: 'greater-than-current' },
+    });
     await expect(runCli(cli, ['topics', 'alter', 'cli.grow'])).rejects.toMatchObject({ code: 'DB_VALIDATION', details: { field: 'options' } });
-    await expect(runCli(cli, ['topics', 'alter', 'cli.none', '--retention-ms', '5'])).rejects.toMatchObject({ code: 'DB_NOT_FOUND', details: { field: 'topic' } });
+    await expect(runCli(cli, ['topics', 'alter', 'cli.none', '--retention-ms', '5'])).rejects.toMatchObject({
+      code: 'DB_NOT_FOUND',
+      details: { field: 'topic' },
+    });
   });
 
   test('groups: list, describe with lag, refusals while members run, reset to earliest/latest/a time, delete', async () => {
@@ -69,7 +82,10 @@ describe('deltabroker topics alter and topics groups', () => {
     await consumer.connect();
     await consumer.subscribe({ topic: 'cli.orders', fromBeginning: true });
     await consumer.run({ eachMessage: async () => void seen++ });
-    await eventually(async () => seen, (n) => n === 10);
+    await eventually(
+      async () => seen,
+      (n) => n === 10,
+    );
     const active = await eventually(
       () => json<GroupReport>(['topics', 'groups', 'describe', 'cli-readers']),
       (r) => r.partitions.length === 2 && r.partitions.every((p) => p.lag === 0),
@@ -80,13 +96,21 @@ describe('deltabroker topics alter and topics groups', () => {
       ['cli.orders', 1, '5', '5', 0],
     ]);
     expect(active.partitions[0]!.memberId).toEqual(expect.any(String));
-    expect(await json<GroupSummary[]>(['topics', 'groups', 'list'])).toEqual([{ groupId: 'cli-readers', protocolType: 'consumer', state: 'Stable', members: 1 }]);
+    expect(await json<GroupSummary[]>(['topics', 'groups', 'list'])).toEqual([
+      { groupId: 'cli-readers', protocolType: 'consumer', state: 'Stable', members: 1 },
+    ]);
     expect(await runCli(cli, ['topics', 'groups', 'list'])).toMatch(/^GROUP\s+STATE\s+MEMBERS\s+PROTOCOL TYPE\ncli-readers\s+Stable\s+1\s+consumer\n$/);
-    await expect(runCli(cli, ['topics', 'groups', 'delete', 'cli-readers'])).rejects.toMatchObject({ code: 'DB_CONFLICT', details: { field: 'group', rule: 'group-empty' } });
-    await expect(runCli(cli, ['topics', 'groups', 'reset-offsets', 'cli-readers', '--topic', 'cli.orders', '--to-earliest'])).rejects.toMatchObject({ code: 'DB_CONFLICT' });
+    await expect(runCli(cli, ['topics', 'groups', 'delete', 'cli-readers'])).rejects.toMatchObject({
+      code: 'DB_CONFLICT',
+      details: { field: 'group', rule: 'group-empty' },
+    });
+    await expect(runCli(cli, ['topics', 'groups', 'reset-offsets', 'cli-readers', '--topic', 'cli.orders', '--to-earliest'])).rejects.toMatchObject({
+      code: 'DB_CONFLICT',
+    });
     await consumer.disconnect();
 
-    const reset = (...to: string[]) => json<{ dryRun: boolean; offsets: OffsetReset[] }>(['topics', 'groups', 'reset-offsets', 'cli-readers', '--topic', 'cli.orders', ...to]);
+    const reset = (...to: string[]) =>
+      json<{ dryRun: boolean; offsets: OffsetReset[] }>(['topics', 'groups', 'reset-offsets', 'cli-readers', '--topic', 'cli.orders', ...to]);
     const committed = async () => {
       const admin = kafka.admin();
       await admin.connect();
@@ -111,7 +135,10 @@ describe('deltabroker topics alter and topics groups', () => {
     expect(await committed()).toEqual(['3', '3']);
     await reset('--to-latest');
     expect(await committed()).toEqual(['5', '5']);
-    await expect(runCli(cli, ['topics', 'groups', 'reset-offsets', 'cli-readers', '--topic', 'cli.orders'])).rejects.toMatchObject({ code: 'DB_VALIDATION', details: { field: 'to' } });
+    await expect(runCli(cli, ['topics', 'groups', 'reset-offsets', 'cli-readers', '--topic', 'cli.orders'])).rejects.toMatchObject({
+      code: 'DB_VALIDATION',
+      details: { field: 'to' },
+    });
 
     const resumed = kafka.consumer({ groupId: 'cli-readers', maxWaitTimeInMs: 100 });
     await resumed.connect();
@@ -123,7 +150,9 @@ describe('deltabroker topics alter and topics groups', () => {
     expect(after).toBe(0); // reset to the end: nothing left to read
 
     const report = await runCli(cli, ['topics', 'groups', 'describe', 'cli-readers']);
-    expect(report).toMatch(/^group cli-readers: Empty, 0 members\n\nTOPIC\s+PARTITION\s+COMMITTED\s+HIGH\s+LAG\s+MEMBER\s+HOST\s+CLIENT ID\ncli\.orders\s+0\s+5\s+5\s+0\s+-/);
+    expect(report).toMatch(
+      /^group cli-readers: Empty, 0 members\n\nTOPIC\s+PARTITION\s+COMMITTED\s+HIGH\s+LAG\s+MEMBER\s+HOST\s+CLIENT ID\ncli\.orders\s+0\s+5\s+5\s+0\s+-/,
+    );
     expect(await json(['topics', 'groups', 'delete', 'cli-readers'])).toEqual({ groupId: 'cli-readers', deleted: true });
     expect(await json<GroupSummary[]>(['topics', 'groups', 'list'])).toEqual([]);
     await expect(runCli(cli, ['topics', 'groups', 'describe', 'cli-readers'])).rejects.toMatchObject({ code: 'DB_NOT_FOUND', details: { field: 'group' } });

@@ -11,7 +11,9 @@ export async function runCli(config: Config, args: string[]): Promise<string> {
     return true;
   });
   try {
-    await buildCli(() => config).exitOverride().parseAsync(args, { from: 'user' });
+    await buildCli(() => config)
+      .exitOverride()
+      .parseAsync(args, { from: 'user' });
   } finally {
     spy.mockRestore();
   }

@@ -23,7 +23,11 @@ describe('deltabroker topics', () => {
     // What an operator's shell would have: no brokers configured, the service's embedded broker port.
     cli = loadConfig({ DELTABROKER_DATA_DIR: t.config.dataDir, DELTABROKER_KAFKA_PORT: port, DELTABROKER_ENTITIES_DIR: entities });
     const writer = await t.token(['writer']);
-    const created = await post(`${t.url}/`, { dispatch: { entity: 'merchant_account', operation: 'create' }, payload: { merchantId: 'm-cli-1', name: 'Ada' } }, { authorization: `Bearer ${writer}` });
+    const created = await post(
+      `${t.url}/`,
+      { dispatch: { entity: 'merchant_account', operation: 'create' }, payload: { merchantId: 'm-cli-1', name: 'Ada' } },
+      { authorization: `Bearer ${writer}` },
+    );
     expect(created.status).toBe(201);
     written = created.body.position as { partition: number; offset: string };
   });
@@ -75,9 +79,16 @@ describe('deltabroker topics', () => {
     const publish = (ns: number[]) => t.service.log.publish(ns.map((n) => ({ topic, key: null, value: { n }, schema: probe })));
     await publish([1, 2, 3]);
     let seen = 0;
-    const subscription = await t.service.log.subscribe<{ n: number }>({ groupId: 'cli-lag-group', topics: [topic], handleBatch: async (b) => void (seen += b.records.length) });
+    const subscription = await t.service.log.subscribe<{ n: number }>({
+      groupId: 'cli-lag-group',
+      topics: [topic],
+      handleBatch: async (b) => void (seen += b.records.length),
+    });
     await subscription.joined;
-    await eventually(async () => seen, (n) => n === 3);
+    await eventually(
+      async () => seen,
+      (n) => n === 3,
+    );
     await subscription.stop();
     await publish([4, 5]);
 

@@ -84,7 +84,11 @@ describe('POST /dispatch encrypt variants', () => {
   test('an unknown, disabled or unrecognised keyAlias is refused, naming the field', async () => {
     await t.service.aliases.configure({ tenant: 'acme', alias: 'off', family: 'hsm', keyLabel: 'acme-off-key', enabled: false }, true);
     await t.service.aliases.configure({ tenant: 'acme', alias: 'ghost', family: 'hsm', keyLabel: 'no-such-label', enabled: true });
-    for (const [alias, reason] of [['nope', 'not configured'], ['off', 'disabled'], ['ghost', 'not recognised']] as const) {
+    for (const [alias, reason] of [
+      ['nope', 'not configured'],
+      ['off', 'disabled'],
+      ['ghost', 'not recognised'],
+    ] as const) {
       const res = await dispatch(writer, { dispatch: { operation: 'encrypt', method: 'hsm', keyAlias: alias }, payload: 'x' });
       expect(res.status).toBe(400);
       expect(res.body).toMatchObject({ code: 'DB_UNKNOWN_KEY', field: 'dispatch.keyAlias' });

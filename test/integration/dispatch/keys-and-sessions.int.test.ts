@@ -90,7 +90,8 @@ describe('keyring rotation, rewrap and sessions', () => {
     await encrypt('aes', 'load the key');
     await t.service.keyring.flush();
     const countOf = async (version: number) =>
-      (await t.service.keyring.list('acme')).find((k) => k.family === 'aes' && k.name === 'default')?.versions.find((v) => v.version === version)?.encryptions ?? -1;
+      (await t.service.keyring.list('acme')).find((k) => k.family === 'aes' && k.name === 'default')?.versions.find((v) => v.version === version)
+        ?.encryptions ?? -1;
     const version = Number(/:v(\d+):/.exec(await encrypt('aes', 'which version'))?.[1]);
     const before = await countOf(version);
     const ciphertexts = await Promise.all(Array.from({ length: 25 }, (_, i) => encrypt('aes', `counted ${i}`)));

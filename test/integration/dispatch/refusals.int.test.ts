@@ -14,8 +14,7 @@ describe('POST /dispatch refusals', () => {
   });
   afterAll(() => t.stop());
 
-  const dispatch = (body: unknown, headers: Record<string, string> = {}) =>
-    post(`${t.url}/dispatch`, body, { authorization: `Bearer ${writer}`, ...headers });
+  const dispatch = (body: unknown, headers: Record<string, string> = {}) => post(`${t.url}/dispatch`, body, { authorization: `Bearer ${writer}`, ...headers });
 
   test.each([
     ['an unknown operation', { dispatch: { operation: 'shred', method: 'aes' }, payload: 'x' }, 'DB_VALIDATION', 'dispatch.operation'],
@@ -60,7 +59,11 @@ describe('POST /dispatch refusals', () => {
   });
 
   test('headers over the limit → 431 problem+json', async () => {
-    const res = await fetch(`${t.url}/dispatch`, { method: 'POST', headers: { authorization: `Bearer ${writer}`, 'x-filler': 'x'.repeat(20_000) }, body: '{}' });
+    const res = await fetch(`${t.url}/dispatch`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${writer}`, 'x-filler': 'x'.repeat(20_000) },
+      body: '{}',
+    });
     expect(res.status).toBe(431);
     expect(res.headers.get('content-type')).toBe('application/problem+json');
     expect(((await res.json()) as { code: string }).code).toBe('DB_HEADERS_TOO_LARGE');

@@ -74,23 +74,33 @@ describe('embedded kafka: group and topic administration', () => {
 
     await broker.restart();
     const b = await admin();
-    expect((await b.fetchTopicOffsets('adm.grow')).map((p) => [p.partition, p.high])).toEqual([[0, '1'], [1, '0'], [2, '1']]);
+    expect((await b.fetchTopicOffsets('adm.grow')).map((p) => [p.partition, p.high])).toEqual([
+      [0, '1'],
+      [1, '0'],
+      [2, '1'],
+    ]);
     await b.disconnect();
   }, 30_000);
 
-  test('AlterConfigs replaces a topic\'s configs; retention takes effect and is kept after a restart', async () => {
+  test("AlterConfigs replaces a topic's configs; retention takes effect and is kept after a restart", async () => {
     const a = await admin();
     await a.createTopics({ topics: [{ topic: 'adm.conf', numPartitions: 1, configEntries: [{ name: 'segment.ms', value: '600000' }] }] });
     const describe = async (name = 'adm.conf') => {
       const { resources } = await (await admin()).describeConfigs({ includeSynonyms: false, resources: [{ type: ConfigResourceTypes.TOPIC, name }] });
       return Object.fromEntries(resources[0]!.configEntries.map((e) => [e.configName, [e.configValue, e.isDefault]]));
     };
-    await a.alterConfigs({ validateOnly: false, resources: [{ type: ConfigResourceTypes.TOPIC, name: 'adm.conf', configEntries: [{ name: 'retention.ms', value: '3600000' }] }] });
+    await a.alterConfigs({
+      validateOnly: false,
+      resources: [{ type: ConfigResourceTypes.TOPIC, name: 'adm.conf', configEntries: [{ name: 'retention.ms', value: '3600000' }] }],
+    });
     const after = await describe();
     expect(after['retention.ms']).toEqual(['3600000', false]);
     expect(after['segment.ms']).toEqual([String(7 * 24 * 3600 * 1000), true]); // left out, so back to its default
     await expect(
-      a.alterConfigs({ validateOnly: false, resources: [{ type: ConfigResourceTypes.TOPIC, name: 'adm.conf', configEntries: [{ name: 'retention.ms', value: 'soon' }] }] }),
+      a.alterConfigs({
+        validateOnly: false,
+        resources: [{ type: ConfigResourceTypes.TOPIC, name: 'adm.conf', configEntries: [{ name: 'retention.ms', value: 'soon' }] }],
+      }),
     ).rejects.toMatchObject({ type: 'INVALID_CONFIG' });
     await a.disconnect();
     await broker.restart();
@@ -99,7 +109,18 @@ describe('embedded kafka: group and topic administration', () => {
 
   test('IncrementalAlterConfigs (raw bytes: no client here sends it) sets, deletes and appends', async () => {
     const a = await admin();
-    await a.createTopics({ topics: [{ topic: 'adm.inc', numPartitions: 1, configEntries: [{ name: 'retention.ms', value: '1000' }, { name: 'segment.ms', value: '2000' }] }] });
+    await a.createTopics({
+      topics: [
+        {
+          topic: 'adm.inc',
+          numPartitions: 1,
+          configEntries: [
+            { name: 'retention.ms', value: '1000' },
+            { name: 'segment.ms', value: '2000' },
+          ],
+        },
+      ],
+    });
     await a.disconnect();
     const c = await RawClient.connect(broker.kafka.port);
     const alter = async (changes: [string, number, string | null][]) => {
@@ -114,7 +135,13 @@ describe('embedded kafka: group and topic administration', () => {
       r.int32();
       return r.array((r) => [r.int16(), r.nullableString()] as const)[0];
     };
-    expect(await alter([['retention.ms', 0, '5000'], ['segment.ms', 1, null], ['cleanup.policy', 2, 'compact']])).toEqual([0, null]);
+    expect(
+      await alter([
+        ['retention.ms', 0, '5000'],
+        ['segment.ms', 1, null],
+        ['cleanup.policy', 2, 'compact'],
+      ]),
+    ).toEqual([0, null]);
     expect(await alter([['retention.ms', 2, '1']])).toEqual([40, 'retention.ms is not a list; APPEND and SUBTRACT apply to lists']);
     c.close();
     const { resources } = await (await admin()).describeConfigs({ includeSynonyms: false, resources: [{ type: ConfigResourceTypes.TOPIC, name: 'adm.inc' }] });

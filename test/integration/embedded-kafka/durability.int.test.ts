@@ -30,7 +30,9 @@ async function readAll(kafka: Kafka, topic: string, expected: number): Promise<{
   const got: { partition: number; offset: number; value: string }[] = [];
   await consumer.connect();
   await consumer.subscribe({ topic, fromBeginning: true });
-  await consumer.run({ eachMessage: async ({ partition, message }) => void got.push({ partition, offset: Number(message.offset), value: message.value!.toString() }) });
+  await consumer.run({
+    eachMessage: async ({ partition, message }) => void got.push({ partition, offset: Number(message.offset), value: message.value!.toString() }),
+  });
   await waitFor(() => got.length >= expected, 20_000, `${expected} records`);
   await new Promise((r) => setTimeout(r, 300));
   await consumer.disconnect();
@@ -43,7 +45,8 @@ describe('embedded kafka: durability', () => {
     try {
       let producer = broker.client().producer();
       await producer.connect();
-      for (let i = 0; i < 10; i++) await producer.send({ topic: 'kept', messages: Array.from({ length: 10 }, (_, j) => ({ key: `k${j}`, value: `a${i * 10 + j}` })) });
+      for (let i = 0; i < 10; i++)
+        await producer.send({ topic: 'kept', messages: Array.from({ length: 10 }, (_, j) => ({ key: `k${j}`, value: `a${i * 10 + j}` })) });
       await producer.disconnect();
       await broker.restart();
       producer = broker.client().producer();
@@ -88,7 +91,11 @@ describe('embedded kafka: durability', () => {
 
     // Simulate a write torn by a crash: half a batch header at the end of partition 0's active segment.
     const partitionDir = path.join(dataDir, 'topics', 'survivors', '0');
-    const segment = fs.readdirSync(partitionDir).filter((f) => f.endsWith('.log')).sort().pop()!;
+    const segment = fs
+      .readdirSync(partitionDir)
+      .filter((f) => f.endsWith('.log'))
+      .sort()
+      .pop()!;
     const logFile = path.join(partitionDir, segment);
     const sizeBefore = fs.statSync(logFile).size;
     fs.appendFileSync(logFile, Buffer.from([0, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0, 200, 1, 2, 3]));

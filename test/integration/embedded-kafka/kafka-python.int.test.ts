@@ -23,7 +23,8 @@ interface KafkaPythonRun {
 }
 
 const missing = pythonCannot('import kafka');
-if (missing) console.warn(`kafka-python is not importable by /usr/bin/python3 (${missing}): skipping the kafka-python tests; apt-get install python3-kafka to run them`);
+if (missing)
+  console.warn(`kafka-python is not importable by /usr/bin/python3 (${missing}): skipping the kafka-python tests; apt-get install python3-kafka to run them`);
 const describeKafkaPython = missing ? describe.skip : describe;
 
 describeKafkaPython('embedded kafka: kafka-python 2.0.2', () => {
@@ -54,7 +55,11 @@ describeKafkaPython('embedded kafka: kafka-python 2.0.2', () => {
     const admin = broker.client().admin();
     await admin.connect();
     const offsets = await admin.fetchTopicOffsets('py.orders');
-    expect(offsets.map((p) => [p.partition, p.high])).toEqual([[0, '10'], [1, '0'], [2, '0']]);
+    expect(offsets.map((p) => [p.partition, p.high])).toEqual([
+      [0, '10'],
+      [1, '0'],
+      [2, '0'],
+    ]);
     expect((await admin.listGroups()).groups.map((g) => g.groupId)).not.toContain('py-readers');
     await admin.disconnect();
   }, 120_000);

@@ -22,7 +22,10 @@ interface AdminRun {
 }
 
 const missing = pythonCannot("import ctypes; ctypes.CDLL('librdkafka.so.1').rd_kafka_ListConsumerGroups");
-if (missing) console.warn(`librdkafka 2.x is not loadable by /usr/bin/python3 (${missing}): skipping the librdkafka admin tests; apt-get install kcat (librdkafka1) to run them`);
+if (missing)
+  console.warn(
+    `librdkafka 2.x is not loadable by /usr/bin/python3 (${missing}): skipping the librdkafka admin tests; apt-get install kcat (librdkafka1) to run them`,
+  );
 const describeLibrdkafka = missing ? describe.skip : describe;
 
 describeLibrdkafka('embedded kafka: librdkafka admin API', () => {
@@ -68,7 +71,10 @@ describeLibrdkafka('embedded kafka: librdkafka admin API', () => {
 
     // What librdkafka asked for is what the broker did: 4 partitions by default, then 5; the configs it set.
     const meta = await admin.fetchTopicMetadata({ topics: ['rd.created', 'rd.created.2'] });
-    expect(meta.topics.map((t) => [t.name, t.partitions.length]).sort()).toEqual([['rd.created', 5], ['rd.created.2', 5]]);
+    expect(meta.topics.map((t) => [t.name, t.partitions.length]).sort()).toEqual([
+      ['rd.created', 5],
+      ['rd.created.2', 5],
+    ]);
     const configs = await admin.describeConfigs({
       includeSynonyms: false,
       resources: [{ type: ConfigResourceTypes.TOPIC, name: 'rd.created', configNames: ['retention.ms', 'message.timestamp.type'] }],
@@ -98,7 +104,9 @@ describeLibrdkafka('embedded kafka: librdkafka admin API', () => {
   test('a topic auto-created by librdkafka (kcat) gets the configured default partition count', async () => {
     // Asynchronously: the broker answering kcat runs in this process.
     await new Promise<void>((resolve, reject) => {
-      const kcat = execFile('/usr/bin/kcat', ['-b', broker.kafka.brokers[0]!, '-P', '-t', 'rd.auto'], { timeout: 20_000 }, (err: Error | null) => (err ? reject(err) : resolve()));
+      const kcat = execFile('/usr/bin/kcat', ['-b', broker.kafka.brokers[0]!, '-P', '-t', 'rd.auto'], { timeout: 20_000 }, (err: Error | null) =>
+        err ? reject(err) : resolve(),
+      );
       kcat.stdin!.end('one\n');
     });
     const admin = broker.client().admin();

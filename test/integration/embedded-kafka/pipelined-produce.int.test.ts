@@ -21,7 +21,8 @@ const produceBody = (values: string[]): Buffer =>
 function readProduce(answer: Buffer): { correlationId: number; errorCode: number; baseOffset: number } {
   const r = new Reader(answer);
   const correlationId = r.int32();
-  const [partition] = r.array((r) => (r.string(), r.array((r) => ({ index: r.int32(), errorCode: r.int16(), baseOffset: r.int64(), logAppendTimeMs: r.int64() }))))[0] ?? [];
+  const [partition] =
+    r.array((r) => (r.string(), r.array((r) => ({ index: r.int32(), errorCode: r.int16(), baseOffset: r.int64(), logAppendTimeMs: r.int64() }))))[0] ?? [];
   return { correlationId, errorCode: partition?.errorCode ?? -1, baseOffset: partition?.baseOffset ?? -1 };
 }
 
@@ -40,7 +41,15 @@ describe('embedded kafka: produces in flight on one connection', () => {
     const sends = 8;
     // Written back to back before any answer: the broker must not wait for one fsync per request.
     const answers = Array.from({ length: sends }, (_, i) => c.request(PRODUCE, 3, 100 + i, produceBody([`a${i}`, `b${i}`])));
-    const latest = c.request(LIST_OFFSETS, 1, 999, new Writer().int32(-1).array([TOPIC], (w, name) => w.string(name).array([0], (w, p) => w.int32(p).int64(-1))).toBuffer());
+    const latest = c.request(
+      LIST_OFFSETS,
+      1,
+      999,
+      new Writer()
+        .int32(-1)
+        .array([TOPIC], (w, name) => w.string(name).array([0], (w, p) => w.int32(p).int64(-1)))
+        .toBuffer(),
+    );
     const produced = (await Promise.all(answers)).map(readProduce);
     expect(produced).toEqual(Array.from({ length: sends }, (_, i) => ({ correlationId: 100 + i, errorCode: 0, baseOffset: 2 * i })));
     expect(syncs.mock.calls.length).toBeGreaterThanOrEqual(1);
@@ -48,7 +57,8 @@ describe('embedded kafka: produces in flight on one connection', () => {
     // ListOffsets came after the produces on the same connection: it is answered after them and sees them durable.
     const offsets = new Reader(await latest);
     expect(offsets.int32()).toBe(999);
-    const [partition] = offsets.array((r) => (r.string(), r.array((r) => ({ index: r.int32(), errorCode: r.int16(), timestamp: r.int64(), offset: r.int64() }))))[0] ?? [];
+    const [partition] =
+      offsets.array((r) => (r.string(), r.array((r) => ({ index: r.int32(), errorCode: r.int16(), timestamp: r.int64(), offset: r.int64() }))))[0] ?? [];
     expect(partition).toMatchObject({ errorCode: 0, offset: 2 * sends });
     expect(log.highWatermark).toBe(2 * sends);
     c.close();

@@ -15,7 +15,12 @@ describe('embedded kafka: producers', () => {
     broker = await startTestBroker({ advertisedPort: proxyPort });
     proxy.target = { host: broker.kafka.host, port: broker.kafka.port };
     try {
-      const kafka = new Kafka({ clientId: 'idem', brokers: [`127.0.0.1:${proxyPort}`], logLevel: logLevel.NOTHING, retry: { retries: 5, initialRetryTime: 50 } });
+      const kafka = new Kafka({
+        clientId: 'idem',
+        brokers: [`127.0.0.1:${proxyPort}`],
+        logLevel: logLevel.NOTHING,
+        retry: { retries: 5, initialRetryTime: 50 },
+      });
       const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
       await producer.connect();
       await producer.send({ topic: 'once', messages: [{ key: 'k', value: 'first' }] });

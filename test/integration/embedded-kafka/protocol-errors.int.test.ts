@@ -27,11 +27,13 @@ describe('embedded kafka: unsupported requests and malformed frames', () => {
     const software = new Writer().compactString('raw-test').compactString('1.0').uvarint(0).toBuffer();
     const v3 = new Reader(await c.request(API_VERSIONS, 3, 7, software, true), 4);
     expect(v3.int16()).toBe(0);
-    const ranges = new Map(v3.compactArray((r) => {
-      const k = [r.int16(), [r.int16(), r.int16()]] as const;
-      r.skipTaggedFields();
-      return k;
-    }));
+    const ranges = new Map(
+      v3.compactArray((r) => {
+        const k = [r.int16(), [r.int16(), r.int16()]] as const;
+        r.skipTaggedFields();
+        return k;
+      }),
+    );
     expect(ranges.get(API_VERSIONS)).toEqual([0, 3]);
     const v4 = await c.request(API_VERSIONS, 4, 8, software, true);
     expect(v4.readInt32BE(0)).toBe(8);
@@ -46,7 +48,11 @@ describe('embedded kafka: unsupported requests and malformed frames', () => {
   });
 
   test('an unknown API key or a version outside the range closes the connection unanswered, as Kafka does', async () => {
-    for (const [apiKey, version] of [[9999, 0], [METADATA, 12], [0, 2]] as const) {
+    for (const [apiKey, version] of [
+      [9999, 0],
+      [METADATA, 12],
+      [0, 2],
+    ] as const) {
       const c = await RawClient.connect(broker.kafka.port);
       const answered = c.request(apiKey, version, 11).then(() => 'answered');
       await expect(Promise.race([answered, c.closed.then(() => 'closed')])).resolves.toBe('closed');

@@ -74,10 +74,12 @@ describe('embedded kafka: SASL', () => {
 
   test('without SASL, a client gets no answer but a closed connection, and writes nothing', async () => {
     const producer = client(broker).producer();
-    await expect((async () => {
-      await producer.connect();
-      await producer.send({ topic: 'anonymous', messages: [{ value: 'x' }] });
-    })()).rejects.toThrow();
+    await expect(
+      (async () => {
+        await producer.connect();
+        await producer.send({ topic: 'anonymous', messages: [{ value: 'x' }] });
+      })(),
+    ).rejects.toThrow();
     await producer.disconnect();
     const admin = client(broker, other).admin();
     await admin.connect();
@@ -88,7 +90,16 @@ describe('embedded kafka: SASL', () => {
   test('kcat authenticates with SCRAM-SHA-256 and PLAIN and produces; a wrong password fails', async () => {
     for (const mechanism of ['SCRAM-SHA-256', 'PLAIN']) {
       const topic = `kcat-${mechanism.toLowerCase()}`;
-      const args = ['-b', broker.kafka.brokers[0]!, '-X', 'security.protocol=SASL_PLAINTEXT', '-X', `sasl.mechanisms=${mechanism}`, '-X', 'sasl.username=client'];
+      const args = [
+        '-b',
+        broker.kafka.brokers[0]!,
+        '-X',
+        'security.protocol=SASL_PLAINTEXT',
+        '-X',
+        `sasl.mechanisms=${mechanism}`,
+        '-X',
+        'sasl.username=client',
+      ];
       const child = run('kcat', [...args, '-X', `sasl.password=${USERS.client}`, '-P', '-t', topic], { timeout: 20_000 });
       child.child.stdin!.end('hello\n');
       await child;
@@ -105,7 +116,13 @@ describe('embedded kafka: authorization of reserved topics and groups', () => {
     broker = await startTestBroker({ saslUsers: USERS, authorizer });
     const admin = client(broker, service).admin();
     await admin.connect();
-    await admin.createTopics({ topics: [{ topic: 'acme.merchant_account.events', numPartitions: 1 }, { topic: 'deltas', numPartitions: 1 }, { topic: 'rejections', numPartitions: 1 }] });
+    await admin.createTopics({
+      topics: [
+        { topic: 'acme.merchant_account.events', numPartitions: 1 },
+        { topic: 'deltas', numPartitions: 1 },
+        { topic: 'rejections', numPartitions: 1 },
+      ],
+    });
     await admin.disconnect();
   });
   afterAll(() => broker.stop());
@@ -135,7 +152,9 @@ describe('embedded kafka: authorization of reserved topics and groups', () => {
     expect(await kafkaError(admin.deleteTopics({ topics: ['deltas'] }))).toBe('TOPIC_AUTHORIZATION_FAILED');
     expect(await kafkaError(admin.createPartitions({ topicPartitions: [{ topic: 'deltas', count: 5 }] }))).toBe('TOPIC_AUTHORIZATION_FAILED');
     expect(
-      await kafkaError(admin.alterConfigs({ validateOnly: false, resources: [{ type: 2, name: 'deltas', configEntries: [{ name: 'retention.ms', value: '1' }] }] })),
+      await kafkaError(
+        admin.alterConfigs({ validateOnly: false, resources: [{ type: 2, name: 'deltas', configEntries: [{ name: 'retention.ms', value: '1' }] }] }),
+      ),
     ).toBe('TOPIC_AUTHORIZATION_FAILED');
     expect(await kafkaError(admin.createTopics({ topics: [{ topic: 'globex.account.events' }] }))).toBe('TOPIC_AUTHORIZATION_FAILED');
     await admin.createTopics({ topics: [{ topic: 'scratch' }] });
@@ -151,13 +170,33 @@ describe('embedded kafka: authorization of reserved topics and groups', () => {
   test("a client cannot join, commit or delete the service's consumer groups", async () => {
     // JoinGroup v2 on a bare connection: group, session and rebalance timeouts, member id, protocol type, one protocol.
     const raw = await RawClient.connect(broker.kafka.port);
-    const body = new Writer().string('deltabroker-pipeline').int32(10_000).int32(10_000).string('').string('consumer').int32(1).string('range').bytes(Buffer.alloc(0)).toBuffer();
+    const body = new Writer()
+      .string('deltabroker-pipeline')
+      .int32(10_000)
+      .int32(10_000)
+      .string('')
+      .string('consumer')
+      .int32(1)
+      .string('range')
+      .bytes(Buffer.alloc(0))
+      .toBuffer();
     const reply = await raw.request(11, 2, 7, body);
     raw.close();
     expect(reply.readInt32BE(0)).toBe(7);
     expect(reply.readInt16BE(4 + 4)).toBe(30); // after the correlation id and the throttle time: GROUP_AUTHORIZATION_FAILED
     // OffsetCommit v2: group, generation, member, retention, one topic with one partition.
-    const commit = new Writer().string('deltabroker-pipeline').int32(-1).string('').int64(-1).int32(1).string('deltas').int32(1).int32(0).int64(0).nullableString(null).toBuffer();
+    const commit = new Writer()
+      .string('deltabroker-pipeline')
+      .int32(-1)
+      .string('')
+      .int64(-1)
+      .int32(1)
+      .string('deltas')
+      .int32(1)
+      .int32(0)
+      .int64(0)
+      .nullableString(null)
+      .toBuffer();
     const raw2 = await RawClient.connect(broker.kafka.port);
     const committed = await raw2.request(8, 2, 9, commit);
     raw2.close();

@@ -76,7 +76,9 @@ describe('in-process write log beside Kafka clients on the embedded broker', () 
     const outgoing = Array.from({ length: 30 }, (_, n) => delta(topic, n));
     const published = [...(await local.publish(outgoing.slice(0, 12))), ...(await local.publish(outgoing.slice(12)))];
 
-    const lines = (await runCommand('kcat', ['-C', '-b', kafka.brokers[0]!, '-t', topic, '-o', 'beginning', '-e', '-q', '-X', 'check.crcs=true', '-f', '%p %o %k %h %S\\n']))
+    const lines = (
+      await runCommand('kcat', ['-C', '-b', kafka.brokers[0]!, '-t', topic, '-o', 'beginning', '-e', '-q', '-X', 'check.crcs=true', '-f', '%p %o %k %h %S\\n'])
+    )
       .toString('utf8')
       .trim()
       .split('\n');
@@ -88,7 +90,25 @@ describe('in-process write log beside Kafka clients on the embedded broker', () 
     });
 
     const first = published[0]!;
-    const bytes = await runCommand('kcat', ['-C', '-b', kafka.brokers[0]!, '-t', topic, '-p', String(first.partition), '-o', first.offset, '-c', '1', '-e', '-q', '-X', 'check.crcs=true', '-f', '%s']);
+    const bytes = await runCommand('kcat', [
+      '-C',
+      '-b',
+      kafka.brokers[0]!,
+      '-t',
+      topic,
+      '-p',
+      String(first.partition),
+      '-o',
+      first.offset,
+      '-c',
+      '1',
+      '-e',
+      '-q',
+      '-X',
+      'check.crcs=true',
+      '-f',
+      '%s',
+    ]);
     expect(bytes[0]).toBe(0);
     expect(schemas.DeltaEnvelope.type.fromBuffer(bytes.subarray(5))).toEqual(outgoing[0]!.value);
   });
@@ -107,8 +127,12 @@ describe('in-process write log beside Kafka clients on the embedded broker', () 
 
     const byKafkajs: LogRecord<DeltaEnvelope>[] = [];
     const byLocal: LogRecord<DeltaEnvelope>[] = [];
-    subscriptions.push(await client.subscribe<DeltaEnvelope>({ groupId: unique('kafkajs'), topics: [topic], handleBatch: async (b) => void byKafkajs.push(...b.records) }));
-    subscriptions.push(await local.subscribe<DeltaEnvelope>({ groupId: unique('local'), topics: [topic], handleBatch: async (b) => void byLocal.push(...b.records) }));
+    subscriptions.push(
+      await client.subscribe<DeltaEnvelope>({ groupId: unique('kafkajs'), topics: [topic], handleBatch: async (b) => void byKafkajs.push(...b.records) }),
+    );
+    subscriptions.push(
+      await local.subscribe<DeltaEnvelope>({ groupId: unique('local'), topics: [topic], handleBatch: async (b) => void byLocal.push(...b.records) }),
+    );
     await eventually(() => byKafkajs.length >= 80 && byLocal.length >= 80, 'both readers to see 80 records');
 
     for (const seen of [byKafkajs, byLocal]) {
@@ -142,20 +166,34 @@ describe('in-process write log beside Kafka clients on the embedded broker', () 
       await producer.disconnect();
       // zstd: against this broker librdkafka 2.0.2 compresses only with zstd (it sends gzip, snappy and lz4
       // batches uncompressed), and zstd is a codec the broker stores but does not decode.
-      await runCommand('kcat', ['-P', '-b', kafka.brokers[0]!, '-t', topic, '-p', '0', '-z', 'zstd', '-K', ':'], `a:${'x'.repeat(2000)}\nb:${'y'.repeat(2000)}\n`);
+      await runCommand(
+        'kcat',
+        ['-P', '-b', kafka.brokers[0]!, '-t', topic, '-p', '0', '-z', 'zstd', '-K', ':'],
+        `a:${'x'.repeat(2000)}\nb:${'y'.repeat(2000)}\n`,
+      );
       const afterRecord = delta(topic, 3, 'after');
       const [after] = await reader.publish([afterRecord]);
 
       const seen: LogRecord<DeltaEnvelope>[] = [];
       const refused: LogRecord<Rejection>[] = [];
-      subscriptions.push(await reader.subscribe<DeltaEnvelope>({ groupId: unique('compressed'), topics: [topic], handleBatch: async (b) => void seen.push(...b.records) }));
-      subscriptions.push(await reader.subscribe<Rejection>({ groupId: unique('refused'), topics: [rejectionsTopic], handleBatch: async (b) => void refused.push(...b.records) }));
+      subscriptions.push(
+        await reader.subscribe<DeltaEnvelope>({ groupId: unique('compressed'), topics: [topic], handleBatch: async (b) => void seen.push(...b.records) }),
+      );
+      subscriptions.push(
+        await reader.subscribe<Rejection>({ groupId: unique('refused'), topics: [rejectionsTopic], handleBatch: async (b) => void refused.push(...b.records) }),
+      );
       await eventually(() => seen.length >= 3 && refused.length >= 2, 'three records and two rejections');
-      expect(seen.map((r) => [r.offset, r.value.id])).toEqual([['0', gzipped[0]!.id], ['1', gzipped[1]!.id], [after!.offset, afterRecord.value.id]]);
+      expect(seen.map((r) => [r.offset, r.value.id])).toEqual([
+        ['0', gzipped[0]!.id],
+        ['1', gzipped[1]!.id],
+        [after!.offset, afterRecord.value.id],
+      ]);
       expect(after!.offset).toBe('4');
-      expect(refused.map((r) => plain(r.value))).toEqual([2, 3].map((offset) =>
-        expect.objectContaining({ stage: 'decode', reason: 'DECODE_UNREADABLE_BATCH', source: { topic, partition: 0, offset, key: null }, raw: null }),
-      ));
+      expect(refused.map((r) => plain(r.value))).toEqual(
+        [2, 3].map((offset) =>
+          expect.objectContaining({ stage: 'decode', reason: 'DECODE_UNREADABLE_BATCH', source: { topic, partition: 0, offset, key: null }, raw: null }),
+        ),
+      );
     } finally {
       await reader.close();
     }
@@ -190,7 +228,10 @@ describe('in-process write log beside Kafka clients on the embedded broker', () 
 
       // The committed offsets, as OffsetFetch answers them to Kafka tools, reach every partition's end.
       const ends = (await local.topicOffsets(topic)).map((p) => ({ topic, partition: p.partition, offset: p.high }));
-      await eventually(async () => JSON.stringify(await admin.committedOffsets(groupId, [topic])) === JSON.stringify(ends), 'the committed offsets to reach the ends');
+      await eventually(
+        async () => JSON.stringify(await admin.committedOffsets(groupId, [topic])) === JSON.stringify(ends),
+        'the committed offsets to reach the ends',
+      );
 
       // The kafkajs member leaves: the in-process member takes every partition.
       await kafkajsMember.stop();

@@ -63,7 +63,12 @@ describe('in-process write log on the embedded broker', () => {
     });
     expect(await log.topicOffsets('small')).toEqual([{ partition: 0, low: '0', high: '0' }]);
     // Records that fit together but not in one batch go out as several batches, offsets in input order.
-    const many = Array.from({ length: 12 }, (_, n) => ({ topic: 'small', key: 'same', value: { ...sampleDelta(n), payload: 'y'.repeat(500) }, schema: schemas.DeltaEnvelope }));
+    const many = Array.from({ length: 12 }, (_, n) => ({
+      topic: 'small',
+      key: 'same',
+      value: { ...sampleDelta(n), payload: 'y'.repeat(500) },
+      schema: schemas.DeltaEnvelope,
+    }));
     expect((await log.publish(many)).map((p) => p.offset)).toEqual(many.map((_, n) => String(n)));
   });
 
@@ -81,7 +86,9 @@ describe('in-process write log on the embedded broker', () => {
     await second.stop(); // returns: the broker's stop ended it
     await log.close();
     await expect(log.publish([record('members', 1)])).rejects.toMatchObject({ code: 'DB_DEPENDENCY_UNAVAILABLE' });
-    await expect(log.subscribe({ groupId: 'g3', topics: ['members'], handleBatch: async () => undefined })).rejects.toMatchObject({ code: 'DB_DEPENDENCY_UNAVAILABLE' });
+    await expect(log.subscribe({ groupId: 'g3', topics: ['members'], handleBatch: async () => undefined })).rejects.toMatchObject({
+      code: 'DB_DEPENDENCY_UNAVAILABLE',
+    });
   });
 
   test('subscribing to a topic that does not exist is an error, as with kafkajs', async () => {
@@ -93,7 +100,9 @@ describe('in-process write log on the embedded broker', () => {
     const published = Array.from({ length: 10 }, (_, n) => record('fanout', n));
     await log.publish(published);
     // The third group resumes inside the stored batch, at offset 4.
-    await kafka.parts.groups.commitOffsets('late', [{ topic: 'fanout', partition: 0, offset: 4, leaderEpoch: -1, metadata: null, commitTimestamp: Date.now() }]);
+    await kafka.parts.groups.commitOffsets('late', [
+      { topic: 'fanout', partition: 0, offset: 4, leaderEpoch: -1, metadata: null, commitTimestamp: Date.now() },
+    ]);
     const read = async (groupId: string) => {
       const seen: { offset: string; value: DeltaEnvelope }[] = [];
       let done: () => void = () => undefined;

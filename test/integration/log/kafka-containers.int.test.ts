@@ -8,12 +8,13 @@ import { dockerAnswers } from '../../support/docker';
 const KAFKA_IMAGE = process.env.DELTABROKER_KAFKA_IMAGE ?? 'confluentinc/cp-kafka:7.7.1';
 const REGISTRY_IMAGE = process.env.DELTABROKER_REGISTRY_IMAGE ?? 'confluentinc/cp-schema-registry:7.7.1';
 
-
 const docker = dockerAnswers();
 
 if (!docker.ok) {
   // Visible in every run's output, not only as a skipped count.
-  console.warn(`SKIPPED kafka-containers suite: ${docker.why}. It runs the write-log contract against ${KAFKA_IMAGE} + ${REGISTRY_IMAGE} where Docker is available.`);
+  console.warn(
+    `SKIPPED kafka-containers suite: ${docker.why}. It runs the write-log contract against ${KAFKA_IMAGE} + ${REGISTRY_IMAGE} where Docker is available.`,
+  );
   describe.skip(`write-log contract: Kafka + Confluent Schema Registry in containers (skipped: ${docker.why})`, () => {
     test('needs a Docker engine', () => undefined);
   });

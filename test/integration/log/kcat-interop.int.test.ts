@@ -62,7 +62,9 @@ describeIfKcat('kcat producing Avro deltas (wire bytes from the log tool)', () =
     const key = 'acme/customer/c-42';
     await run('kcat', ['-P', '-b', kafka.brokers[0]!, '-t', topic, '-k', key, '-X', 'partitioner=murmur2_random', bin]);
 
-    const [ours] = await log.publish([{ topic, key, value: { ...delta, id: 'second', requestId: null, expectedVersion: null }, schema: loadSchemas().DeltaEnvelope }]);
+    const [ours] = await log.publish([
+      { topic, key, value: { ...delta, id: 'second', requestId: null, expectedVersion: null }, schema: loadSchemas().DeltaEnvelope },
+    ]);
     const seen: { partition: number; value: DeltaEnvelope }[] = [];
     await log.replay<DeltaEnvelope>({ topic, handleBatch: async (b) => void seen.push(...b.records.map((r) => ({ partition: r.partition, value: r.value }))) });
     expect(seen).toHaveLength(2);

@@ -61,11 +61,7 @@ describe('bad bytes answer a reason, never an exception', () => {
     ['a null value', async () => null, 'DECODE_EMPTY_VALUE'],
     ['a wrong magic byte', async () => Buffer.from([7, 0, 0, 0, 1, 2, 3]), 'DECODE_MAGIC_BYTE'],
     ['an unknown schema id', async () => frame(99999, Buffer.from([2, 65])), 'DECODE_UNKNOWN_SCHEMA'],
-    [
-      'truncated Avro',
-      async () => (await codec.encode('deltas-value', schemas.DeltaEnvelope, delta)).subarray(0, 12),
-      'DECODE_INVALID_AVRO',
-    ],
+    ['truncated Avro', async () => (await codec.encode('deltas-value', schemas.DeltaEnvelope, delta)).subarray(0, 12), 'DECODE_INVALID_AVRO'],
     [
       'trailing bytes after the record',
       async () => Buffer.concat([await codec.encode('deltas-value', schemas.DeltaEnvelope, delta), Buffer.from([1, 2, 3])]),
@@ -96,13 +92,19 @@ test('a reader schema resolves older writers, and refuses writers it cannot read
     type: 'record',
     name: 'Item',
     namespace: 't',
-    fields: [{ name: 'id', type: 'string' }, { name: 'size', type: 'int', default: 1 }],
+    fields: [
+      { name: 'id', type: 'string' },
+      { name: 'size', type: 'int', default: 1 },
+    ],
   });
   const strict = recordSchema<{ id: string; weight: number }>({
     type: 'record',
     name: 'Item',
     namespace: 't',
-    fields: [{ name: 'id', type: 'string' }, { name: 'weight', type: 'int' }],
+    fields: [
+      { name: 'id', type: 'string' },
+      { name: 'weight', type: 'int' },
+    ],
   });
   const bytes = await codec.encode('items-value', v1, { id: 'i-1' });
   const read = await codec.decode(bytes, v2);

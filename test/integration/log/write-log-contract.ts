@@ -10,15 +10,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { ValueCodec } from '../../../src/log/codec';
 import { openKafkaWriteLog } from '../../../src/log/kafka';
 import type { LogRecord, OutgoingRecord, RecordBatch, Subscription, WriteLog } from '../../../src/log/port';
-import {
-  loadSchemas,
-  recordSchema,
-  type ActionEvent,
-  type DeltaEnvelope,
-  type DeltaOutcome,
-  type EntityEvent,
-  type Rejection,
-} from '../../../src/log/schemas';
+import { loadSchemas, recordSchema, type ActionEvent, type DeltaEnvelope, type DeltaOutcome, type EntityEvent, type Rejection } from '../../../src/log/schemas';
 
 export interface Backend {
   /** Kafka-protocol address of the log: raw kafkajs clients write poison bytes through it. */
@@ -170,7 +162,12 @@ export function describeWriteLogContract(name: string, start: () => Promise<Back
       await log.close();
     });
 
-    const subscribe = async <T>(topics: string[], collector: Collector<T>, groupId = unique('group'), extra: Partial<Parameters<WriteLog['subscribe']>[0]> = {}) => {
+    const subscribe = async <T>(
+      topics: string[],
+      collector: Collector<T>,
+      groupId = unique('group'),
+      extra: Partial<Parameters<WriteLog['subscribe']>[0]> = {},
+    ) => {
       const sub = await log.subscribe<T>({ groupId, topics, handleBatch: collector.handle, ...(extra as object) });
       subscriptions.push(sub);
       return sub;
@@ -193,7 +190,13 @@ export function describeWriteLogContract(name: string, start: () => Promise<Back
       };
       await log.createTopics(Object.values(topics).map((topic) => ({ topic, partitions: 2 })));
       const outgoing: OutgoingRecord[] = [
-        { topic: topics.DeltaEnvelope, key: 'acme/customer/c-1', value: sampleDelta(1, 'c-1'), schema: schemas.DeltaEnvelope, headers: { 'x-request-id': 'r-1' } },
+        {
+          topic: topics.DeltaEnvelope,
+          key: 'acme/customer/c-1',
+          value: sampleDelta(1, 'c-1'),
+          schema: schemas.DeltaEnvelope,
+          headers: { 'x-request-id': 'r-1' },
+        },
         { topic: topics.DeltaEnvelope, key: 'acme/customer/c-2', value: sampleDelta(2, 'c-2'), schema: schemas.DeltaEnvelope },
         { topic: topics.EntityEvent, key: 'acme/customer/c-1', value: sampleEvent(1), schema: schemas.EntityEvent },
         { topic: topics.ActionEvent, key: 'acme/customer/c-1', value: sampleAction(1), schema: schemas.ActionEvent, headers: { 'event-id': 'e-1' } },
@@ -371,7 +374,12 @@ export function describeWriteLogContract(name: string, start: () => Promise<Back
       const fromTime = new Collector<DeltaEnvelope>();
       const third = await log.replay<DeltaEnvelope>({ topic, from: { kind: 'timestamp', timestamp: t0 + 6000 }, handleBatch: fromTime.handle });
       expect(third.records).toBe(4);
-      expect(fromTime.records.map((r) => r.value.id).sort()).toEqual(outgoing.slice(6).map((o) => o.value.id).sort());
+      expect(fromTime.records.map((r) => r.value.id).sort()).toEqual(
+        outgoing
+          .slice(6)
+          .map((o) => o.value.id)
+          .sort(),
+      );
       expect(fromTime.records.every((r) => r.timestamp >= t0 + 6000)).toBe(true);
     });
 
@@ -409,7 +417,9 @@ export function describeWriteLogContract(name: string, start: () => Promise<Back
       const collector = new Collector<DeltaEnvelope>();
       const result = await log.replay<DeltaEnvelope>({ topic, handleBatch: collector.handle, onRejected: (r) => void reported.push(r) });
       expect(result).toMatchObject({ records: 2, rejected: 1 });
-      expect(reported).toEqual([expect.objectContaining({ stage: 'decode', reason: 'DECODE_MAGIC_BYTE', source: { topic, partition: 0, offset: 1, key: 'junk' } })]);
+      expect(reported).toEqual([
+        expect.objectContaining({ stage: 'decode', reason: 'DECODE_MAGIC_BYTE', source: { topic, partition: 0, offset: 1, key: 'junk' } }),
+      ]);
       expect(await log.topicOffsets(rejectionsTopic)).toEqual([{ partition: 0, low: '0', high: '0' }]);
     });
 
@@ -421,14 +431,20 @@ export function describeWriteLogContract(name: string, start: () => Promise<Back
         type: 'record',
         name: 'Thing',
         namespace: 'dev.deltabroker.test',
-        fields: [{ name: 'id', type: 'string' }, { name: 'colour', type: 'string', default: 'blue' }],
+        fields: [
+          { name: 'id', type: 'string' },
+          { name: 'colour', type: 'string', default: 'blue' },
+        ],
       });
       await log.publish([{ topic, key: 'a', value: { id: 'a' }, schema: v1 }]);
       await log.publish([{ topic, key: 'b', value: { id: 'b', colour: 'red' }, schema: v2 }]);
       const collector = new Collector<{ id: string; colour: string }>();
       await subscribe([topic], collector, unique('group'), { readerSchema: v2 });
       await collector.count(2);
-      expect(collector.records.map((r) => plain(r.value))).toEqual([{ id: 'a', colour: 'blue' }, { id: 'b', colour: 'red' }]);
+      expect(collector.records.map((r) => plain(r.value))).toEqual([
+        { id: 'a', colour: 'blue' },
+        { id: 'b', colour: 'red' },
+      ]);
       expect(collector.records[0]!.schemaId).not.toBe(collector.records[1]!.schemaId);
     });
 
@@ -487,7 +503,9 @@ export function describeWriteLogContract(name: string, start: () => Promise<Back
     test('partitionsConsumedConcurrently: 2 hands two partitions over at once; each partition stays in order', async () => {
       const topic = unique('concurrent');
       await log.createTopics([{ topic, partitions: 2 }]);
-      const records = [0, 1].flatMap((partition) => [1, 2, 3].map((n) => ({ topic, partition, key: `p${partition}`, value: sampleDelta(partition * 10 + n), schema: schemas.DeltaEnvelope })));
+      const records = [0, 1].flatMap((partition) =>
+        [1, 2, 3].map((n) => ({ topic, partition, key: `p${partition}`, value: sampleDelta(partition * 10 + n), schema: schemas.DeltaEnvelope })),
+      );
       await log.publish(records);
       // The first batch of each partition waits until the other partition's first batch is in hand too: with one
       // partition at a time this never happens.

@@ -29,7 +29,11 @@ describe('log correlation', () => {
 
   const lines = (): LogLine[] => t.logLines.map((l) => JSON.parse(l) as LogLine);
   const write = (requestId: string, payload: unknown) =>
-    post(`${t.url}/`, { dispatch: { entity: 'merchant_account', operation: 'create' }, payload }, { authorization: `Bearer ${writer}`, 'request-id': requestId });
+    post(
+      `${t.url}/`,
+      { dispatch: { entity: 'merchant_account', operation: 'create' }, payload },
+      { authorization: `Bearer ${writer}`, 'request-id': requestId },
+    );
 
   test('an accepted write: request lines, the accepted delta with its event and position, the projected batch', async () => {
     const answer = await write('corr-accepted-1', { merchantId: 'm-corr-1', name: 'Ada' });

@@ -66,9 +66,17 @@ describe('GET /metrics', () => {
   test('encrypt and decrypt are timed by their explicit method', async () => {
     const admin = await t.token(['admin']);
     const before = await scrape();
-    const sealed = await post(`${t.url}/dispatch`, { dispatch: { operation: 'encrypt', method: 'aes' }, payload: 'hello' }, { authorization: `Bearer ${admin}` });
+    const sealed = await post(
+      `${t.url}/dispatch`,
+      { dispatch: { operation: 'encrypt', method: 'aes' }, payload: 'hello' },
+      { authorization: `Bearer ${admin}` },
+    );
     expect(sealed.status).toBe(200);
-    const opened = await post(`${t.url}/dispatch`, { dispatch: { operation: 'decrypt' }, payload: sealed.body.ciphertext }, { authorization: `Bearer ${admin}` });
+    const opened = await post(
+      `${t.url}/dispatch`,
+      { dispatch: { operation: 'decrypt' }, payload: sealed.body.ciphertext },
+      { authorization: `Bearer ${admin}` },
+    );
     expect(opened.status).toBe(200);
     const after = await scrape();
     const count = `${METRIC_NAMES.cryptoDuration}_count`;
@@ -91,7 +99,9 @@ describe('GET /metrics', () => {
       samples = await scrape();
     }
     expect(valueOf(samples, METRIC_NAMES.projectionLag, { projector: PROJECTOR, topic: EVENTS, partition: String(partition) })).toBe(0);
-    const pipelinePartitions = samples.filter((s) => s.name === METRIC_NAMES.consumerLag && s.labels.group === 'deltabroker-pipeline' && s.labels.topic === 'deltas');
+    const pipelinePartitions = samples.filter(
+      (s) => s.name === METRIC_NAMES.consumerLag && s.labels.group === 'deltabroker-pipeline' && s.labels.topic === 'deltas',
+    );
     const deltas = await t.service.log.topicOffsets('deltas');
     expect(pipelinePartitions.map((s) => Number(s.labels.partition)).sort()).toEqual(deltas.map((p) => p.partition));
     expect(samples.some((s) => s.name === METRIC_NAMES.consumerLag && s.labels.group === PROJECTOR && s.labels.topic === EVENTS)).toBe(true);
@@ -101,7 +111,11 @@ describe('GET /metrics', () => {
     const sql = new Client({ connectionString: t.config.databaseUrl });
     await sql.connect();
     try {
-      await sql.query('update projection_checkpoints set next_offset = 0 where projector = $1 and topic = $2 and partition = $3', [PROJECTOR, EVENTS, partition]);
+      await sql.query('update projection_checkpoints set next_offset = 0 where projector = $1 and topic = $2 and partition = $3', [
+        PROJECTOR,
+        EVENTS,
+        partition,
+      ]);
     } finally {
       await sql.end();
     }

@@ -28,7 +28,15 @@ export function applyCases({ sql, projectionOf, rows, rowOf }: ProjectionContext
     const all = await rows(config);
     expect(all).toHaveLength(1);
     const a = all[0] as Row;
-    expect(a).toMatchObject({ accountId: 'a', name: 'Alpha', score: 2.5, active: true, address: { city: 'Lyon' }, _event_id: a2.eventId, _position: `${config.persistence.topic}/0/2` });
+    expect(a).toMatchObject({
+      accountId: 'a',
+      name: 'Alpha',
+      score: 2.5,
+      active: true,
+      address: { city: 'Lyon' },
+      _event_id: a2.eventId,
+      _position: `${config.persistence.topic}/0/2`,
+    });
     expect(asNumber(a.mcc)).toBe(7995);
     expect(asNumber(a._version)).toBe(2);
     expect(new Date(a.openedAt as string | Date).toISOString()).toBe('2026-01-02T03:04:05.000Z');
@@ -42,9 +50,20 @@ export function applyCases({ sql, projectionOf, rows, rowOf }: ProjectionContext
     const { entities, configs } = configSource(accountConfig(uniqueEntity('merge')));
     const config = configs[0] as EntityConfig;
     const projection = projectionOf(entities);
-    await projection.apply(batchOf(config, 0, [entityEvent(config, { operation: 'create', key: 'm', version: 1, payload: { accountId: 'm', name: 'Kept', mcc: 1, active: false, address: { city: 'Oslo' } } })]));
+    await projection.apply(
+      batchOf(config, 0, [
+        entityEvent(config, {
+          operation: 'create',
+          key: 'm',
+          version: 1,
+          payload: { accountId: 'm', name: 'Kept', mcc: 1, active: false, address: { city: 'Oslo' } },
+        }),
+      ]),
+    );
     // What the permission filter leaves of a writer's update: no name, an explicit null for mcc.
-    await projection.apply(batchOf(config, 1, [entityEvent(config, { operation: 'update', key: 'm', version: 2, payload: { accountId: 'm', mcc: null, active: true } })]));
+    await projection.apply(
+      batchOf(config, 1, [entityEvent(config, { operation: 'update', key: 'm', version: 2, payload: { accountId: 'm', mcc: null, active: true } })]),
+    );
     const row = (await rowOf(config, 'm')) as Row;
     expect(row).toMatchObject({ name: 'Kept', mcc: null, active: true, address: { city: 'Oslo' } });
     expect(row._doc).toEqual({ accountId: 'm', name: 'Kept', mcc: null, active: true, address: { city: 'Oslo' } });
@@ -54,7 +73,9 @@ export function applyCases({ sql, projectionOf, rows, rowOf }: ProjectionContext
     const { entities, configs } = configSource(accountConfig(uniqueEntity('fold')));
     const config = configs[0] as EntityConfig;
     const projection = projectionOf(entities);
-    await projection.apply(batchOf(config, 0, [entityEvent(config, { operation: 'create', key: 'u', version: 1, payload: { accountId: 'u', name: 'Stored', mcc: 1 } })]));
+    await projection.apply(
+      batchOf(config, 0, [entityEvent(config, { operation: 'create', key: 'u', version: 1, payload: { accountId: 'u', name: 'Stored', mcc: 1 } })]),
+    );
     const events = [
       entityEvent(config, { operation: 'create', key: 'x', version: 1, payload: { accountId: 'x', name: 'First', mcc: 1 } }),
       entityEvent(config, { operation: 'update', key: 'x', version: 2, payload: { accountId: 'x', mcc: 2 } }),
@@ -79,7 +100,9 @@ export function applyCases({ sql, projectionOf, rows, rowOf }: ProjectionContext
     const { entities, configs } = configSource(accountConfig(uniqueEntity('atomic')));
     const config = configs[0] as EntityConfig;
     let failDeletes = true;
-    const client = faultySql(sql(), { beforeStatement: (text) => (failDeletes && text.startsWith('delete from') ? new Error('injected statement failure') : undefined) });
+    const client = faultySql(sql(), {
+      beforeStatement: (text) => (failDeletes && text.startsWith('delete from') ? new Error('injected statement failure') : undefined),
+    });
     const projection = projectionOf(entities, client);
     await projection.apply(batchOf(config, 0, [entityEvent(config, { operation: 'create', key: 'd', version: 1, payload: { accountId: 'd' } })]));
     const batch = batchOf(config, 1, [
@@ -101,7 +124,9 @@ export function applyCases({ sql, projectionOf, rows, rowOf }: ProjectionContext
     const { entities, configs } = configSource(accountConfig(uniqueEntity('redeliver')));
     const config = configs[0] as EntityConfig;
     const projection = projectionOf(entities);
-    const events = [0, 1, 2, 3, 4].map((i) => entityEvent(config, { operation: i === 0 ? 'create' : 'update', key: 'r', version: i + 1, payload: { accountId: 'r', mcc: i } }));
+    const events = [0, 1, 2, 3, 4].map((i) =>
+      entityEvent(config, { operation: i === 0 ? 'create' : 'update', key: 'r', version: i + 1, payload: { accountId: 'r', mcc: i } }),
+    );
     await projection.apply(batchOf(config, 0, events.slice(0, 3)));
     // Make a second application visible: only the checkpoint can keep these events out now.
     await sql().query(`update ${qualifiedTable(config)} set name = 'tampered', "_version" = 0`);

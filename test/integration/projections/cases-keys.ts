@@ -55,7 +55,12 @@ export function keyCases({ sql, projectionOf, rowOf }: ProjectionContext): void 
     const config = configs[0] as EntityConfig;
     await projectionOf(entities).apply(
       batchOf(config, 0, [
-        entityEvent(config, { operation: 'create', key: 'w', version: 1, payload: { accountId: 'w', mcc: 'lots', score: '1.5', active: 'yes', openedAt: 'soon', address: [1], name: 5 } }),
+        entityEvent(config, {
+          operation: 'create',
+          key: 'w',
+          version: 1,
+          payload: { accountId: 'w', mcc: 'lots', score: '1.5', active: 'yes', openedAt: 'soon', address: [1], name: 5 },
+        }),
       ]),
     );
     const row = (await rowOf(config, 'w')) as Row;

@@ -55,7 +55,9 @@ export function tableCases({ sql, projectionOf }: ProjectionContext): void {
       ]),
     );
     const v2 = entities.put({ ...accountConfig(entity, { tier: { type: 'string' }, level: { type: 'integer' } }), version: 2 });
-    const report = await projection.apply(batchOf(v2, 2, [entityEvent(v2, { operation: 'create', key: 'new', version: 1, payload: { accountId: 'new', tier: 'silver', level: 1 } })]));
+    const report = await projection.apply(
+      batchOf(v2, 2, [entityEvent(v2, { operation: 'create', key: 'new', version: 1, payload: { accountId: 'new', tier: 'silver', level: 1 } })]),
+    );
     expect(report.appliedOffsets).toEqual(['2']);
     const all = (await sql().query<Row>(`select "accountId", tier, level::int as level from ${qualifiedTable(v2)} order by "accountId"`)).rows;
     expect(all).toEqual([
@@ -106,13 +108,21 @@ export function tableCases({ sql, projectionOf }: ProjectionContext): void {
     const projection = new TableProjection({ sql: sql(), entities, logger: silentLogger(), projector: uniqueEntity('projector') });
     await projection.apply(
       batchOf(config, 0, [
-        entityEvent(config, { operation: 'create', key: 'a', version: 1, payload: { accountId: 'a', name: 'Alpha', mcc: 5411, openedAt: '2026-01-02T00:00:00Z' } }),
+        entityEvent(config, {
+          operation: 'create',
+          key: 'a',
+          version: 1,
+          payload: { accountId: 'a', name: 'Alpha', mcc: 5411, openedAt: '2026-01-02T00:00:00Z' },
+        }),
         entityEvent(config, { operation: 'create', key: 'b', version: 1, payload: { accountId: 'b', name: 'Beta', mcc: 4000 } }),
         entityEvent(config, { operation: 'update', key: 'b', version: 2, payload: { accountId: 'b', mcc: 7995 } }),
         entityEvent(config, { operation: 'create', key: 'c', version: 1, payload: { accountId: 'c', name: 'Gamma', mcc: 1 } }),
       ]),
     );
-    const compiled = compileRql('ge(mcc,5000),sort(-mcc),select(accountId,name,mcc)', config, { readableFields: readableFields(config, ['admin']), meta: ['_version'] });
+    const compiled = compileRql('ge(mcc,5000),sort(-mcc),select(accountId,name,mcc)', config, {
+      readableFields: readableFields(config, ['admin']),
+      meta: ['_version'],
+    });
     const result = await sql().query<Row>(compiled.text, compiled.values);
     expect(result.rows.map((r) => decodeRow(r, compiled))).toEqual([
       { accountId: 'b', name: 'Beta', mcc: 7995, _version: 2 },
@@ -139,8 +149,14 @@ export function tableCases({ sql, projectionOf }: ProjectionContext): void {
     );
     expect(await waiting).toBe(true);
     expect(await positions.waitFor({ ...position, offset: '2' }, 100)).toBe(false);
-    await expect(positions.waitFor({ ...position, offset: '1; select pg_sleep(10)' }, 100)).rejects.toMatchObject({ code: 'DB_VALIDATION', details: { field: 'position.offset' } });
-    await expect(positions.waitFor({ ...position, partition: -1 }, 100)).rejects.toMatchObject({ code: 'DB_VALIDATION', details: { field: 'position.partition' } });
+    await expect(positions.waitFor({ ...position, offset: '1; select pg_sleep(10)' }, 100)).rejects.toMatchObject({
+      code: 'DB_VALIDATION',
+      details: { field: 'position.offset' },
+    });
+    await expect(positions.waitFor({ ...position, partition: -1 }, 100)).rejects.toMatchObject({
+      code: 'DB_VALIDATION',
+      details: { field: 'position.partition' },
+    });
     positions.close();
   });
 }

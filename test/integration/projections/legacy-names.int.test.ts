@@ -25,19 +25,37 @@ describe('moving old projections into tenant namespaces', () => {
     const columns = Object.entries({ id: 'text', label: 'text', ...SYSTEM_COLUMNS }).map(([c, t]) => `"${c}" ${t}`);
     await store.sql.query(`create table "${name}" (${columns.join(', ')}, primary key ("id"))`);
     for (const [id, topic] of rows) {
-      await store.sql.query(`insert into "${name}" values ($1, $2, $3::jsonb, 1, $4, $5, now())`, [id, `label ${id}`, JSON.stringify({ id, label: `label ${id}` }), `e-${id}`, `${topic}/0/${id.length}`]);
+      await store.sql.query(`insert into "${name}" values ($1, $2, $3::jsonb, 1, $4, $5, now())`, [
+        id,
+        `label ${id}`,
+        JSON.stringify({ id, label: `label ${id}` }),
+        `e-${id}`,
+        `${topic}/0/${id.length}`,
+      ]);
     }
   }
 
   beforeAll(async () => {
     store = await scratchPostgres('legacy');
     await migrate(store.sql, silentLogger());
-    await oldTable('globex_orders', [['o-1', 'globex.orders.events'], ['o-2', 'globex.orders.events']]);
+    await oldTable('globex_orders', [
+      ['o-1', 'globex.orders.events'],
+      ['o-2', 'globex.orders.events'],
+    ]);
     // The attack: both tenants' events were projected into one table.
-    await oldTable('acme_merchant_account', [['m-1', 'acme.merchant_account.events'], ['m-2', 'acme_merchant.account.events']]);
+    await oldTable('acme_merchant_account', [
+      ['m-1', 'acme.merchant_account.events'],
+      ['m-2', 'acme_merchant.account.events'],
+    ]);
     const search = createPostgresSearchIndex(store.sql);
     for (const name of ['globex_orders_search', 'acme_merchant_account_search']) {
-      await search.ensureIndex({ name, fields: [{ name: 'id', type: 'string' }, { name: 'label', type: 'string' }] });
+      await search.ensureIndex({
+        name,
+        fields: [
+          { name: 'id', type: 'string' },
+          { name: 'label', type: 'string' },
+        ],
+      });
       await search.upsert(name, [{ id: 'x-1', source: { id: 'x-1', label: name }, version: 1 }]);
     }
   });

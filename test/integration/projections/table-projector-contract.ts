@@ -37,8 +37,21 @@ export function describeTableProjectorOnLog(name: string, open: () => Promise<Sq
 
     const sql = (): SqlClient => backend?.sql ?? fail('backend not open');
     const theLog = (): WriteLog => log ?? fail('log not open');
-    const start = async (entities: EntityConfigSource, groupId: string, client: SqlClient = sql(), onBatch?: (r: BatchReport) => void): Promise<TableProjector> => {
-      const projector = await startTableProjector({ log: theLog(), schemas, entities, sql: client, logger: silentLogger(), groupId, ...(onBatch ? { onBatch } : {}) });
+    const start = async (
+      entities: EntityConfigSource,
+      groupId: string,
+      client: SqlClient = sql(),
+      onBatch?: (r: BatchReport) => void,
+    ): Promise<TableProjector> => {
+      const projector = await startTableProjector({
+        log: theLog(),
+        schemas,
+        entities,
+        sql: client,
+        logger: silentLogger(),
+        groupId,
+        ...(onBatch ? { onBatch } : {}),
+      });
       running.push(projector);
       return projector;
     };
@@ -92,7 +105,13 @@ export function describeTableProjectorOnLog(name: string, open: () => Promise<Sq
       expect(await waitForAll(projector, changed)).toEqual([true, true]);
       const [a, ...others] = await rows(config);
       expect(others).toEqual([]);
-      expect(a).toMatchObject({ accountId: 'a', name: 'Alpha', score: 4.5, active: true, _position: `${changed[0]?.topic}/${changed[0]?.partition}/${changed[0]?.offset}` });
+      expect(a).toMatchObject({
+        accountId: 'a',
+        name: 'Alpha',
+        score: 4.5,
+        active: true,
+        _position: `${changed[0]?.topic}/${changed[0]?.partition}/${changed[0]?.offset}`,
+      });
       expect(asNumber(a?.mcc)).toBe(5411);
       expect(asNumber(a?._version)).toBe(2);
 
@@ -153,14 +172,18 @@ export function describeTableProjectorOnLog(name: string, open: () => Promise<Sq
       armed = true;
       const specs: EventSpec[] = [];
       for (let v = 1; v <= 4; v += 1) {
-        for (const key of ['k1', 'k2', 'k3', 'k4', 'k5']) specs.push({ operation: v === 1 ? 'create' : 'update', key, version: v, payload: { accountId: key, mcc: v } });
+        for (const key of ['k1', 'k2', 'k3', 'k4', 'k5'])
+          specs.push({ operation: v === 1 ? 'create' : 'update', key, version: v, payload: { accountId: key, mcc: v } });
       }
       const published = await publish(config, specs);
       expect(await waitForAll(projector, published)).toEqual(published.map(() => true));
 
       expect(crashes).toBe(1);
       // The crashed batch is redelivered and found below the checkpoint.
-      await eventually(async () => reports.reduce((n, r) => n + r.alreadyApplied, 0), (n) => n > 0);
+      await eventually(
+        async () => reports.reduce((n, r) => n + r.alreadyApplied, 0),
+        (n) => n > 0,
+      );
       const appliedOffsets = reports.flatMap((r) => r.appliedOffsets.map((o) => `${r.topic}/${r.partition}/${o}`));
       expect(new Set(appliedOffsets).size).toBe(appliedOffsets.length);
       const written = (await sql().query<{ position: string }>(`select position from ${audit}`)).rows.map((r) => r.position);
@@ -189,7 +212,10 @@ export function describeTableProjectorOnLog(name: string, open: () => Promise<Sq
       const second = await start(entities, groupId, sql(), (r) => reports.push(r));
       const more = await publish(config, [{ operation: 'create', key: 'r3', version: 1, payload: { accountId: 'r3', name: 'three' } }]);
       expect(await waitForAll(second, more)).toEqual([true]);
-      await eventually(async () => reports.reduce((n, r) => n + r.alreadyApplied, 0), (n) => n === published.length);
+      await eventually(
+        async () => reports.reduce((n, r) => n + r.alreadyApplied, 0),
+        (n) => n === published.length,
+      );
       expect((await rows(config)).map((r) => [r.accountId, r.name])).toEqual([
         ['r1', 'tampered'],
         ['r2', 'tampered'],

@@ -96,7 +96,10 @@ describe.each<Adapter>(['in-process', 'kafkajs'])('topic identity with the %s ad
       expect(fresh?.offset).toBe('0'); // below the checkpoint: without the check it would pass for applied
       const [keptLater] = await publish(kept, ['b2']);
       expect(await projector.waitFor(keptLater as LogPosition, 20_000)).toBe(true);
-      await eventually(async () => reports.length, (n) => n > 0);
+      await eventually(
+        async () => reports.length,
+        (n) => n > 0,
+      );
 
       expect(reports).toEqual([expect.objectContaining({ consumer: groupId, topic: recreated.persistence.topic, partition: 0, position: '3' })]);
       await expect(stopped.check()).rejects.toThrow(/DB_TOPIC_RECREATED: .*position is 3/);
@@ -133,7 +136,10 @@ describe.each<Adapter>(['in-process', 'kafkajs'])('topic identity with the %s ad
     const stopped = new StoppedTopics((partition) => reports.push(partition));
     const emitters: Subscription[] = await startActionEmitters({ log, schemas, entities, datacenter: 'dc1', logger: silentLogger(), stopped });
     try {
-      await eventually(async () => reports.length, (n) => n > 0);
+      await eventually(
+        async () => reports.length,
+        (n) => n > 0,
+      );
       expect(reports).toEqual([expect.objectContaining({ consumer: group, topic: entity.persistence.topic, partition: 0, position: '7', highWatermark: '2' })]);
       expect(stopped.errorOf(group, entity.persistence.topic, 0)?.code).toBe('DB_TOPIC_RECREATED');
       const committed = await admin.fetchOffsets({ groupId: group, topics: [entity.persistence.topic] });

@@ -81,9 +81,9 @@ describe('embedded schema registry with @kafkajs/confluent-schema-registry', () 
 
   test('the client refuses a subject whose configured level differs from the one it asks for', async () => {
     await client.register(avro(customerV1), { subject: 'customers-value', compatibility: COMPATIBILITY.FULL });
-    await expect(
-      client.register(avro(customerV2), { subject: 'customers-value', compatibility: COMPATIBILITY.BACKWARD }),
-    ).rejects.toThrow(/Compatibility does not match the configuration \(BACKWARD != FULL\)/);
+    await expect(client.register(avro(customerV2), { subject: 'customers-value', compatibility: COMPATIBILITY.BACKWARD })).rejects.toThrow(
+      /Compatibility does not match the configuration \(BACKWARD != FULL\)/,
+    );
   });
 
   test('every deltabroker record schema registers and round-trips a sample value', async () => {

@@ -10,8 +10,14 @@ import { startEmbeddedRegistry, type EmbeddedRegistry } from '../../../src/embed
 const CT = 'application/vnd.schemaregistry.v1+json';
 const rec = (fields: object[]) => JSON.stringify({ type: 'record', name: 'R', namespace: 't', fields });
 const V1 = rec([{ name: 'a', type: 'string' }]);
-const V2 = rec([{ name: 'a', type: 'string' }, { name: 'b', type: 'int', default: 0 }]);
-const REQUIRED_B = rec([{ name: 'a', type: 'string' }, { name: 'b', type: 'int' }]);
+const V2 = rec([
+  { name: 'a', type: 'string' },
+  { name: 'b', type: 'int', default: 0 },
+]);
+const REQUIRED_B = rec([
+  { name: 'a', type: 'string' },
+  { name: 'b', type: 'int' },
+]);
 const ONLY_B = rec([{ name: 'b', type: 'int', default: 0 }]);
 
 let dataDir: string;
@@ -176,8 +182,14 @@ describe('configuration and compatibility', () => {
 
   test('transitive levels check every live version when registering; plain ones only the latest', async () => {
     const v1 = rec([{ name: 'a', type: 'int' }]);
-    const v2 = rec([{ name: 'a', type: 'int' }, { name: 'b', type: 'int', default: 0 }]);
-    const candidate = rec([{ name: 'a', type: 'int' }, { name: 'b', type: 'int' }]);
+    const v2 = rec([
+      { name: 'a', type: 'int' },
+      { name: 'b', type: 'int', default: 0 },
+    ]);
+    const candidate = rec([
+      { name: 'a', type: 'int' },
+      { name: 'b', type: 'int' },
+    ]);
     await call('PUT', '/config/t-value', { compatibility: 'BACKWARD_TRANSITIVE' });
     await register('t-value', v1);
     await register('t-value', v2);

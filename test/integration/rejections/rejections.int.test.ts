@@ -53,7 +53,11 @@ describe('refused deltas: verdict sources, undecodable records, retries over HTT
   /** A create by a role the entity does not grant (yet); answers the refused delta's id. */
   const refuseCreate = async (merchantId: string, role = 'auditor'): Promise<string> => {
     const token = await t.token([role]);
-    const refused = await post(`${t.url}/`, { dispatch: { entity: 'merchant_account', operation: 'create' }, payload: { merchantId, name: 'Audited' } }, { authorization: `Bearer ${token}` });
+    const refused = await post(
+      `${t.url}/`,
+      { dispatch: { entity: 'merchant_account', operation: 'create' }, payload: { merchantId, name: 'Audited' } },
+      { authorization: `Bearer ${token}` },
+    );
     expect(refused.body).toMatchObject({ status: 403, stage: 'permission' });
     const listed = await eventually(
       async () => JSON.parse(await runCli(withStore, ['rejections', 'list', '--json', '--stage', 'permission'])) as { items: RejectionSummary[] },
@@ -66,7 +70,8 @@ describe('refused deltas: verdict sources, undecodable records, retries over HTT
     writeFileSync(merchant, `${readFileSync(merchant, 'utf8')}  ${role}: { operations: [create], write: '*', read: '*' }\n`);
     await new Promise((resolve) => setTimeout(resolve, 1100)); // the service re-reads an entity file at most once a second
   };
-  const retryOverHttp = (body: unknown, headers: Record<string, string> = {}) => post(`${t.url}/admin/rejections/retry`, body, { authorization: `Bearer ${admin}`, ...headers });
+  const retryOverHttp = (body: unknown, headers: Record<string, string> = {}) =>
+    post(`${t.url}/admin/rejections/retry`, body, { authorization: `Bearer ${admin}`, ...headers });
 
   test('the CLI answers the same from the store (DATABASE_URL) as from the outcomes topic', async () => {
     refusedEarlier = await refuseCreate('m-both');
@@ -87,7 +92,10 @@ describe('refused deltas: verdict sources, undecodable records, retries over HTT
     const shown = JSON.parse(await runCli(withStore, ['rejections', 'show', item?.rejectionId ?? ''])) as RejectionDetail;
     expect(Buffer.from(shown.raw ?? '', 'base64').toString()).toBe('not avro at all');
     expect(shown.delta).toBeNull();
-    const retried = JSON.parse(await runCli(withStore, ['rejections', 'retry', item?.rejectionId ?? '', '--json'])) as { items: { action: string }[]; sent: string[] };
+    const retried = JSON.parse(await runCli(withStore, ['rejections', 'retry', item?.rejectionId ?? '', '--json'])) as {
+      items: { action: string }[];
+      sent: string[];
+    };
     expect(retried).toMatchObject({ sent: [], items: [{ action: 'not-retriable' }] });
     // A tenant's operator never sees records that name no tenant.
     const overHttp = await fetch(`${t.url}/admin/rejections?stage=decode`, { headers: { authorization: `Bearer ${admin}` } });
@@ -103,9 +111,14 @@ describe('refused deltas: verdict sources, undecodable records, retries over HTT
     const retryId = retryIdOf('acme', deltaId);
     for (const answer of [a, b]) {
       expect([200, 202]).toContain(answer.status);
-      expect(answer.body.items).toEqual([answer.status === 202 ? { deltaId, action: 'sent', retry: { deltaId: retryId, retryOf: deltaId } } : expect.objectContaining({ deltaId })]);
+      expect(answer.body.items).toEqual([
+        answer.status === 202 ? { deltaId, action: 'sent', retry: { deltaId: retryId, retryOf: deltaId } } : expect.objectContaining({ deltaId }),
+      ]);
     }
-    await eventually(async () => (await fetch(`${t.url}/deltas/${retryId}`, { headers: { authorization: `Bearer ${admin}` } })).json(), (o) => (o as { status: string }).status === 'accepted');
+    await eventually(
+      async () => (await fetch(`${t.url}/deltas/${retryId}`, { headers: { authorization: `Bearer ${admin}` } })).json(),
+      (o) => (o as { status: string }).status === 'accepted',
+    );
     const events = (await readTopic(t.service.log, EVENTS, schemas.EntityEvent)).filter((e) => e.value.key === 'm-twice');
     expect(events.map((e) => e.value.deltaId)).toEqual([retryId]);
 
@@ -122,28 +135,45 @@ describe('refused deltas: verdict sources, undecodable records, retries over HTT
     });
   });
 
-  test('POST /admin/rejections/retry: waits for verdicts; refuses a bad selection; stays in the caller\'s tenant', async () => {
+  test("POST /admin/rejections/retry: waits for verdicts; refuses a bad selection; stays in the caller's tenant", async () => {
     const deltaId = await refuseCreate('m-wait', 'inspector');
     await grant('inspector');
     const waited = await retryOverHttp({ since: '10m', stage: 'permission', code: 'DB_FORBIDDEN' });
     expect(waited.status).toBe(200);
     // m-both, refused in the first test for the auditor role granted since, matches the filter too.
-    expect((waited.body.sent as { deltaId: string }[]).map((d) => d.deltaId).sort()).toEqual([retryIdOf('acme', deltaId), retryIdOf('acme', refusedEarlier)].sort());
+    expect((waited.body.sent as { deltaId: string }[]).map((d) => d.deltaId).sort()).toEqual(
+      [retryIdOf('acme', deltaId), retryIdOf('acme', refusedEarlier)].sort(),
+    );
     expect((waited.body.verdicts as Record<string, unknown>)[retryIdOf('acme', deltaId)]).toMatchObject({ status: 'accepted', version: 1 });
 
-    expect(await retryOverHttp({ deltaIds: [deltaId], since: '1h' })).toMatchObject({ status: 400, body: { code: 'DB_VALIDATION', field: 'deltaIds', stage: 'rejections' } });
+    expect(await retryOverHttp({ deltaIds: [deltaId], since: '1h' })).toMatchObject({
+      status: 400,
+      body: { code: 'DB_VALIDATION', field: 'deltaIds', stage: 'rejections' },
+    });
     expect(await retryOverHttp({})).toMatchObject({ status: 400, body: { field: 'deltaIds' } });
     expect(await retryOverHttp({ deltaIds: ['bad id!'] })).toMatchObject({ status: 400, body: { field: 'deltaIds.0', stage: 'rejections' } });
-    const otherTenant = await post(`${t.url}/admin/rejections/retry`, { deltaIds: [deltaId] }, { authorization: `Bearer ${await t.token(['admin'], { tenant: 'globex' })}` });
+    const otherTenant = await post(
+      `${t.url}/admin/rejections/retry`,
+      { deltaIds: [deltaId] },
+      { authorization: `Bearer ${await t.token(['admin'], { tenant: 'globex' })}` },
+    );
     expect(otherTenant.body).toMatchObject({ sent: [], items: [{ deltaId, action: 'not-found' }] });
-    expect((await post(`${t.url}/admin/rejections/retry`, { deltaIds: [deltaId] }, { authorization: `Bearer ${await t.token(['auditor'])}` })).status).toBe(403);
+    expect((await post(`${t.url}/admin/rejections/retry`, { deltaIds: [deltaId] }, { authorization: `Bearer ${await t.token(['auditor'])}` })).status).toBe(
+      403,
+    );
   });
 
   test('the CLI says what is wrong: no selection, no registry, a broker no service ran on', async () => {
-    await expect(runCli(withStore, ['rejections', 'retry'])).rejects.toMatchObject({ code: 'DB_VALIDATION', details: { field: 'deltaIds', rule: 'selection' } });
+    await expect(runCli(withStore, ['rejections', 'retry'])).rejects.toMatchObject({
+      code: 'DB_VALIDATION',
+      details: { field: 'deltaIds', rule: 'selection' },
+    });
     await expect(runCli(withStore, ['rejections', 'retry', 'd-1', '--since', '1h'])).rejects.toMatchObject({ code: 'DB_VALIDATION' });
     const noRegistry = loadConfig({ DELTABROKER_KAFKA_PORT: String(withoutStore.kafka.port), DELTABROKER_REGISTRY_PORT: '1' });
-    await expect(runCli(noRegistry, ['rejections', 'list'])).rejects.toMatchObject({ code: 'DB_DEPENDENCY_UNAVAILABLE', message: expect.stringContaining('no schema registry answers at http://127.0.0.1:1') });
+    await expect(runCli(noRegistry, ['rejections', 'list'])).rejects.toMatchObject({
+      code: 'DB_DEPENDENCY_UNAVAILABLE',
+      message: expect.stringContaining('no schema registry answers at http://127.0.0.1:1'),
+    });
     const dir = mkdtempSync(path.join(tmpdir(), 'rejections-empty-'));
     const empty = await startEmbeddedKafka({ dataDir: dir, port: 0 });
     try {
@@ -154,7 +184,7 @@ describe('refused deltas: verdict sources, undecodable records, retries over HTT
       rmSync(dir, { recursive: true, force: true });
     }
   });
-  test('a retry never trusts roles a Kafka producer only claimed: it carries that producer\'s token again', async () => {
+  test("a retry never trusts roles a Kafka producer only claimed: it carries that producer's token again", async () => {
     const reader = await t.token(['reader'], { sub: 'kafka-user' });
     const delta = {
       id: `launder-${Date.now()}`,
@@ -170,7 +200,9 @@ describe('refused deltas: verdict sources, undecodable records, retries over HTT
       expectedVersion: null,
       retryOf: null,
     };
-    await t.service.log.publish([{ topic: 'deltas', key: 'acme/merchant_account/m-launder', value: delta, schema: schemas.DeltaEnvelope, headers: { authorization: `Bearer ${reader}` } }]);
+    await t.service.log.publish([
+      { topic: 'deltas', key: 'acme/merchant_account/m-launder', value: delta, schema: schemas.DeltaEnvelope, headers: { authorization: `Bearer ${reader}` } },
+    ]);
     await eventually(
       async () => (await (await fetch(`${t.url}/deltas/${delta.id}`, { headers: { authorization: `Bearer ${admin}` } })).json()) as { status?: string },
       (d) => d.status === 'refused',

@@ -19,7 +19,12 @@ describe('replay read into the shadows', () => {
     const config = h.put(accountConfig(uniqueName('runs')));
     // About 2 MB per partition: more than one fetch (1 MB per partition) brings, so the log hands several batches.
     const name = 'n'.repeat(1200);
-    const history: EventSpec[] = Array.from({ length: 4500 }, (_, i) => ({ operation: 'create', key: `r${i}`, version: 1, payload: { accountId: `r${i}`, name } }));
+    const history: EventSpec[] = Array.from({ length: 4500 }, (_, i) => ({
+      operation: 'create',
+      key: `r${i}`,
+      version: 1,
+      payload: { accountId: `r${i}`, name },
+    }));
     await h.log.createTopics([{ topic: config.persistence.topic, partitions: 3 }]);
     const published = [];
     for (let i = 0; i < history.length; i += 300) published.push(...(await h.publish(config, history.slice(i, i + 300))));

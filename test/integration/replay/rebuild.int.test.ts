@@ -42,7 +42,8 @@ describe('replay and rebuild on PostgreSQL', () => {
     const writer = (async () => {
       for (let round = 0; writing || round < 3; round += 1) {
         const batch: EventSpec[] = [];
-        for (let i = 0; i < 20; i += 1) batch.push({ operation: 'create', key: `w${round}_${i}`, version: 1, payload: { accountId: `w${round}_${i}`, name: `written during ${round}` } });
+        for (let i = 0; i < 20; i += 1)
+          batch.push({ operation: 'create', key: `w${round}_${i}`, version: 1, payload: { accountId: `w${round}_${i}`, name: `written during ${round}` } });
         await h.publish(config, batch);
         during.push(...batch);
         await new Promise((r) => setTimeout(r, 20));
@@ -82,7 +83,16 @@ describe('replay and rebuild on PostgreSQL', () => {
     // After the handover the live projector applied exactly the offsets from its new checkpoint on, each once.
     expect(during.length).toBeGreaterThan(0);
     const handover = new Map((result.targets[0]?.handover ?? []).map((p) => [p.partition, BigInt(p.after)]));
-    if (process.env.TEST_LOG) console.log(JSON.stringify({ passes: result.passes, swapMs: result.swapMs, events: result.events, during: during.length, handover: result.targets.map((t) => t.handover) }));
+    if (process.env.TEST_LOG)
+      console.log(
+        JSON.stringify({
+          passes: result.passes,
+          swapMs: result.swapMs,
+          events: result.events,
+          during: during.length,
+          handover: result.targets.map((t) => t.handover),
+        }),
+      );
     const afterSwap = h.reports.filter((r) => r.topic === config.persistence.topic && BigInt(r.checkpointBefore) >= (handover.get(r.partition) ?? 0n));
     for (const [partition, from] of handover) {
       const applied = afterSwap.filter((r) => r.partition === partition).flatMap((r) => r.appliedOffsets.map(BigInt));
@@ -93,7 +103,9 @@ describe('replay and rebuild on PostgreSQL', () => {
     }
     expect(afterSwap.flatMap((r) => r.appliedOffsets).length).toBeGreaterThan(0);
     // Nothing of the shadow is left behind.
-    const leftovers = await h.sql.query(`select 1 from projection_checkpoints where projector like 'deltabroker-rebuild-%' and topic = $1`, [config.persistence.topic]);
+    const leftovers = await h.sql.query(`select 1 from projection_checkpoints where projector like 'deltabroker-rebuild-%' and topic = $1`, [
+      config.persistence.topic,
+    ]);
     expect(leftovers.rows).toEqual([]);
     expect((await h.sql.query<{ t: string | null }>(`select to_regclass($1)::text as t`, [qualifiedTable(config, '__rebuild')])).rows[0]?.t).toBeNull();
 
@@ -138,7 +150,9 @@ describe('replay and rebuild on PostgreSQL', () => {
         controller.abort();
       }
     });
-    await expect(rebuildProjections(h.context(), { tenant: 'acme', entity: config.entity, target: 'postgres' }, { progress, signal: controller.signal })).rejects.toBeDefined();
+    await expect(
+      rebuildProjections(h.context(), { tenant: 'acme', entity: config.entity, target: 'postgres' }, { progress, signal: controller.signal }),
+    ).rejects.toBeDefined();
     expect(progress.snapshot().phase).toBe('interrupted');
     expect(doneAtAbort).toBeLessThan(history.length);
     const plan = await planReplay(h.context(), { tenant: 'acme', entity: config.entity, target: 'postgres' });
@@ -166,7 +180,9 @@ describe('replay and rebuild on PostgreSQL', () => {
     expect(tampered.differences).toEqual([{ key: '(k1)', kind: 'differs', liveVersion: 2, replayVersion: 2 }]);
 
     await h.sql.query(`delete from ${table} where "accountId" = 'k2'`);
-    await h.sql.query(`insert into ${table} select 'ghost', name, mcc, score, "_doc", "_version", "_event_id", "_position", "_updated_at" from ${table} where "accountId" = 'k3'`);
+    await h.sql.query(
+      `insert into ${table} select 'ghost', name, mcc, score, "_doc", "_version", "_event_id", "_position", "_updated_at" from ${table} where "accountId" = 'k3'`,
+    );
     const worse = await verifyProjection(h.context(), { tenant: 'acme', entity: config.entity });
     expect(worse).toMatchObject({ equal: false, differingRows: 3 });
     expect(worse.live?.rows).toBe(worse.replay.rows);
@@ -218,10 +234,12 @@ describe('replay and rebuild on PostgreSQL', () => {
     const entity = uniqueName('tail');
     const v1 = h.put(accountConfig(entity));
     await h.startLive({ search: false });
-    await h.applied(await h.publish(v1, [
-      { operation: 'create', key: 'a', version: 1, payload: { accountId: 'a', name: 'A', tier: 'gold' } },
-      { operation: 'create', key: 'b', version: 1, payload: { accountId: 'b', name: 'B', tier: 'bronze' } },
-    ]));
+    await h.applied(
+      await h.publish(v1, [
+        { operation: 'create', key: 'a', version: 1, payload: { accountId: 'a', name: 'A', tier: 'gold' } },
+        { operation: 'create', key: 'b', version: 1, payload: { accountId: 'b', name: 'B', tier: 'bronze' } },
+      ]),
+    );
     await h.stopLive();
     const v2 = h.put({ ...accountConfig(entity, { tier: { type: 'string' } }), version: 2 });
     await new Promise((r) => setTimeout(r, 20));
@@ -232,7 +250,11 @@ describe('replay and rebuild on PostgreSQL', () => {
     expect(plan.partitions.every((p) => p.start === null)).toBe(true);
     const result = await rebuildProjections(h.context(), { tenant: 'acme', entity, target: 'postgres', from: { kind: 'time', timestamp: since } });
     expect(result.events).toBe(1);
-    const rows = (await h.sql.query<{ accountId: string; name: string; tier: string; _version: unknown }>(`select "accountId", name, tier, "_version" from ${qualifiedTable(v2)} order by "accountId"`)).rows;
+    const rows = (
+      await h.sql.query<{ accountId: string; name: string; tier: string; _version: unknown }>(
+        `select "accountId", name, tier, "_version" from ${qualifiedTable(v2)} order by "accountId"`,
+      )
+    ).rows;
     expect(rows.map((r) => [r.accountId, r.name, r.tier, Number(r._version)])).toEqual([
       ['a', 'A', 'gold', 1],
       ['b', 'B2', 'silver', 2],

@@ -132,8 +132,19 @@ export async function openReplayHarness(sql: SqlClient, closeSql: () => Promise<
         })),
       ),
     async startLive(options = {}) {
-      const tables = await startTableProjector({ log, schemas, entities, sql, logger: testLogger(), groupId: groups.postgres, onBatch: (r) => reports.push(r) });
-      const index = options.search === false ? undefined : await startSearchProjector({ log, schemas, entities, search, sql, logger: testLogger(), groupId: groups.search });
+      const tables = await startTableProjector({
+        log,
+        schemas,
+        entities,
+        sql,
+        logger: testLogger(),
+        groupId: groups.postgres,
+        onBatch: (r) => reports.push(r),
+      });
+      const index =
+        options.search === false
+          ? undefined
+          : await startSearchProjector({ log, schemas, entities, search, sql, logger: testLogger(), groupId: groups.search });
       live = { tables, index };
     },
     async stopLive() {

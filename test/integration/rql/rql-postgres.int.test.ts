@@ -40,15 +40,65 @@ async function connect(): Promise<Client> {
 
 type Row = Record<string, unknown>;
 const ROWS: Row[] = [
-  { merchantId: 'm01', name: 'ACME GmbH', country: 'DE', mcc: 5812, score: 4.5, active: true, openedAt: '2020-01-15T00:00:00Z', meta: { tier: 'gold' }, iban: 'aes256skv1:k:v1:AAA' },
-  { merchantId: 'm02', name: 'acme gmbh, Berlin', country: 'DE', mcc: 5411, score: 3.25, active: false, openedAt: '2021-06-01T12:30:00Z', meta: null, iban: 'aes256skv1:k:v1:BBB' },
-  { merchantId: 'm03', name: 'Boulangerie Paris', country: 'FR', mcc: 5462, score: 4.9, active: true, openedAt: '2019-03-10T08:00:00Z', meta: { tier: 'silver' }, iban: null },
+  {
+    merchantId: 'm01',
+    name: 'ACME GmbH',
+    country: 'DE',
+    mcc: 5812,
+    score: 4.5,
+    active: true,
+    openedAt: '2020-01-15T00:00:00Z',
+    meta: { tier: 'gold' },
+    iban: 'aes256skv1:k:v1:AAA',
+  },
+  {
+    merchantId: 'm02',
+    name: 'acme gmbh, Berlin',
+    country: 'DE',
+    mcc: 5411,
+    score: 3.25,
+    active: false,
+    openedAt: '2021-06-01T12:30:00Z',
+    meta: null,
+    iban: 'aes256skv1:k:v1:BBB',
+  },
+  {
+    merchantId: 'm03',
+    name: 'Boulangerie Paris',
+    country: 'FR',
+    mcc: 5462,
+    score: 4.9,
+    active: true,
+    openedAt: '2019-03-10T08:00:00Z',
+    meta: { tier: 'silver' },
+    iban: null,
+  },
   { merchantId: 'm04', name: "O'Brien's Pub", country: 'IE', mcc: 5813, score: null, active: true, openedAt: null, meta: null, iban: null },
   { merchantId: 'm05', name: '100% Pure_Co', country: 'US', mcc: 5999, score: 2, active: null, openedAt: '2022-12-31T23:59:59Z', meta: null, iban: null },
   { merchantId: 'm06', name: 'Zürich Uhren', country: 'CH', mcc: 5944, score: 5, active: true, openedAt: '2018-07-04T00:00:00Z', meta: null, iban: null },
-  { merchantId: 'm07', name: 'back\\slash & (parens)', country: null, mcc: null, score: 1.5, active: false, openedAt: '2023-02-28T00:00:00Z', meta: null, iban: null },
+  {
+    merchantId: 'm07',
+    name: 'back\\slash & (parens)',
+    country: null,
+    mcc: null,
+    score: 1.5,
+    active: false,
+    openedAt: '2023-02-28T00:00:00Z',
+    meta: null,
+    iban: null,
+  },
   { merchantId: 'm08', name: 'Café Lumière', country: 'FR', mcc: 5812, score: 4.5, active: true, openedAt: '2020-01-15T00:00:00Z', meta: null, iban: null },
-  { merchantId: 'm09', name: 'true', country: 'DE', mcc: 9223372036854775807n.toString(), score: -1, active: false, openedAt: '2024-02-29T00:00:00Z', meta: null, iban: null },
+  {
+    merchantId: 'm09',
+    name: 'true',
+    country: 'DE',
+    mcc: 9223372036854775807n.toString(),
+    score: -1,
+    active: false,
+    openedAt: '2024-02-29T00:00:00Z',
+    meta: null,
+    iban: null,
+  },
   { merchantId: 'm10', name: 'Zeta Shop', country: 'NL', mcc: 5311, score: 0, active: true, openedAt: '2017-11-11T11:11:11Z', meta: null, iban: null },
 ];
 
@@ -202,8 +252,28 @@ describe('columns', () => {
   it('returns typed documents: integers, numbers, booleans, ISO timestamps, objects, nulls', async () => {
     const r = await read('in(merchantId,(m01,m09))');
     expect(r.items).toEqual([
-      { merchantId: 'm01', name: 'ACME GmbH', country: 'DE', mcc: 5812, score: 4.5, active: true, openedAt: '2020-01-15T00:00:00.000Z', meta: { tier: 'gold' }, iban: 'aes256skv1:k:v1:AAA' },
-      { merchantId: 'm09', name: 'true', country: 'DE', mcc: '9223372036854775807', score: -1, active: false, openedAt: '2024-02-29T00:00:00.000Z', meta: null, iban: null },
+      {
+        merchantId: 'm01',
+        name: 'ACME GmbH',
+        country: 'DE',
+        mcc: 5812,
+        score: 4.5,
+        active: true,
+        openedAt: '2020-01-15T00:00:00.000Z',
+        meta: { tier: 'gold' },
+        iban: 'aes256skv1:k:v1:AAA',
+      },
+      {
+        merchantId: 'm09',
+        name: 'true',
+        country: 'DE',
+        mcc: '9223372036854775807',
+        score: -1,
+        active: false,
+        openedAt: '2024-02-29T00:00:00.000Z',
+        meta: null,
+        iban: null,
+      },
     ]);
   });
 
@@ -214,7 +284,18 @@ describe('columns', () => {
 
   it('never returns iban to a reader, and refuses to filter, sort or select on it', async () => {
     const r = await read('eq(merchantId,m01)', reader);
-    expect(r.items).toEqual([{ merchantId: 'm01', name: 'ACME GmbH', country: 'DE', mcc: 5812, score: 4.5, active: true, openedAt: '2020-01-15T00:00:00.000Z', meta: { tier: 'gold' } }]);
+    expect(r.items).toEqual([
+      {
+        merchantId: 'm01',
+        name: 'ACME GmbH',
+        country: 'DE',
+        mcc: 5812,
+        score: 4.5,
+        active: true,
+        openedAt: '2020-01-15T00:00:00.000Z',
+        meta: { tier: 'gold' },
+      },
+    ]);
     await expect(read('eq(iban,aes256skv1:k:v1:AAA)', reader)).rejects.toMatchObject({ code: 'DB_FORBIDDEN', details: { field: 'iban' } });
     await expect(read('sort(-iban)', reader)).rejects.toMatchObject({ code: 'DB_FORBIDDEN', details: { field: 'iban' } });
     await expect(read('select(name,iban)', reader)).rejects.toMatchObject({ code: 'DB_FORBIDDEN', details: { field: 'iban' } });

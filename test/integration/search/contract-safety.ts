@@ -12,7 +12,10 @@ export function safetyCases(ctx: ContractContext): void {
       expect(response.hits.hits[0]?._source).not.toHaveProperty('secret');
     }
     expect((await restricted({ query: { ids: { values: ['p1'] } } })).hits.hits[0]?._source).toHaveProperty('name');
-    await expectRefusal(restricted({ query: { ids: { values: ['p1'] } }, _source: ['secret', 'name'] }), 'DB_FORBIDDEN', { field: 'payload._source[0]', rule: 'field-not-readable' });
+    await expectRefusal(restricted({ query: { ids: { values: ['p1'] } }, _source: ['secret', 'name'] }), 'DB_FORBIDDEN', {
+      field: 'payload._source[0]',
+      rule: 'field-not-readable',
+    });
     await expectRefusal(restricted({ _source: 'secret' }), 'DB_FORBIDDEN', { field: 'payload._source' });
     await expectRefusal(restricted({ _source: { includes: ['name', 'secret'] } }), 'DB_FORBIDDEN', { field: 'payload._source.includes[1]' });
   });
@@ -68,11 +71,10 @@ export function safetyCases(ctx: ContractContext): void {
 function subsetRefusals(ctx: ContractContext): void {
   test('an unsupported clause is refused, naming it', async () => {
     await expectRefusal(ctx.search({ query: { fuzzy: { name: 'shoe' } } }), 'DB_VALIDATION', { field: 'payload.query.fuzzy', rule: 'unsupported-clause' });
-    await expectRefusal(
-      ctx.search({ query: { bool: { must: [{ match_all: {} }, { query_string: { query: 'a' } }] } } }),
-      'DB_VALIDATION',
-      { field: 'payload.query.bool.must[1].query_string', rule: 'unsupported-clause' },
-    );
+    await expectRefusal(ctx.search({ query: { bool: { must: [{ match_all: {} }, { query_string: { query: 'a' } }] } } }), 'DB_VALIDATION', {
+      field: 'payload.query.bool.must[1].query_string',
+      rule: 'unsupported-clause',
+    });
     await expectRefusal(ctx.search({ query: { match: { name: { query: 'shoe', fuzziness: 2 } } } }), 'DB_VALIDATION', {
       field: 'payload.query.match.name.fuzziness',
       rule: 'unsupported-clause',
@@ -82,7 +84,11 @@ function subsetRefusals(ctx: ContractContext): void {
   });
 
   test('an unknown field is refused, naming it, wherever it appears', async () => {
-    await expectRefusal(ctx.search({ query: { term: { colour: 'red' } } }), 'DB_VALIDATION', { field: 'payload.query.term.colour', rule: 'unknown-field', name: 'colour' });
+    await expectRefusal(ctx.search({ query: { term: { colour: 'red' } } }), 'DB_VALIDATION', {
+      field: 'payload.query.term.colour',
+      rule: 'unknown-field',
+      name: 'colour',
+    });
     await expectRefusal(ctx.search({ query: { term: { "name'); drop table products; --": 'x' } } }), 'DB_VALIDATION', { rule: 'unknown-field' });
     await expectRefusal(ctx.search({ sort: ['price; drop table products'] }), 'DB_VALIDATION', { rule: 'unknown-field' });
     await expectRefusal(ctx.search({ query: { exists: { field: 'price.keyword' } } }), 'DB_VALIDATION', { rule: 'unknown-field' });
@@ -92,7 +98,10 @@ function subsetRefusals(ctx: ContractContext): void {
   test('malformed clauses are refused, naming the place', async () => {
     await expectRefusal(ctx.search({ query: { term: { price: 1 }, match_all: {} } }), 'DB_VALIDATION', { field: 'payload.query', rule: 'one-clause' });
     await expectRefusal(ctx.search({ query: { term: { price: 'cheap' } } }), 'DB_VALIDATION', { field: 'payload.query.term.price', rule: 'type' });
-    await expectRefusal(ctx.search({ query: { range: { released: { gte: 'now-1d' } } } }), 'DB_VALIDATION', { field: 'payload.query.range.released.gte', rule: 'date' });
+    await expectRefusal(ctx.search({ query: { range: { released: { gte: 'now-1d' } } } }), 'DB_VALIDATION', {
+      field: 'payload.query.range.released.gte',
+      rule: 'date',
+    });
     await expectRefusal(ctx.search({ query: { terms: { stock: 5 } } }), 'DB_VALIDATION', { field: 'payload.query.terms.stock' });
     await expectRefusal(ctx.search({ query: { prefix: { price: '1' } } }), 'DB_VALIDATION', { rule: 'field-type' });
     await expectRefusal(ctx.search({ query: { exists: { field: 'attrs' } } }), 'DB_VALIDATION', { rule: 'field-type' });

@@ -51,19 +51,22 @@ export function writeCases(ctx: ContractContext): void {
       field: 'docs[0].source.rank',
     });
     await expectRefusal(ctx.index.upsert(NOTES.name, [{ id: '', version: 1, source: {} }]), 'DB_VALIDATION', { field: 'docs[0].id' });
-    await expectRefusal(ctx.index.upsert(NOTES.name, [{ id: 'x', version: 1, source: { title: ['a', 'b'] } }]), 'DB_VALIDATION', { rule: 'array-not-supported' });
-    await expectRefusal(ctx.index.upsert(NOTES.name, [{ id: 'x', version: 1, source: { extra: { note: 'a\u0000b' } } }]), 'DB_VALIDATION', { rule: 'nul-character' });
+    await expectRefusal(ctx.index.upsert(NOTES.name, [{ id: 'x', version: 1, source: { title: ['a', 'b'] } }]), 'DB_VALIDATION', {
+      rule: 'array-not-supported',
+    });
+    await expectRefusal(ctx.index.upsert(NOTES.name, [{ id: 'x', version: 1, source: { extra: { note: 'a\u0000b' } } }]), 'DB_VALIDATION', {
+      rule: 'nul-character',
+    });
     expect(sortedIdsOf(await notes({ query: { ids: { values: ['bad', 'x'] } } }))).toEqual([]);
   });
 
   test('invalid definitions are refused', async () => {
     await expectRefusal(ctx.index.ensureIndex({ name: 'Bad-Name', fields: [] }), 'DB_VALIDATION', { field: 'index.name' });
     await expectRefusal(ctx.index.ensureIndex({ name: 'ok', fields: [{ name: '_id', type: 'string' }] }), 'DB_VALIDATION', { field: 'index.fields[0].name' });
-    await expectRefusal(
-      ctx.index.ensureIndex({ name: 'ok', fields: [{ name: 'a', type: 'text' as never }] }),
-      'DB_VALIDATION',
-      { field: 'index.fields[0].type', rule: 'enum' },
-    );
+    await expectRefusal(ctx.index.ensureIndex({ name: 'ok', fields: [{ name: 'a', type: 'text' as never }] }), 'DB_VALIDATION', {
+      field: 'index.fields[0].type',
+      rule: 'enum',
+    });
   });
 
   test('a field added to the definition becomes searchable', async () => {

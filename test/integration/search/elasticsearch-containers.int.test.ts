@@ -9,7 +9,6 @@ import { dockerAnswers } from '../../support/docker';
 /** Client 9.x speaks compatible-with=9, so the server must be 9.x too. */
 const ELASTICSEARCH_IMAGE = process.env.DELTABROKER_ELASTICSEARCH_IMAGE ?? 'docker.elastic.co/elasticsearch/elasticsearch:9.0.0';
 
-
 async function startElasticsearch(): Promise<SearchBackend> {
   const { GenericContainer, Wait } = await import('testcontainers');
   const container = await new GenericContainer(ELASTICSEARCH_IMAGE)

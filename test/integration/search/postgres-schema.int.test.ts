@@ -8,7 +8,13 @@ import { openPgSqlClient } from '../../../src/store/pg-sql-client';
 import type { SqlClient } from '../../../src/store/sql-client';
 import { createFreshDatabase, type FreshDatabase } from '../../support/postgres';
 
-const V1: IndexDefinition = { name: 'tickets', fields: [{ name: 'title', type: 'string' }, { name: 'code', type: 'string' }] };
+const V1: IndexDefinition = {
+  name: 'tickets',
+  fields: [
+    { name: 'title', type: 'string' },
+    { name: 'code', type: 'string' },
+  ],
+};
 const V2: IndexDefinition = {
   name: 'tickets',
   fields: [
@@ -39,9 +45,9 @@ describe('Postgres search adapter: tables and migrations', () => {
       )
     ).rows.map((r) => r.column_name);
   const indexes = async () =>
-    (await sql.query<{ indexname: string }>(`select indexname from pg_indexes where schemaname = 'search' and tablename = 'tickets' order by indexname`)).rows.map(
-      (r) => r.indexname,
-    );
+    (
+      await sql.query<{ indexname: string }>(`select indexname from pg_indexes where schemaname = 'search' and tablename = 'tickets' order by indexname`)
+    ).rows.map((r) => r.indexname);
 
   test('concurrent ensureIndex calls create one table with word columns and GIN indexes', async () => {
     const a = createPostgresSearchIndex(sql);
@@ -60,7 +66,10 @@ describe('Postgres search adapter: tables and migrations', () => {
     expect(await columns()).toEqual(['id', 'search', 'source', 'tsv_body', 'tsv_title', 'version']);
     expect((await index.search('tickets', { query: { match: { body: 'stuck' } } })).hits.hits.map((h) => h._id)).toEqual(['t1']);
     expect((await index.search('tickets', { query: { multi_match: { query: 'paper' } } })).hits.hits.map((h) => h._id)).toEqual(['t1']);
-    await expect(index.search('tickets', { query: { prefix: { code: 'A' } } })).rejects.toMatchObject({ code: 'DB_VALIDATION', details: { rule: 'field-type' } });
+    await expect(index.search('tickets', { query: { prefix: { code: 'A' } } })).rejects.toMatchObject({
+      code: 'DB_VALIDATION',
+      details: { rule: 'field-type' },
+    });
   });
 
   test('a new adapter reads the definition from the catalog without ensureIndex', async () => {
@@ -73,7 +82,13 @@ describe('Postgres search adapter: tables and migrations', () => {
   test('names of 63 characters work for the index and its fields', async () => {
     const long = 'n'.repeat(63);
     const index = createPostgresSearchIndex(sql);
-    await index.ensureIndex({ name: long, fields: [{ name: `${'F'.repeat(62)}a`, type: 'string' }, { name: `${'F'.repeat(62)}b`, type: 'string' }] });
+    await index.ensureIndex({
+      name: long,
+      fields: [
+        { name: `${'F'.repeat(62)}a`, type: 'string' },
+        { name: `${'F'.repeat(62)}b`, type: 'string' },
+      ],
+    });
     await index.upsert(long, [{ id: 'x', version: 1, source: { [`${'F'.repeat(62)}b`]: 'needle' } }]);
     expect((await index.search(long, { query: { match: { [`${'F'.repeat(62)}b`]: 'needle' } } })).hits.hits.map((h) => h._id)).toEqual(['x']);
     expect((await index.search(long, { query: { match: { [`${'F'.repeat(62)}a`]: 'needle' } } })).hits.hits).toEqual([]);

@@ -25,14 +25,20 @@ export function describeTransactionalWrites(name: string, open: () => Promise<{ 
       const index = createPostgresSearchIndex(backend.sql, { batchSize: 2 });
       await expect(
         backend.sql.transaction(async (tx) => {
-          await index.writeIn(tx).upsert('events', [1, 2, 3].map((n) => ({ id: `e${n}`, version: 1, source: { kind: `k${n}` } })));
+          await index.writeIn(tx).upsert(
+            'events',
+            [1, 2, 3].map((n) => ({ id: `e${n}`, version: 1, source: { kind: `k${n}` } })),
+          );
           throw new Error('projector failed before its checkpoint');
         }),
       ).rejects.toThrow('projector failed');
       expect(await ids()).toEqual([]);
       await backend.sql.transaction(async (tx) => {
         const writes = createPostgresSearchIndex(backend.sql).writeIn(tx);
-        await writes.upsert('events', [1, 2, 3].map((n) => ({ id: `e${n}`, version: 1, source: { kind: `k${n}` } })));
+        await writes.upsert(
+          'events',
+          [1, 2, 3].map((n) => ({ id: `e${n}`, version: 1, source: { kind: `k${n}` } })),
+        );
         await writes.delete('events', ['e2']);
       });
       expect(await ids()).toEqual(['e1', 'e3']);

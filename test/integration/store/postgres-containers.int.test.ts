@@ -39,9 +39,17 @@ if (!docker.ok) {
       const auth = { authorization: `Bearer ${token}` };
       const encrypted = await post(`${t.url}/dispatch`, { dispatch: { operation: 'encrypt', method: 'aes' }, payload: 'x' }, auth);
       expect(encrypted.body.ciphertext).toMatch(/^aes256skv1:/);
-      const created = await post(`${t.url}/`, { dispatch: { entity: 'merchant_account', operation: 'create' }, payload: { merchantId: 'c-1', name: 'Container' } }, auth);
+      const created = await post(
+        `${t.url}/`,
+        { dispatch: { entity: 'merchant_account', operation: 'create' }, payload: { merchantId: 'c-1', name: 'Container' } },
+        auth,
+      );
       expect(created.status).toBe(201);
-      const read = await post(`${t.url}/`, { dispatch: { entity: 'merchant_account', operation: 'read', after: created.body.position }, payload: 'eq(merchantId,c-1)' }, auth);
+      const read = await post(
+        `${t.url}/`,
+        { dispatch: { entity: 'merchant_account', operation: 'read', after: created.body.position }, payload: 'eq(merchantId,c-1)' },
+        auth,
+      );
       expect(read.body.items).toEqual([expect.objectContaining({ name: 'Container' })]);
     });
   });

@@ -38,9 +38,7 @@ describe('prepared statements (pg adapter)', () => {
   });
 
   test('past the bound on prepared names, statements still answer', async () => {
-    const answers = await Promise.all(
-      Array.from({ length: 260 }, (_, i) => store.sql.query<{ n: number }>(`select $1::int + ${i} as n`, [1], PREPARED)),
-    );
+    const answers = await Promise.all(Array.from({ length: 260 }, (_, i) => store.sql.query<{ n: number }>(`select $1::int + ${i} as n`, [1], PREPARED)));
     expect(answers.map((r) => r.rows[0]?.n)).toEqual(Array.from({ length: 260 }, (_, i) => 1 + i));
   });
 });

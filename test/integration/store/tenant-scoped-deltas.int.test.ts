@@ -13,7 +13,15 @@ const accepted = (tenant: string, deltaId: string, version: number): StoredVerdi
   status: 'accepted',
   id: { tenant, entity: 'merchant_account', key: 'm-1' },
   state: { version, deleted: false, doc: { merchantId: 'm-1' } },
-  outcome: { status: 'accepted', deltaId, eventId: `e-${tenant}-${deltaId}`, version, topic: `${tenant}.merchant_account.events`, partition: 0, offset: String(version) },
+  outcome: {
+    status: 'accepted',
+    deltaId,
+    eventId: `e-${tenant}-${deltaId}`,
+    version,
+    topic: `${tenant}.merchant_account.events`,
+    partition: 0,
+    offset: String(version),
+  },
 });
 
 describe('tenant-scoped delta outcomes (migration 004)', () => {
@@ -21,8 +29,14 @@ describe('tenant-scoped delta outcomes (migration 004)', () => {
 
   beforeAll(async () => {
     store = await scratchPostgres('deltas');
-    await migrate(store.sql, silentLogger(), MIGRATIONS.filter((m) => m.version <= 3));
-    await store.sql.query(`insert into delta_outcomes (delta_id, tenant, status, event_id, version, topic, partition, log_offset) values ('k-old', 'acme', 'accepted', 'e-old', 1, 't', 0, '0')`);
+    await migrate(
+      store.sql,
+      silentLogger(),
+      MIGRATIONS.filter((m) => m.version <= 3),
+    );
+    await store.sql.query(
+      `insert into delta_outcomes (delta_id, tenant, status, event_id, version, topic, partition, log_offset) values ('k-old', 'acme', 'accepted', 'e-old', 1, 't', 0, '0')`,
+    );
     expect(await migrate(store.sql, silentLogger())).toEqual(MIGRATIONS.filter((m) => m.version > 3).map((m) => m.version));
   });
   afterAll(() => store.close());
@@ -33,7 +47,7 @@ describe('tenant-scoped delta outcomes (migration 004)', () => {
     expect(await states.outcome('k-old', 'evil')).toBeUndefined();
   });
 
-  test('a delta id one tenant used first does not hide or replace another tenant\'s', async () => {
+  test("a delta id one tenant used first does not hide or replace another tenant's", async () => {
     const states = new PostgresRecordStateStore(store.sql);
     await states.recordVerdicts([accepted('evil', 'acme-upd-key-1', 1)]);
     await states.recordVerdicts([accepted('acme', 'acme-upd-key-1', 2)]);

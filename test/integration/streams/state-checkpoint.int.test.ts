@@ -12,10 +12,21 @@ describe('state checkpoints follow the pipeline', () => {
   test('within about a second of the writes the checkpoint covers every event the pipeline recorded', async () => {
     const auth = { authorization: `Bearer ${await t.token(['admin'])}` };
     for (let i = 0; i < 5; i++) {
-      const created = await post(`${t.url}/`, { dispatch: { entity: 'merchant_account', operation: 'create' }, payload: { merchantId: `sc-${i}`, name: `n${i}` } }, auth);
+      const created = await post(
+        `${t.url}/`,
+        { dispatch: { entity: 'merchant_account', operation: 'create' }, payload: { merchantId: `sc-${i}`, name: `n${i}` } },
+        auth,
+      );
       expect(created.status).toBe(201);
     }
-    const covered = async () => Number((await t.service.sql.query<{ n: string }>('select coalesce(sum(next_offset), 0) as n from state_checkpoints where topic = $1', ['acme.merchant_account.events'])).rows[0]?.n);
+    const covered = async () =>
+      Number(
+        (
+          await t.service.sql.query<{ n: string }>('select coalesce(sum(next_offset), 0) as n from state_checkpoints where topic = $1', [
+            'acme.merchant_account.events',
+          ])
+        ).rows[0]?.n,
+      );
     expect(await eventually(covered, (n) => n === 5, 5000)).toBe(5);
   });
 });

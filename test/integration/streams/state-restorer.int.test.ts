@@ -69,7 +69,12 @@ describe('record state restore from the persistence topics', () => {
       return (await states.getMany([id])).get(recordIdKey(id));
     };
     const restore = () => restoreRecordState({ log, schemas, entities, states, logger: silentLogger() });
-    const events = [event('a', 1, { merchantId: 'a', name: 'A' }), event('a', 2, { merchantId: 'a', name: 'A2' }), event('b', 1, { merchantId: 'b', name: 'B' }), event('b', 2, null)];
+    const events = [
+      event('a', 1, { merchantId: 'a', name: 'A' }),
+      event('a', 2, { merchantId: 'a', name: 'A2' }),
+      event('b', 1, { merchantId: 'b', name: 'B' }),
+      event('b', 2, null),
+    ];
     await log.createTopics([{ topic: TOPIC, partitions: 3 }]);
     await log.publish(events.map((value) => ({ topic: TOPIC, key: `acme/merchant_account/${value.key}`, value, schema: schemas.EntityEvent })));
 

@@ -91,6 +91,8 @@ describe('FileEntityConfigSource', () => {
   it('refuses, in list(), a YAML file whose name is not an entity name', async () => {
     const dir = tmpDir();
     writeConfig(dir, 't1', 'Bad-Name', minimalInput());
-    await expect(new FileEntityConfigSource({ directory: dir }).list()).rejects.toThrow(/t1\/Bad-Name\.yaml: tenant and entity names must be lowercase identifiers/);
+    await expect(new FileEntityConfigSource({ directory: dir }).list()).rejects.toThrow(
+      /t1\/Bad-Name\.yaml: tenant and entity names must be lowercase identifiers/,
+    );
   });
 });

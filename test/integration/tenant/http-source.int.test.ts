@@ -82,7 +82,15 @@ describe('HttpEntityConfigSource', () => {
   const api = new FakeTenantApi();
   let clock = 1_000_000;
   const make = (opts: Partial<HttpEntityConfigSourceOptions> = {}) =>
-    new HttpEntityConfigSource({ baseUrl: `${api.baseUrl}/`, now: () => clock, ttlMs: 10_000, negativeTtlMs: 2_000, maxStaleMs: 60_000, errorBackoffMs: 1_000, ...opts });
+    new HttpEntityConfigSource({
+      baseUrl: `${api.baseUrl}/`,
+      now: () => clock,
+      ttlMs: 10_000,
+      negativeTtlMs: 2_000,
+      maxStaleMs: 60_000,
+      errorBackoffMs: 1_000,
+      ...opts,
+    });
 
   beforeAll(() => api.start());
   afterAll(() => api.stop());
@@ -171,7 +179,11 @@ describe('HttpEntityConfigSource', () => {
 
   it.each([
     ['a body that is not JSON', '<html>oops</html>', /is not JSON/],
-    ['a config that breaks the schema', JSON.stringify({ ...defaultConfigInput(), fields: { merchantId: { type: 'float' } } }), /fields\.merchantId\.type: Invalid option/],
+    [
+      'a config that breaks the schema',
+      JSON.stringify({ ...defaultConfigInput(), fields: { merchantId: { type: 'float' } } }),
+      /fields\.merchantId\.type: Invalid option/,
+    ],
     ['a config of another entity', JSON.stringify({ ...minimalInput(), tenant: 'acme' }), /with acme\/thing/],
     ['a JSON array', '[]', /\(root\): /],
   ])('refuses a malformed answer (%s), and serves the stale config instead when it has one', async (_label, body, message) => {

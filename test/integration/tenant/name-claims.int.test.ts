@@ -23,14 +23,19 @@ describe('ClaimingEntityConfigSource', () => {
     new ClaimingEntityConfigSource(new InMemoryEntityConfigSource(configs), { sql: store.sql, datacenter, logger: silentLogger() });
 
   test("the issue's pair: the first tenant keeps its topic, the other is refused without being told whose it is", async () => {
-    const source = claiming([config('acme', 'merchant_account', { notifications: ['global', 'local'] }), config('acme_merchant', 'account', { notifications: ['global', 'local'] })]);
+    const source = claiming([
+      config('acme', 'merchant_account', { notifications: ['global', 'local'] }),
+      config('acme_merchant', 'account', { notifications: ['global', 'local'] }),
+    ]);
     expect((await source.list()).map((c) => `${c.tenant}/${c.entity}`)).toEqual(['acme/merchant_account']);
     await expect(source.get('acme', 'merchant_account')).resolves.toMatchObject({ tenant: 'acme' });
     const refusal = await source.get('acme_merchant', 'account').catch((error: unknown) => error);
     expect(refusal).toMatchObject({ code: 'DB_CONFLICT', details: { field: 'persistence.topic', rule: 'name-taken', stage: 'entity-config' } });
     expect((refusal as Error).message).toMatch(/belongs to another tenant \(Kafka takes "\." and "_" in topic names for the same character\)/);
     expect((refusal as Error).message).not.toMatch(/\bacme\//);
-    const owners = await store.sql.query<{ kind: string; name: string; owner: string }>('select kind, name, owner from physical_name_claims order by kind, name');
+    const owners = await store.sql.query<{ kind: string; name: string; owner: string }>(
+      'select kind, name, owner from physical_name_claims order by kind, name',
+    );
     expect(owners.rows).toEqual([
       { kind: 'index', name: 'acme__merchant_account', owner: 'acme/merchant_account' },
       { kind: 'table', name: 'tenant_acme.merchant_account', owner: 'acme/merchant_account' },
@@ -56,12 +61,18 @@ describe('ClaimingEntityConfigSource', () => {
       config('t1', 'd', { persistence: { topic: 't1.shared' } }),
     ]);
     expect((await source.list()).map((c) => c.entity)).toEqual(['a', 'd']);
-    await expect(source.get('t1', 'b')).rejects.toMatchObject({ details: { field: 'persistence.table', rule: 'name-taken' }, message: expect.stringMatching(/belongs to entity a of the same tenant/) });
+    await expect(source.get('t1', 'b')).rejects.toMatchObject({
+      details: { field: 'persistence.table', rule: 'name-taken' },
+      message: expect.stringMatching(/belongs to entity a of the same tenant/),
+    });
     await expect(source.get('t1', 'c')).rejects.toMatchObject({ details: { field: 'persistence.index', rule: 'name-taken' } });
   });
 
   test('another tenant naming the same local table or index gets its own objects: no conflict', async () => {
-    const source = claiming([config('acme', 'merchant_account'), config('evil', 'account', { persistence: { table: 'merchant_account', index: 'merchant_account' } })]);
+    const source = claiming([
+      config('acme', 'merchant_account'),
+      config('evil', 'account', { persistence: { table: 'merchant_account', index: 'merchant_account' } }),
+    ]);
     expect((await source.list()).map((c) => c.tenant)).toEqual(['acme', 'evil']);
   });
 

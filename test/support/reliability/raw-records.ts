@@ -6,7 +6,8 @@ export interface RawRecord {
   value: string;
 }
 
-const client = (brokers: string[]): Kafka => new Kafka({ clientId: 'reliability-raw', brokers, logLevel: logLevel.NOTHING, retry: { retries: 3, initialRetryTime: 100 } });
+const client = (brokers: string[]): Kafka =>
+  new Kafka({ clientId: 'reliability-raw', brokers, logLevel: logLevel.NOTHING, retry: { retries: 3, initialRetryTime: 100 } });
 
 /** Every record of a topic up to its current high watermarks, read with a throwaway consumer group. */
 export async function readRawTopic(brokers: string[], topic: string, timeoutMs = 60_000): Promise<{ records: RawRecord[]; highWatermarks: number }> {
@@ -16,11 +17,18 @@ export async function readRawTopic(brokers: string[], topic: string, timeoutMs =
   const highWatermarks = (await admin.fetchTopicOffsets(topic)).reduce((sum, p) => sum + Number(p.high), 0);
   await admin.disconnect();
   const records: RawRecord[] = [];
-  const consumer = kafka.consumer({ groupId: `reliability-reader-${Date.now()}-${Math.random()}`, sessionTimeout: 6000, rebalanceTimeout: 3000, heartbeatInterval: 300 });
+  const consumer = kafka.consumer({
+    groupId: `reliability-reader-${Date.now()}-${Math.random()}`,
+    sessionTimeout: 6000,
+    rebalanceTimeout: 3000,
+    heartbeatInterval: 300,
+  });
   await consumer.connect();
   try {
     await consumer.subscribe({ topic, fromBeginning: true });
-    await consumer.run({ eachMessage: async ({ partition, message }) => void records.push({ partition, offset: Number(message.offset), value: message.value?.toString() ?? '' }) });
+    await consumer.run({
+      eachMessage: async ({ partition, message }) => void records.push({ partition, offset: Number(message.offset), value: message.value?.toString() ?? '' }),
+    });
     const deadline = Date.now() + timeoutMs;
     while (records.length < highWatermarks) {
       if (Date.now() > deadline) throw new Error(`read ${records.length} of ${highWatermarks} records of ${topic}`);

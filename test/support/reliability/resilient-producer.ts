@@ -49,10 +49,13 @@ export async function streamDeltas(deltas: DeltaEnvelope[], o: StreamOptions, on
     const batch = deltas.slice(acknowledged, acknowledged + o.batchSize);
     try {
       registry ??= new SchemaRegistry({ host: o.registryUrl });
-      schemaId ??= (await registry.register({ type: SchemaType.AVRO, schema: JSON.stringify(schemas.DeltaEnvelope.definition) }, { subject: 'deltas-value' })).id;
+      schemaId ??= (await registry.register({ type: SchemaType.AVRO, schema: JSON.stringify(schemas.DeltaEnvelope.definition) }, { subject: 'deltas-value' }))
+        .id;
       const id = schemaId;
       const reg = registry;
-      const messages = await Promise.all(batch.map(async (d) => ({ key: `${d.tenant}/${d.entity}/${d.key}`, value: await reg.encode(id, d), ...(o.headers && { headers: o.headers }) })));
+      const messages = await Promise.all(
+        batch.map(async (d) => ({ key: `${d.tenant}/${d.entity}/${d.key}`, value: await reg.encode(id, d), ...(o.headers && { headers: o.headers }) })),
+      );
       producer ??= await connect();
       await producer.send({ topic: 'deltas', acks: -1, messages });
       acknowledged += batch.length;

@@ -88,7 +88,12 @@ export class ServiceUnderTest {
   /** A development-issuer token, signed by the key the service keeps in its data directory. */
   async token(roles: string[], options: { tenant?: string; sub?: string; ttlSeconds?: number } = {}): Promise<string> {
     const issuer = await loadDevIssuer(this.dataDir, 'deltabroker-dev', 'deltabroker');
-    return issuer.mint({ sub: options.sub ?? 'reliability', tenant: options.tenant ?? 'acme', roles, ...(options.ttlSeconds && { ttlSeconds: options.ttlSeconds }) });
+    return issuer.mint({
+      sub: options.sub ?? 'reliability',
+      tenant: options.tenant ?? 'acme',
+      roles,
+      ...(options.ttlSeconds && { ttlSeconds: options.ttlSeconds }),
+    });
   }
 
   /** The proof of the generated deltas' actor (user `reliability`), as a Kafka producer sends it (stage 5). */

@@ -14,7 +14,11 @@ export async function verifyThroughService(url: string, adminToken: string, enti
   const job = (await started.json()) as { id: string };
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const view = (await (await fetch(`${url}/admin/replay/${job.id}`, { headers })).json()) as { status: string; result?: Record<string, unknown>; error?: unknown };
+    const view = (await (await fetch(`${url}/admin/replay/${job.id}`, { headers })).json()) as {
+      status: string;
+      result?: Record<string, unknown>;
+      error?: unknown;
+    };
     if (view.status === 'succeeded' && view.result) return { available: true, equal: view.result.equal === true, report: view.result };
     if (view.status !== 'running') throw new Error(`verify job ${job.id} ended ${view.status}: ${JSON.stringify(view.error)}`);
     if (Date.now() > deadline) throw new Error(`verify job ${job.id} did not finish within ${timeoutMs} ms`);

@@ -32,7 +32,11 @@ export function activeSegments(kafkaDir: string, topic: string): string[] {
     .sort((a, b) => Number(a) - Number(b))
     .map((partition) => {
       const dir = path.join(topicDir, partition);
-      const last = fs.readdirSync(dir).filter((f) => f.endsWith('.log')).sort().pop();
+      const last = fs
+        .readdirSync(dir)
+        .filter((f) => f.endsWith('.log'))
+        .sort()
+        .pop();
       if (!last) throw new Error(`no segment in ${dir}`);
       return path.join(dir, last);
     });

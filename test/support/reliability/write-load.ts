@@ -25,7 +25,12 @@ export class WriteLoad {
   async one(): Promise<WriteResult> {
     const update = this.created.length > 100 && this.prng.chance(0.5);
     const key = update ? this.prng.pick(this.created) : `${this.prefix}-${this.next++}`;
-    const payload = { merchantId: key, name: `load ${key} ${this.prng.string(6)}`, country: this.prng.pick(['DE', 'FR', 'NL']), mcc: this.prng.int(1000, 9999) };
+    const payload = {
+      merchantId: key,
+      name: `load ${key} ${this.prng.string(6)}`,
+      country: this.prng.pick(['DE', 'FR', 'NL']),
+      mcc: this.prng.int(1000, 9999),
+    };
     const started = Date.now();
     const at = (started - this.origin) / 1000;
     try {

@@ -2,8 +2,7 @@ import { DeltabrokerError } from '../../../src/errors';
 import type { Principal, TokenVerifier } from '../../../src/auth/principal';
 import { cacheVerifiedTokens } from '../../../src/auth/verified-token-cache';
 
-const tokenWith = (exp: number, n = 0): string =>
-  `h.${Buffer.from(JSON.stringify({ sub: `u${n}`, exp })).toString('base64url')}.s`;
+const tokenWith = (exp: number, n = 0): string => `h.${Buffer.from(JSON.stringify({ sub: `u${n}`, exp })).toString('base64url')}.s`;
 
 function counting(): TokenVerifier & { calls: number } {
   const verifier = {

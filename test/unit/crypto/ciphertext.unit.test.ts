@@ -43,7 +43,9 @@ describe('methods', () => {
     expect(resolveMethod('hsmv1').family).toBe('hsm');
   });
   test('unknown names are refused naming the field', () => {
-    expect(() => resolveMethod('toString')).toThrow(expect.objectContaining({ code: 'DB_UNKNOWN_METHOD', details: expect.objectContaining({ field: 'dispatch.method' }) }));
+    expect(() => resolveMethod('toString')).toThrow(
+      expect.objectContaining({ code: 'DB_UNKNOWN_METHOD', details: expect.objectContaining({ field: 'dispatch.method' }) }),
+    );
   });
 });
 
@@ -69,6 +71,8 @@ describe('payload encodings', () => {
   });
 
   test('utf8 output refuses bytes that are not UTF-8', () => {
-    expect(() => encodePayload(Buffer.from([0xff, 0xfe]), 'utf8')).toThrow(expect.objectContaining({ details: expect.objectContaining({ field: 'dispatch.encoding' }) }));
+    expect(() => encodePayload(Buffer.from([0xff, 0xfe]), 'utf8')).toThrow(
+      expect.objectContaining({ details: expect.objectContaining({ field: 'dispatch.encoding' }) }),
+    );
   });
 });

@@ -20,11 +20,21 @@ describe('decodePayload', () => {
     expect([...decodePayload(payload, encoding)]).toEqual(bytes);
   });
 
-  test.each(['AP8B\n/g==', 'AP8B /g==', ' AP8B/g==', 'AP8B/g==\r\n', 'AP8B\t/g==', 'AP8B/g=', 'AP8B/g', 'AP8B-g=='])('refuses base64 %j (whitespace, line breaks, padding, alphabet)', (payload) => {
-    expect(refusal(payload, 'base64')).toMatchObject({ code: 'DB_VALIDATION', details: { field: 'payload', rule: 'encoding:base64', stage: 'dispatch' } });
-  });
+  test.each(['AP8B\n/g==', 'AP8B /g==', ' AP8B/g==', 'AP8B/g==\r\n', 'AP8B\t/g==', 'AP8B/g=', 'AP8B/g', 'AP8B-g=='])(
+    'refuses base64 %j (whitespace, line breaks, padding, alphabet)',
+    (payload) => {
+      expect(refusal(payload, 'base64')).toMatchObject({ code: 'DB_VALIDATION', details: { field: 'payload', rule: 'encoding:base64', stage: 'dispatch' } });
+    },
+  );
 
-  test.each([['AP8B_g\n', 'base64url'], ['AP8B+g', 'base64url'], ['A', 'base64url'], ['00 ff', 'hex'], ['0', 'hex'], ['zz', 'hex']] as const)('refuses %j as %s', (payload, encoding) => {
+  test.each([
+    ['AP8B_g\n', 'base64url'],
+    ['AP8B+g', 'base64url'],
+    ['A', 'base64url'],
+    ['00 ff', 'hex'],
+    ['0', 'hex'],
+    ['zz', 'hex'],
+  ] as const)('refuses %j as %s', (payload, encoding) => {
     expect(refusal(payload, encoding)).toMatchObject({ code: 'DB_VALIDATION', details: { rule: `encoding:${encoding}` } });
   });
 

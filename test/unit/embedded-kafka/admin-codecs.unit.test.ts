@@ -31,7 +31,10 @@ describe('admin codecs against kafkajs', () => {
   });
 
   test.each(range(0, 2))('DescribeGroups v%i', async (v) => {
-    expect(decodeRequest(describeGroupsCodec, v, await kafkajsRequest('describeGroups', v, { groupIds: ['g', 'h'] }))).toEqual({ groups: ['g', 'h'], includeAuthorizedOperations: false });
+    expect(decodeRequest(describeGroupsCodec, v, await kafkajsRequest('describeGroups', v, { groupIds: ['g', 'h'] }))).toEqual({
+      groups: ['g', 'h'],
+      includeAuthorizedOperations: false,
+    });
     const decoded = await kafkajsDecode('describeGroups', v, encodeResponse(describeGroupsCodec, v, { throttleTimeMs: 0, groups: [group()] }));
     expect(decoded.groups).toEqual([
       {
@@ -53,18 +56,28 @@ describe('admin codecs against kafkajs', () => {
 
   test.each(range(0, 1))('CreatePartitions v%i', async (v) => {
     const body = await kafkajsRequest('createPartitions', v, { topicPartitions: [{ topic: 't', count: 5 }], timeout: 1000, validateOnly: true });
-    expect(decodeRequest(createPartitionsCodec, v, body)).toEqual({ topics: [{ name: 't', count: 5, assignments: null }], timeoutMs: 1000, validateOnly: true });
+    expect(decodeRequest(createPartitionsCodec, v, body)).toEqual({
+      topics: [{ name: 't', count: 5, assignments: null }],
+      timeoutMs: 1000,
+      validateOnly: true,
+    });
     const res = encodeResponse(createPartitionsCodec, v, { throttleTimeMs: 0, results: [{ name: 't', errorCode: 37, errorMessage: 'no' }] });
     expect(await kafkajsDecode('createPartitions', v, res)).toMatchObject({ topicErrors: [{ topic: 't', errorCode: 37, errorMessage: 'no' }] });
   });
 
   test.each(range(0, 1))('AlterConfigs v%i', async (v) => {
-    const body = await kafkajsRequest('alterConfigs', v, { resources: [{ type: 2, name: 't', configEntries: [{ name: 'retention.ms', value: '60000' }] }], validateOnly: false });
+    const body = await kafkajsRequest('alterConfigs', v, {
+      resources: [{ type: 2, name: 't', configEntries: [{ name: 'retention.ms', value: '60000' }] }],
+      validateOnly: false,
+    });
     expect(decodeRequest(alterConfigsCodec, v, body)).toEqual({
       resources: [{ resourceType: 2, resourceName: 't', configs: [{ name: 'retention.ms', value: '60000' }] }],
       validateOnly: false,
     });
-    const res = encodeResponse(alterConfigsCodec, v, { throttleTimeMs: 0, responses: [{ errorCode: 0, errorMessage: null, resourceType: 2, resourceName: 't' }] });
+    const res = encodeResponse(alterConfigsCodec, v, {
+      throttleTimeMs: 0,
+      responses: [{ errorCode: 0, errorMessage: null, resourceType: 2, resourceName: 't' }],
+    });
     expect(await kafkajsDecode('alterConfigs', v, res)).toMatchObject({ resources: [{ errorCode: 0, resourceType: 2, resourceName: 't' }] });
   });
 });
@@ -84,7 +97,9 @@ describe('admin codecs: exact bytes (versions kafkajs does not write)', () => {
     expect(decodeRequest(describeGroupsCodec, 3, hex('00000001 0001 67 01'))).toEqual({ groups: ['g'], includeAuthorizedOperations: true });
     const member = '00000001 0001 6d %s 0001 63 0002 2f68 00000001 01 00000001 02';
     const head = '00000000 00000001 0000 0001 67 0006 537461626c65 0008 636f6e73756d6572 0005 72616e6765';
-    expect(encodeResponse(describeGroupsCodec, 3, { throttleTimeMs: 0, groups: [group({ authorizedOperations: 328 })] })).toEqual(hex(`${head} ${member.replace('%s', '')} 00000148`));
+    expect(encodeResponse(describeGroupsCodec, 3, { throttleTimeMs: 0, groups: [group({ authorizedOperations: 328 })] })).toEqual(
+      hex(`${head} ${member.replace('%s', '')} 00000148`),
+    );
     expect(encodeResponse(describeGroupsCodec, 4, { throttleTimeMs: 0, groups: [group()] })).toEqual(hex(`${head} ${member.replace('%s', 'ffff')} 80000000`));
   });
 
@@ -101,7 +116,16 @@ describe('admin codecs: exact bytes (versions kafkajs does not write)', () => {
     // [topic "t" [("retention.ms", SET, "1000"), ("segment.ms", DELETE, null)]], validate only
     const body = hex('00000001 02 0001 74 00000002 000c 726574656e74696f6e2e6d73 00 0004 31303030 000a 7365676d656e742e6d73 01 ffff 01');
     expect(decodeRequest(incrementalAlterConfigsCodec, 0, body)).toEqual({
-      resources: [{ resourceType: 2, resourceName: 't', configs: [{ name: 'retention.ms', operation: 0, value: '1000' }, { name: 'segment.ms', operation: 1, value: null }] }],
+      resources: [
+        {
+          resourceType: 2,
+          resourceName: 't',
+          configs: [
+            { name: 'retention.ms', operation: 0, value: '1000' },
+            { name: 'segment.ms', operation: 1, value: null },
+          ],
+        },
+      ],
       validateOnly: true,
     });
     const res = { throttleTimeMs: 0, responses: [{ errorCode: 40, errorMessage: 'bad', resourceType: 2, resourceName: 't' }] };
@@ -123,7 +147,14 @@ describe('admin codecs: exact bytes (versions kafkajs does not write)', () => {
       brokers: [{ nodeId: 1, host: 'h', port: 9092, rack: null }],
       clusterId: 'c',
       controllerId: 1,
-      topics: [{ errorCode: 0, name: 't', isInternal: false, partitions: [{ errorCode: 0, partitionIndex: 0, leaderId: 1, replicaNodes: [1], isrNodes: [1], offlineReplicas: [] }] }],
+      topics: [
+        {
+          errorCode: 0,
+          name: 't',
+          isInternal: false,
+          partitions: [{ errorCode: 0, partitionIndex: 0, leaderId: 1, replicaNodes: [1], isrNodes: [1], offlineReplicas: [] }],
+        },
+      ],
     });
     expect(res).toEqual(hex('00000001 00000001 0001 68 00002384  00000001 0000 0001 74 00000001 0000 00000000 00000001 00000001 00000001 00000001 00000001'));
   });

@@ -34,7 +34,9 @@ describe('codecs against kafkajs', () => {
     const part = req.topics[0]!.partitions[0]!;
     expect(part.index).toBe(2);
     const [batch] = splitBatches(part.records!);
-    expect(decodeRecords(batch!)).toEqual([expect.objectContaining({ offset: 0, timestamp: 1700000000000, key: Buffer.from('k'), value: Buffer.from('hello') })]);
+    expect(decodeRecords(batch!)).toEqual([
+      expect.objectContaining({ offset: 0, timestamp: 1700000000000, key: Buffer.from('k'), value: Buffer.from('hello') }),
+    ]);
 
     const res = encodeResponse(produceCodec, v, {
       throttleTimeMs: 0,
@@ -59,7 +61,13 @@ describe('codecs against kafkajs', () => {
     expect(req).toMatchObject({ replicaId: -1, maxWaitMs: 500, minBytes: 1, maxBytes: 1 << 20, isolationLevel: 1 });
     expect(req.topics).toEqual([{ topic: 't', partitions: [expect.objectContaining({ partition: 0, fetchOffset: 5, partitionMaxBytes: 4096 })] }]);
 
-    const batch = encodeRecordBatch({ baseOffset: 5, records: [{ key: 'a', value: 'one' }, { key: 'b', value: 'two' }] });
+    const batch = encodeRecordBatch({
+      baseOffset: 5,
+      records: [
+        { key: 'a', value: 'one' },
+        { key: 'b', value: 'two' },
+      ],
+    });
     const res = encodeResponse(fetchCodec, v, {
       throttleTimeMs: 0,
       errorCode: 0,
@@ -69,7 +77,9 @@ describe('codecs against kafkajs', () => {
         { topic: 'u', partitions: [{ partitionIndex: 1, errorCode: 1, highWatermark: 0, lastStableOffset: 0, logStartOffset: 0, records: null }] },
       ],
     });
-    const decoded = (await kafkajsDecode('fetch', v, res)) as { responses: { topicName: string; partitions: { messages: { offset: string; value: Buffer }[]; highWatermark: string }[] }[] };
+    const decoded = (await kafkajsDecode('fetch', v, res)) as {
+      responses: { topicName: string; partitions: { messages: { offset: string; value: Buffer }[]; highWatermark: string }[] }[];
+    };
     expect(decoded.responses[0]!.partitions[0]!.highWatermark).toBe('7');
     expect(decoded.responses[0]!.partitions[0]!.messages.map((m) => [m.offset, m.value.toString()])).toEqual([
       ['5', 'one'],
@@ -79,9 +89,16 @@ describe('codecs against kafkajs', () => {
   });
 
   test.each(range(1, 3))('ListOffsets v%i', async (v) => {
-    const body = await kafkajsRequest('listOffsets', v, { replicaId: -1, isolationLevel: 1, topics: [{ topic: 't', partitions: [{ partition: 1, timestamp: -2 }] }] });
+    const body = await kafkajsRequest('listOffsets', v, {
+      replicaId: -1,
+      isolationLevel: 1,
+      topics: [{ topic: 't', partitions: [{ partition: 1, timestamp: -2 }] }],
+    });
     expect(decodeRequest(listOffsetsCodec, v, body).topics).toEqual([{ name: 't', partitions: [{ partitionIndex: 1, timestamp: -2 }] }]);
-    const res = encodeResponse(listOffsetsCodec, v, { throttleTimeMs: 0, topics: [{ name: 't', partitions: [{ partitionIndex: 1, errorCode: 0, timestamp: -1, offset: 99 }] }] });
+    const res = encodeResponse(listOffsetsCodec, v, {
+      throttleTimeMs: 0,
+      topics: [{ name: 't', partitions: [{ partitionIndex: 1, errorCode: 0, timestamp: -1, offset: 99 }] }],
+    });
     const decoded = (await kafkajsDecode('listOffsets', v, res)) as { responses: { topic: string; partitions: { offset: string }[] }[] };
     expect(decoded.responses[0]!.partitions[0]!.offset).toBe('99');
   });
@@ -97,10 +114,19 @@ describe('codecs against kafkajs', () => {
       clusterId: 'c',
       controllerId: 1,
       topics: [
-        { errorCode: 0, name: 'a', isInternal: false, partitions: [{ errorCode: 0, partitionIndex: 0, leaderId: 1, replicaNodes: [1], isrNodes: [1], offlineReplicas: [] }] },
+        {
+          errorCode: 0,
+          name: 'a',
+          isInternal: false,
+          partitions: [{ errorCode: 0, partitionIndex: 0, leaderId: 1, replicaNodes: [1], isrNodes: [1], offlineReplicas: [] }],
+        },
       ],
     });
-    const decoded = (await kafkajsDecode('metadata', v, res)) as { brokers: unknown[]; controllerId: number; topicMetadata: { topic: string; partitionMetadata: { leader: number }[] }[] };
+    const decoded = (await kafkajsDecode('metadata', v, res)) as {
+      brokers: unknown[];
+      controllerId: number;
+      topicMetadata: { topic: string; partitionMetadata: { leader: number }[] }[];
+    };
     expect(decoded.brokers).toEqual([expect.objectContaining({ nodeId: 1, host: '127.0.0.1', port: 9092 })]);
     expect(decoded.controllerId).toBe(1);
     expect(decoded.topicMetadata[0]).toMatchObject({ topic: 'a', partitionMetadata: [{ leader: 1 }] });
@@ -182,8 +208,19 @@ describe('codecs against kafkajs', () => {
   });
 
   test.each(range(0, 3))('SyncGroup v%i', async (v) => {
-    const body = await kafkajsRequest('syncGroup', v, { groupId: 'g', generationId: 2, memberId: 'm', groupAssignment: [{ memberId: 'm', memberAssignment: Buffer.from([7]) }] });
-    expect(decodeRequest(syncGroupCodec, v, body)).toEqual({ groupId: 'g', generationId: 2, memberId: 'm', groupInstanceId: null, assignments: [{ memberId: 'm', assignment: Buffer.from([7]) }] });
+    const body = await kafkajsRequest('syncGroup', v, {
+      groupId: 'g',
+      generationId: 2,
+      memberId: 'm',
+      groupAssignment: [{ memberId: 'm', memberAssignment: Buffer.from([7]) }],
+    });
+    expect(decodeRequest(syncGroupCodec, v, body)).toEqual({
+      groupId: 'g',
+      generationId: 2,
+      memberId: 'm',
+      groupInstanceId: null,
+      assignments: [{ memberId: 'm', assignment: Buffer.from([7]) }],
+    });
     const res = encodeResponse(syncGroupCodec, v, { throttleTimeMs: 0, errorCode: 0, assignment: Buffer.from([7]) });
     expect(await kafkajsDecode('syncGroup', v, res)).toMatchObject({ errorCode: 0, memberAssignment: Buffer.from([7]) });
   });
@@ -309,6 +346,14 @@ describe('codecs: exact bytes', () => {
 
   test('a stored batch header is read back after being written', () => {
     const batch = encodeRecordBatch({ records: [{ value: 'x' }], producerId: 7, producerEpoch: 1, baseSequence: 3 });
-    expect(readBatchHeader(batch)).toMatchObject({ magic: 2, producerId: 7, producerEpoch: 1, baseSequence: 3, recordCount: 1, lastOffsetDelta: 0, size: batch.length });
+    expect(readBatchHeader(batch)).toMatchObject({
+      magic: 2,
+      producerId: 7,
+      producerEpoch: 1,
+      baseSequence: 3,
+      recordCount: 1,
+      lastOffsetDelta: 0,
+      size: batch.length,
+    });
   });
 });

@@ -74,13 +74,17 @@ describe('dispatch', () => {
     expect(await dispatch(broker, frame(0, 2, 6), session)).toEqual({ kind: 'close', reason: 'unsupported-version: api key 0 version 2' });
   });
 
-  test('Metadata v0 (kafka-python\'s probe): an empty list means every topic; no rack, controller or internal flag', async () => {
+  test("Metadata v0 (kafka-python's probe): an empty list means every topic; no rack, controller or internal flag", async () => {
     broker.logs.createTopic('dispatch.v0', 1);
     const res = await run(frame(3, 0, 11, new Writer().int32(0).toBuffer()));
     const r = new Reader(res);
     expect(r.int32()).toBe(11);
     expect(r.array((r) => [r.int32(), r.string(), r.int32()])).toEqual([[1, '127.0.0.1', 9092]]);
-    const topics = r.array((r) => ({ error: r.int16(), name: r.string(), partitions: r.array((r) => [r.int16(), r.int32(), r.int32(), r.array((r) => r.int32()), r.array((r) => r.int32())]) }));
+    const topics = r.array((r) => ({
+      error: r.int16(),
+      name: r.string(),
+      partitions: r.array((r) => [r.int16(), r.int32(), r.int32(), r.array((r) => r.int32()), r.array((r) => r.int32())]),
+    }));
     expect(topics).toEqual([{ error: 0, name: 'dispatch.v0', partitions: [[0, 0, 1, [1], [1]]] }]);
     expect(r.remaining).toBe(0);
   });
@@ -96,7 +100,12 @@ describe('dispatch', () => {
   });
 
   test('Produce with acks=0 gets no response at all', async () => {
-    const body = new Writer().nullableString(null).int16(0).int32(1000).array([], () => undefined).toBuffer();
+    const body = new Writer()
+      .nullableString(null)
+      .int16(0)
+      .int32(1000)
+      .array([], () => undefined)
+      .toBuffer();
     expect(await dispatch(broker, frame(0, 7, 1, body), session)).toEqual({ kind: 'none' });
   });
 

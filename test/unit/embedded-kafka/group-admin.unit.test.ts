@@ -15,7 +15,11 @@ let groups: GroupCoordinator;
 beforeEach(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'deltabroker-group-admin-'));
   store = OffsetStore.open(dir, 'never', 1000, silentLogger());
-  groups = new GroupCoordinator(store, { minSessionTimeoutMs: 100, maxSessionTimeoutMs: 60_000, initialRebalanceDelayMs: 0, sessionCheckIntervalMs: 20 }, silentLogger());
+  groups = new GroupCoordinator(
+    store,
+    { minSessionTimeoutMs: 100, maxSessionTimeoutMs: 60_000, initialRebalanceDelayMs: 0, sessionCheckIntervalMs: 20 },
+    silentLogger(),
+  );
 });
 afterEach(async () => {
   groups.close();
@@ -24,10 +28,25 @@ afterEach(async () => {
 });
 
 /** A ConsumerProtocolSubscription v0: version, topics, user data. */
-const subscription = (...topics: string[]): Buffer => new Writer().int16(0).array(topics, (w, t) => w.string(t)).nullableBytes(null).toBuffer();
+const subscription = (...topics: string[]): Buffer =>
+  new Writer()
+    .int16(0)
+    .array(topics, (w, t) => w.string(t))
+    .nullableBytes(null)
+    .toBuffer();
 
 async function activeMember(groupId: string, protocolType: string, metadata: Buffer): Promise<string> {
-  const j = await groups.join({ groupId, sessionTimeoutMs: 10_000, rebalanceTimeoutMs: 2_000, memberId: '', groupInstanceId: null, protocolType, protocols: [{ name: 'range', metadata }], clientId: 'c', clientHost: '/127.0.0.1' });
+  const j = await groups.join({
+    groupId,
+    sessionTimeoutMs: 10_000,
+    rebalanceTimeoutMs: 2_000,
+    memberId: '',
+    groupInstanceId: null,
+    protocolType,
+    protocols: [{ name: 'range', metadata }],
+    clientId: 'c',
+    clientHost: '/127.0.0.1',
+  });
   await groups.sync({ groupId, generationId: j.generationId, memberId: j.memberId }, [{ memberId: j.memberId, assignment: Buffer.from('a') }]);
   return j.memberId;
 }
@@ -53,7 +72,9 @@ describe('group administration', () => {
       state: 'Stable',
       protocolType: 'consumer',
       protocol: 'range',
-      members: [{ memberId: member, groupInstanceId: null, clientId: 'c', clientHost: '/127.0.0.1', metadata: subscription('t'), assignment: Buffer.from('a') }],
+      members: [
+        { memberId: member, groupInstanceId: null, clientId: 'c', clientHost: '/127.0.0.1', metadata: subscription('t'), assignment: Buffer.from('a') },
+      ],
     });
     await commit('stored', 't', 0, 3);
     expect(describeGroup(groups, 'stored')).toEqual({ groupId: 'stored', state: 'Empty', protocolType: '', protocol: '', members: [] });
@@ -77,7 +98,18 @@ describe('group administration', () => {
     await commit('g', 'read', 0, 1);
     await commit('g', 'old', 0, 2);
     const exists = (t: string) => t !== 'missing';
-    expect(await deleteOffsets(groups, 'g', [{ name: 'read', partitionIndexes: [0] }, { name: 'old', partitionIndexes: [0] }, { name: 'missing', partitionIndexes: [0] }], exists)).toEqual({
+    expect(
+      await deleteOffsets(
+        groups,
+        'g',
+        [
+          { name: 'read', partitionIndexes: [0] },
+          { name: 'old', partitionIndexes: [0] },
+          { name: 'missing', partitionIndexes: [0] },
+        ],
+        exists,
+      ),
+    ).toEqual({
       errorCode: ErrorCode.NONE,
       topics: [
         { name: 'read', partitions: [{ partitionIndex: 0, errorCode: ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC }] },

@@ -20,7 +20,7 @@ describe('log manager', () => {
   test('fsync=always: the high watermark moves only once the append is fsynced; concurrent appends share a flush', async () => {
     const m = open('always');
     const t = m.createTopic('t', 2);
-    const [p0, p1] = t.partitions as [typeof t.partitions[0], typeof t.partitions[0]];
+    const [p0, p1] = t.partitions as [(typeof t.partitions)[0], (typeof t.partitions)[0]];
     p0.append([encodeRecordBatch({ records: [{ value: 'a' }] })]);
     m.appended(p0);
     p1.append([encodeRecordBatch({ records: [{ value: 'b' }] })]);

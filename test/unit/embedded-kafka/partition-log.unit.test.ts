@@ -2,7 +2,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ErrorCode } from '../../../src/embedded/kafka/protocol/errors';
-import { type BatchInput, LOG_APPEND_TIME_FLAG, batchCrcValid, decodeRecords, encodeRecordBatch, readBatchHeader, splitBatches } from '../../../src/embedded/kafka/protocol/record-batch';
+import {
+  type BatchInput,
+  LOG_APPEND_TIME_FLAG,
+  batchCrcValid,
+  decodeRecords,
+  encodeRecordBatch,
+  readBatchHeader,
+  splitBatches,
+} from '../../../src/embedded/kafka/protocol/record-batch';
 import { DEFAULT_LOG_CONFIG, type LogConfig } from '../../../src/embedded/kafka/storage/log-config';
 import { PartitionLog } from '../../../src/embedded/kafka/storage/partition-log';
 
@@ -38,7 +46,11 @@ async function values(log: PartitionLog, from = log.logStartOffset): Promise<str
   return out;
 }
 
-const segments = (): string[] => fs.readdirSync(dir).filter((f) => f.endsWith('.log')).sort();
+const segments = (): string[] =>
+  fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.log'))
+    .sort();
 
 describe('partition log', () => {
   test('assigns consecutive offsets and serves whole batches from the one containing the offset', async () => {
@@ -58,7 +70,14 @@ describe('partition log', () => {
   test('LogAppendTime: the broker stamps each batch (attribute bit, max timestamp, valid CRC) and reports the time', async () => {
     const log = open({ messageTimestampType: 'LogAppendTime' });
     const before = Date.now();
-    const result = log.append([batch(['old', 'older'], { records: [{ value: 'old', timestamp: 1000 }, { value: 'older', timestamp: 2000 }] })]);
+    const result = log.append([
+      batch(['old', 'older'], {
+        records: [
+          { value: 'old', timestamp: 1000 },
+          { value: 'older', timestamp: 2000 },
+        ],
+      }),
+    ]);
     log.advanceHighWatermark(log.logEndOffset);
     expect(result.logAppendTimeMs).toBeGreaterThanOrEqual(before);
     expect(result.logAppendTimeMs).toBeLessThanOrEqual(Date.now());
@@ -152,7 +171,10 @@ describe('partition log', () => {
     let log = open({ segmentBytes: 200 });
     for (let i = 0; i < 6; i++) append(log, batch([`r${i}`.padEnd(80, '-')]));
     log.close();
-    const indexes = fs.readdirSync(dir).filter((f) => f.endsWith('.index')).sort();
+    const indexes = fs
+      .readdirSync(dir)
+      .filter((f) => f.endsWith('.index'))
+      .sort();
     fs.rmSync(path.join(dir, indexes[0]!));
     fs.writeFileSync(path.join(dir, indexes[1]!), Buffer.alloc(20, 0x7f));
     log = open({ segmentBytes: 200 });

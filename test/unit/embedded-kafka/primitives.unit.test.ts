@@ -25,7 +25,15 @@ describe('CRC-32C', () => {
 
 describe('Reader and Writer', () => {
   test('fixed-width integers, big-endian, exact bytes', () => {
-    const buf = new Writer().int8(-1).int16(0x1234).int32(-2).uint32(0xfffffffe).int64(-1).int64(2 ** 40 + 5).bool(true).toBuffer();
+    const buf = new Writer()
+      .int8(-1)
+      .int16(0x1234)
+      .int32(-2)
+      .uint32(0xfffffffe)
+      .int64(-1)
+      .int64(2 ** 40 + 5)
+      .bool(true)
+      .toBuffer();
     expect(buf.toString('hex')).toBe('ff' + '1234' + 'fffffffe' + 'fffffffe' + 'ffffffffffffffff' + '0000010000000005' + '01');
     const r = new Reader(buf);
     expect([r.int8(), r.int16(), r.int32(), r.uint32(), r.int64(), r.int64(), r.bool()]).toEqual([-1, 0x1234, -2, 0xfffffffe, -1, 2 ** 40 + 5, true]);

@@ -70,7 +70,13 @@ describe('record batch v2', () => {
       firstSequence: 40,
       lastOffsetDelta: 2,
       records: [
-        Record({ offsetDelta: 0, timestampDelta: 0, key: Buffer.from('k1'), value: Buffer.from('v1'), headers: { h: Buffer.from('x'), trace: Buffer.from('abc') } }),
+        Record({
+          offsetDelta: 0,
+          timestampDelta: 0,
+          key: Buffer.from('k1'),
+          value: Buffer.from('v1'),
+          headers: { h: Buffer.from('x'), trace: Buffer.from('abc') },
+        }),
         Record({ offsetDelta: 1, timestampDelta: 5, key: null, value: null }),
         Record({ offsetDelta: 2, timestampDelta: 2, key: Buffer.from('k3'), value: big }),
       ],

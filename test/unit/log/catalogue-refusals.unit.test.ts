@@ -20,6 +20,8 @@ describe('catalogue refusals of the log tool and the embedded broker options', (
     [{ dataDir: '/tmp/x', defaultPartitions: 0 }, 'defaultPartitions', 'positive-integer'],
     [{ dataDir: '/tmp/x', maxConnections: 1.5 }, 'maxConnections', 'positive-integer'],
   ])('embedded broker options %j are refused on %s (%s)', (options, field, rule) => {
-    expect(() => resolveOptions(options)).toThrow(expect.objectContaining({ name: 'DeltabrokerError', code: 'DB_VALIDATION', details: expect.objectContaining({ field, rule }) }));
+    expect(() => resolveOptions(options)).toThrow(
+      expect.objectContaining({ name: 'DeltabrokerError', code: 'DB_VALIDATION', details: expect.objectContaining({ field, rule }) }),
+    );
   });
 });

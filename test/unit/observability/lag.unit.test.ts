@@ -19,7 +19,17 @@ function memoryAdmin(topics: Record<string, TopicOffsets[]>, committed: Record<s
 }
 
 const entity = (tenant: string, name: string, notifications: string[]): EntityConfig =>
-  parseEntityConfig({ tenant, entity: name, key: ['id'], fields: { id: { type: 'string' } }, notifications: { methods: notifications }, roles: { admin: { operations: ['create'] } } }, 'test');
+  parseEntityConfig(
+    {
+      tenant,
+      entity: name,
+      key: ['id'],
+      fields: { id: { type: 'string' } },
+      notifications: { methods: notifications },
+      roles: { admin: { operations: ['create'] } },
+    },
+    'test',
+  );
 
 describe('lag', () => {
   test('lagOf: high minus the position, from the low offset when there is none, never negative', () => {
@@ -31,12 +41,29 @@ describe('lag', () => {
 
   test('consumerLag: per group and partition, skipping topics that do not exist', async () => {
     const admin = memoryAdmin(
-      { deltas: [{ partition: 0, low: '0', high: '5' }, { partition: 1, low: '2', high: '2' }] },
-      { pipeline: [{ topic: 'deltas', partition: 0, offset: '3' }, { topic: 'deltas', partition: 1, offset: null }] },
+      {
+        deltas: [
+          { partition: 0, low: '0', high: '5' },
+          { partition: 1, low: '2', high: '2' },
+        ],
+      },
+      {
+        pipeline: [
+          { topic: 'deltas', partition: 0, offset: '3' },
+          { topic: 'deltas', partition: 1, offset: null },
+        ],
+      },
     );
     const marks = await watermarks(admin, ['deltas', 'missing.topic']);
     expect([...marks.keys()]).toEqual(['deltas']);
-    const lags = await consumerLag(admin, [{ group: 'pipeline', topics: ['deltas', 'missing.topic'] }, { group: 'idle', topics: ['missing.topic'] }], marks);
+    const lags = await consumerLag(
+      admin,
+      [
+        { group: 'pipeline', topics: ['deltas', 'missing.topic'] },
+        { group: 'idle', topics: ['missing.topic'] },
+      ],
+      marks,
+    );
     expect(lags).toEqual([
       { group: 'pipeline', topic: 'deltas', partition: 0, high: '5', committed: '3', lag: 2 },
       { group: 'pipeline', topic: 'deltas', partition: 1, high: '2', committed: null, lag: 0 },
@@ -45,7 +72,15 @@ describe('lag', () => {
   });
 
   test('projectionLag: from the stored checkpoints, every partition of every projector', () => {
-    const marks = new Map([['t.e.events', [{ partition: 0, low: '0', high: '4' }, { partition: 1, low: '0', high: '1' }]]]);
+    const marks = new Map([
+      [
+        't.e.events',
+        [
+          { partition: 0, low: '0', high: '4' },
+          { partition: 1, low: '0', high: '1' },
+        ],
+      ],
+    ]);
     const lags = projectionLag(['p'], ['t.e.events'], marks, [{ projector: 'p', topic: 't.e.events', partition: 0, nextOffset: 4n }]);
     expect(lags).toEqual([
       { group: 'p', topic: 't.e.events', partition: 0, high: '4', committed: '4', lag: 0 },

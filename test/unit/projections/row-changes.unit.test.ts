@@ -38,7 +38,15 @@ describe('folding a batch into one change per record', () => {
     const last = record('a', 'update', 3, { tier: 2 });
     const { changes } = foldRecordChanges(table, [record('a', 'create', 1, { id: 'a', name: 'A', tier: 1 }), record('a', 'update', 2, { name: 'B' }), last]);
     expect(changes).toEqual([
-      { mode: 'replace', key: ['a'], doc: { id: 'a', name: 'B', tier: 2 }, version: 3, eventId: last.value.eventId, position: `t/2/${last.offset}`, updatedAt: new Date(last.value.recordedAt).toISOString() },
+      {
+        mode: 'replace',
+        key: ['a'],
+        doc: { id: 'a', name: 'B', tier: 2 },
+        version: 3,
+        eventId: last.value.eventId,
+        position: `t/2/${last.offset}`,
+        updatedAt: new Date(last.value.recordedAt).toISOString(),
+      },
     ]);
   });
 
@@ -66,7 +74,10 @@ describe('folding a batch into one change per record', () => {
   });
 
   test('a field named __proto__ stays a field of the merged document', () => {
-    const { changes } = foldRecordChanges(table, [record('e', 'create', 1, { id: 'e' }), record('e', 'update', 2, '{"__proto__": {"polluted": true}, "name": "E"}')]);
+    const { changes } = foldRecordChanges(table, [
+      record('e', 'create', 1, { id: 'e' }),
+      record('e', 'update', 2, '{"__proto__": {"polluted": true}, "name": "E"}'),
+    ]);
     const doc = changes[0]?.doc as Record<string, unknown>;
     expect(JSON.parse(JSON.stringify(doc))).toEqual(JSON.parse('{"id": "e", "__proto__": {"polluted": true}, "name": "E"}'));
     expect(Object.getPrototypeOf(doc)).toBe(Object.prototype);

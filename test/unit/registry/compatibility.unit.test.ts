@@ -1,17 +1,18 @@
 import avro from 'avsc';
-import {
-  compatibilityProblems,
-  incompatibleMessage,
-  parseCompatibilityLevel,
-  type CompatibilityLevel,
-} from '../../../src/embedded/registry/compatibility';
+import { compatibilityProblems, incompatibleMessage, parseCompatibilityLevel, type CompatibilityLevel } from '../../../src/embedded/registry/compatibility';
 
 const record = (fields: object[]) => avro.Type.forSchema({ type: 'record', name: 'T', namespace: 'x', fields } as avro.Schema);
 const v = (version: number, type: avro.Type) => ({ version, type });
 
 const a = record([{ name: 'a', type: 'string' }]);
-const aWithDefaultedB = record([{ name: 'a', type: 'string' }, { name: 'b', type: 'int', default: 0 }]);
-const aWithRequiredB = record([{ name: 'a', type: 'string' }, { name: 'b', type: 'int' }]);
+const aWithDefaultedB = record([
+  { name: 'a', type: 'string' },
+  { name: 'b', type: 'int', default: 0 },
+]);
+const aWithRequiredB = record([
+  { name: 'a', type: 'string' },
+  { name: 'b', type: 'int' },
+]);
 const onlyB = record([{ name: 'b', type: 'int', default: 0 }]);
 
 describe('compatibility levels, decided by avsc schema resolution', () => {
@@ -39,8 +40,14 @@ describe('compatibility levels, decided by avsc schema resolution', () => {
 
   test('BACKWARD_TRANSITIVE refuses a schema that only the oldest version breaks', () => {
     const v1 = record([{ name: 'a', type: 'int' }]);
-    const v2 = record([{ name: 'a', type: 'int' }, { name: 'b', type: 'int', default: 0 }]);
-    const candidate = record([{ name: 'a', type: 'long' }, { name: 'b', type: 'int' }]); // b now required
+    const v2 = record([
+      { name: 'a', type: 'int' },
+      { name: 'b', type: 'int', default: 0 },
+    ]);
+    const candidate = record([
+      { name: 'a', type: 'long' },
+      { name: 'b', type: 'int' },
+    ]); // b now required
     expect(compatibilityProblems('BACKWARD', candidate, [v(1, v1), v(2, v2)])).toEqual([]);
     const problems = compatibilityProblems('BACKWARD_TRANSITIVE', candidate, [v(1, v1), v(2, v2)]);
     expect(problems.map((p) => [p.direction, p.oldSchemaVersion])).toEqual([['BACKWARD', 1]]);
@@ -52,8 +59,7 @@ describe('compatibility levels, decided by avsc schema resolution', () => {
   });
 
   test('an enum with a default accepts new symbols forward; without one it does not', () => {
-    const e = (symbols: string[], dflt?: string) =>
-      avro.Type.forSchema({ type: 'enum', name: 'E', symbols, ...(dflt ? { default: dflt } : {}) });
+    const e = (symbols: string[], dflt?: string) => avro.Type.forSchema({ type: 'enum', name: 'E', symbols, ...(dflt ? { default: dflt } : {}) });
     expect(compatibilityProblems('FORWARD', e(['A', 'B', 'C']), [v(1, e(['A', 'B']))])).toHaveLength(1);
     expect(compatibilityProblems('FORWARD', e(['A', 'B', 'C'], 'A'), [v(1, e(['A', 'B'], 'A'))])).toEqual([]);
     expect(compatibilityProblems('BACKWARD', e(['A', 'B', 'C']), [v(1, e(['A', 'B']))])).toEqual([]);

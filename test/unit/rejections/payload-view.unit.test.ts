@@ -34,7 +34,7 @@ describe('viewPayload', () => {
     });
   });
 
-  test("roles: only what they may read (keys always), nothing without read rights or configuration", () => {
+  test('roles: only what they may read (keys always), nothing without read rights or configuration', () => {
     const payload = JSON.stringify({ merchantId: 'm-1', name: 'Ada', iban: CIPHERTEXT, nickname: 'x' });
     expect(viewPayload(envelope(payload), config, { kind: 'roles', roles: ['reader'] })).toEqual({
       payload: { merchantId: 'm-1', name: 'Ada' },
@@ -43,13 +43,22 @@ describe('viewPayload', () => {
         { field: 'nickname', reason: 'not-readable' },
       ],
     });
-    expect(viewPayload(envelope(payload), config, { kind: 'roles', roles: ['writer'] })).toMatchObject({ payload: null, payloadWithheld: 'roles [writer] may not read acme/merchant_account' });
-    expect(viewPayload(envelope(payload), undefined, { kind: 'roles', roles: ['admin'] })).toMatchObject({ payload: null, payloadWithheld: expect.stringContaining('not configured') });
+    expect(viewPayload(envelope(payload), config, { kind: 'roles', roles: ['writer'] })).toMatchObject({
+      payload: null,
+      payloadWithheld: 'roles [writer] may not read acme/merchant_account',
+    });
+    expect(viewPayload(envelope(payload), undefined, { kind: 'roles', roles: ['admin'] })).toMatchObject({
+      payload: null,
+      payloadWithheld: expect.stringContaining('not configured'),
+    });
   });
 
   test('a payload that is not a JSON object: its text for the log when no field can be sensitive, else withheld', () => {
     expect(viewPayload(envelope('[1,2]'), undefined, { kind: 'log' })).toEqual({ payload: '[1,2]', withheld: [] });
-    expect(viewPayload(envelope('{"iban": "DE8'), config, { kind: 'log' })).toMatchObject({ payload: null, payloadWithheld: expect.stringContaining('not a JSON object') });
+    expect(viewPayload(envelope('{"iban": "DE8'), config, { kind: 'log' })).toMatchObject({
+      payload: null,
+      payloadWithheld: expect.stringContaining('not a JSON object'),
+    });
     expect(viewPayload(envelope(null), config, { kind: 'roles', roles: ['admin'] })).toEqual({ payload: null, withheld: [] });
   });
 });
@@ -62,12 +71,22 @@ describe('rejection filters', () => {
     expect(parseSince('30m', 'since', 'cli', now)).toBe(now - 30 * 60_000);
     expect(parseSince('7d', 'since', 'cli', now)).toBe(now - 7 * 86_400_000);
     for (const bad of ['yesterday', '0h', '5w', '', '2026-13-45']) {
-      expect(() => parseSince(bad, 'since', 'rejections', now)).toThrow(expect.objectContaining({ code: 'DB_VALIDATION', details: { field: 'since', rule: 'time', stage: 'rejections' } }));
+      expect(() => parseSince(bad, 'since', 'rejections', now)).toThrow(
+        expect.objectContaining({ code: 'DB_VALIDATION', details: { field: 'since', rule: 'time', stage: 'rejections' } }),
+      );
     }
   });
 
   test('every given field must match; ids match delta ids and, for undecodable records, rejection ids', () => {
-    const r = { id: 'rej-1', stage: 'permission', reason: 'DB_FORBIDDEN', deltaId: 'd-1', tenant: 'acme', entity: 'merchant_account', rejectedAt: now } as Rejection;
+    const r = {
+      id: 'rej-1',
+      stage: 'permission',
+      reason: 'DB_FORBIDDEN',
+      deltaId: 'd-1',
+      tenant: 'acme',
+      entity: 'merchant_account',
+      rejectedAt: now,
+    } as Rejection;
     expect(matchesFilter(r, { tenant: 'acme', stage: 'permission', code: 'DB_FORBIDDEN', entity: 'merchant_account', since: now })).toBe(true);
     expect(matchesFilter(r, { since: now + 1 })).toBe(false);
     expect(matchesFilter(r, { tenant: 'globex' })).toBe(false);

@@ -4,8 +4,24 @@ import { walkChains } from '../../../src/broker/rejections/retry-chains';
 import { planRetries } from '../../../src/broker/rejections/retry-plan';
 import type { Rejection } from '../../../src/log';
 
-const refusedVerdict = (deltaId: string, tenant = 'acme'): DeltaVerdict => ({ status: 'refused', deltaId, tenant, code: 'DB_FORBIDDEN', stage: 'permission', field: 'dispatch.operation', rule: 'operation', message: 'no' });
-const acceptedVerdict = (deltaId: string, tenant = 'acme'): DeltaVerdict => ({ status: 'accepted', deltaId, tenant, version: 1, eventId: 'e', position: { topic: 't', partition: 0, offset: '0' } });
+const refusedVerdict = (deltaId: string, tenant = 'acme'): DeltaVerdict => ({
+  status: 'refused',
+  deltaId,
+  tenant,
+  code: 'DB_FORBIDDEN',
+  stage: 'permission',
+  field: 'dispatch.operation',
+  rule: 'operation',
+  message: 'no',
+});
+const acceptedVerdict = (deltaId: string, tenant = 'acme'): DeltaVerdict => ({
+  status: 'accepted',
+  deltaId,
+  tenant,
+  version: 1,
+  eventId: 'e',
+  position: { topic: 't', partition: 0, offset: '0' },
+});
 
 /** Verdicts from a map, counting look-ups. */
 class MapVerdicts implements VerdictLookup {
@@ -63,7 +79,9 @@ describe('walkChains', () => {
   });
 
   test("another tenant's verdict under the same delta id is not this delta's", async () => {
-    const state = (await walkChains([{ tenant: 'acme', deltaId: 'shared-key' }], new MapVerdicts().add(acceptedVerdict('shared-key', 'globex')))).get('acme/shared-key');
+    const state = (await walkChains([{ tenant: 'acme', deltaId: 'shared-key' }], new MapVerdicts().add(acceptedVerdict('shared-key', 'globex')))).get(
+      'acme/shared-key',
+    );
     expect(state).toMatchObject({ kind: 'refused', latest: 'shared-key', own: undefined });
   });
 });
@@ -87,11 +105,36 @@ const rejection = (deltaId: string | null, over: Partial<Rejection> = {}): Rejec
 describe('planRetries', () => {
   test('sends one retry per chain from its newest refused attempt; skips accepted ones and what cannot be sent', async () => {
     const [r1] = chain('d-open', 1);
-    const lookup = new MapVerdicts().add(refusedVerdict('d-open'), refusedVerdict(r1 as string), refusedVerdict('d-done'), acceptedVerdict(retryIdOf('acme', 'd-done')));
-    const rejections = [rejection('d-open'), rejection(r1 as string, { source: { topic: 'deltas', partition: 1, offset: 9, key: null } }), rejection('d-done'), rejection(null, { stage: 'decode' }), rejection('d-nosource', { source: null })];
-    const chains = await walkChains([{ tenant: 'acme', deltaId: 'd-open' }, { tenant: 'acme', deltaId: r1 as string }, { tenant: 'acme', deltaId: 'd-done' }], lookup);
+    const lookup = new MapVerdicts().add(
+      refusedVerdict('d-open'),
+      refusedVerdict(r1 as string),
+      refusedVerdict('d-done'),
+      acceptedVerdict(retryIdOf('acme', 'd-done')),
+    );
+    const rejections = [
+      rejection('d-open'),
+      rejection(r1 as string, { source: { topic: 'deltas', partition: 1, offset: 9, key: null } }),
+      rejection('d-done'),
+      rejection(null, { stage: 'decode' }),
+      rejection('d-nosource', { source: null }),
+    ];
+    const chains = await walkChains(
+      [
+        { tenant: 'acme', deltaId: 'd-open' },
+        { tenant: 'acme', deltaId: r1 as string },
+        { tenant: 'acme', deltaId: 'd-done' },
+      ],
+      lookup,
+    );
     const plan = planRetries(rejections, chains);
-    expect(plan.sends).toEqual([{ deltaId: 'd-open', tenant: 'acme', source: { topic: 'deltas', partition: 1, offset: '7' }, retry: { deltaId: retryIdOf('acme', r1 as string), retryOf: r1 } }]);
+    expect(plan.sends).toEqual([
+      {
+        deltaId: 'd-open',
+        tenant: 'acme',
+        source: { topic: 'deltas', partition: 1, offset: '7' },
+        retry: { deltaId: retryIdOf('acme', r1 as string), retryOf: r1 },
+      },
+    ]);
     expect(plan.items).toEqual([
       { deltaId: r1, action: 'skipped', reason: 'covered by the retry of d-open', retry: { deltaId: retryIdOf('acme', r1 as string), retryOf: r1 } },
       { deltaId: 'd-done', action: 'skipped', reason: 'accepted', acceptedBy: retryIdOf('acme', 'd-done') },

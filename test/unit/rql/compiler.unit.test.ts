@@ -78,7 +78,11 @@ describe('operators', () => {
     ['and(eq(country,DE),gt(mcc,1))', '("country" = $1::text AND "mcc" > $2::bigint)', ['DE', '1']],
     ['or(eq(country,DE),eq(country,FR))', '("country" = $1::text OR "country" = $2::text)', ['DE', 'FR']],
     ['or(eq(country,DE))', '"country" = $1::text', ['DE']],
-    ['eq(country,DE),or(lt(mcc,10),not(and(gt(score,1),eq(active,false))))', '("country" = $1::text AND ("mcc" < $2::bigint OR ((("score" > $3::double precision AND "active" = $4::boolean)) IS NOT TRUE)))', ['DE', '10', 1, false]],
+    [
+      'eq(country,DE),or(lt(mcc,10),not(and(gt(score,1),eq(active,false))))',
+      '("country" = $1::text AND ("mcc" < $2::bigint OR ((("score" > $3::double precision AND "active" = $4::boolean)) IS NOT TRUE)))',
+      ['DE', '10', 1, false],
+    ],
     ['mcc=ge=7', '"mcc" >= $1::bigint', ['7']],
   ])('%s', (q, sql, values) => {
     expect(where(q)).toEqual([sql, values]);
@@ -258,9 +262,19 @@ describe('helpers', () => {
 
   it('decodeRow: bigint strings to numbers (strings beyond 2^53), dates to ISO strings', () => {
     const c = compile('select(mcc,openedAt,name,meta)', { ...admin, meta: ['_version'] });
-    expect(
-      decodeRow({ mcc: '5812', openedAt: new Date('2024-01-01T00:00:00Z'), name: 'A', meta: { a: 1 }, _version: '9007199254740993' }, c),
-    ).toEqual({ mcc: 5812, openedAt: '2024-01-01T00:00:00.000Z', name: 'A', meta: { a: 1 }, _version: '9007199254740993' });
-    expect(decodeRow({ mcc: null, openedAt: null, name: null, meta: null, _version: '1' }, c)).toEqual({ mcc: null, openedAt: null, name: null, meta: null, _version: 1 });
+    expect(decodeRow({ mcc: '5812', openedAt: new Date('2024-01-01T00:00:00Z'), name: 'A', meta: { a: 1 }, _version: '9007199254740993' }, c)).toEqual({
+      mcc: 5812,
+      openedAt: '2024-01-01T00:00:00.000Z',
+      name: 'A',
+      meta: { a: 1 },
+      _version: '9007199254740993',
+    });
+    expect(decodeRow({ mcc: null, openedAt: null, name: null, meta: null, _version: '1' }, c)).toEqual({
+      mcc: null,
+      openedAt: null,
+      name: null,
+      meta: null,
+      _version: 1,
+    });
   });
 });

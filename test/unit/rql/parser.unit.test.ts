@@ -6,7 +6,11 @@ function shape(value: unknown): unknown {
   if (value instanceof Date) return value.toISOString();
   if (Array.isArray(value)) return value.map(shape);
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).filter(([k]) => k !== 'pos' && k !== 'kind').map(([k, v]) => [k, shape(v)]));
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([k]) => k !== 'pos' && k !== 'kind')
+        .map(([k, v]) => [k, shape(v)]),
+    );
   }
   return value;
 }
@@ -64,8 +68,26 @@ describe('operators', () => {
       filter: {
         op: 'or',
         args: [
-          { op: 'and', args: [{ op: 'eq', field: f('a'), value: auto('1') }, { op: 'not', arg: { op: 'eq', field: f('b'), value: auto('2') } }] },
-          { op: 'and', args: [{ op: 'or', args: [{ op: 'eq', field: f('c'), value: auto('3') }, { op: 'eq', field: f('d'), value: auto('4') }] }, { op: 'eq', field: f('e'), value: auto('5') }] },
+          {
+            op: 'and',
+            args: [
+              { op: 'eq', field: f('a'), value: auto('1') },
+              { op: 'not', arg: { op: 'eq', field: f('b'), value: auto('2') } },
+            ],
+          },
+          {
+            op: 'and',
+            args: [
+              {
+                op: 'or',
+                args: [
+                  { op: 'eq', field: f('c'), value: auto('3') },
+                  { op: 'eq', field: f('d'), value: auto('4') },
+                ],
+              },
+              { op: 'eq', field: f('e'), value: auto('5') },
+            ],
+          },
         ],
       },
     });
@@ -73,8 +95,20 @@ describe('operators', () => {
 
   it('top-level terms separated by , or & are and-ed; sort, limit, select are taken out', () => {
     const expected = {
-      filter: { op: 'and', args: [{ op: 'eq', field: f('a'), value: auto('1') }, { op: 'gt', field: f('b'), value: auto('2') }] },
-      sort: { keys: [{ field: f('name'), direction: 'asc' }, { field: f('mcc'), direction: 'desc' }, { field: f('country'), direction: 'asc' }] },
+      filter: {
+        op: 'and',
+        args: [
+          { op: 'eq', field: f('a'), value: auto('1') },
+          { op: 'gt', field: f('b'), value: auto('2') },
+        ],
+      },
+      sort: {
+        keys: [
+          { field: f('name'), direction: 'asc' },
+          { field: f('mcc'), direction: 'desc' },
+          { field: f('country'), direction: 'asc' },
+        ],
+      },
       limit: { count: 10, offset: 20 },
       select: { fields: [f('name'), f('mcc')] },
     };

@@ -28,19 +28,33 @@ const refusal = (query: unknown) => {
 
 describe('parseQuery', () => {
   test('match: short and long forms, operator, minimum_should_match', () => {
-    expect(parse({ match: { title: 'a b' } })).toEqual({ kind: 'match', field: { name: 'title', type: 'string', keyword: false }, query: 'a b', operator: 'or', boost: 1 });
+    expect(parse({ match: { title: 'a b' } })).toEqual({
+      kind: 'match',
+      field: { name: 'title', type: 'string', keyword: false },
+      query: 'a b',
+      operator: 'or',
+      boost: 1,
+    });
     const long = parse({ match: { title: { query: 'a b', operator: 'AND', boost: 2 } } });
     expect(long).toMatchObject({ operator: 'and', boost: 2 });
   });
 
   test('match on a keyword or a number becomes a term on the coerced value', () => {
-    expect(parse({ match: { 'title.keyword': 'A B' } })).toEqual({ kind: 'term', field: { name: 'title', type: 'string', keyword: true }, value: 'A B', caseInsensitive: false, boost: 1 });
+    expect(parse({ match: { 'title.keyword': 'A B' } })).toEqual({
+      kind: 'term',
+      field: { name: 'title', type: 'string', keyword: true },
+      value: 'A B',
+      caseInsensitive: false,
+      boost: 1,
+    });
     expect(parse({ match: { count: '7' } })).toMatchObject({ kind: 'term', value: 7 });
   });
 
   test('values are coerced to the field type; timestamps normalised to UTC ISO', () => {
     expect(parse({ term: { on: 'true' } })).toMatchObject({ value: true });
-    expect(parse({ range: { at: { gte: '2024-01-01T10:00', lt: 0 } } })).toMatchObject({ bounds: { gte: '2024-01-01T10:00:00.000Z', lt: '1970-01-01T00:00:00.000Z' } });
+    expect(parse({ range: { at: { gte: '2024-01-01T10:00', lt: 0 } } })).toMatchObject({
+      bounds: { gte: '2024-01-01T10:00:00.000Z', lt: '1970-01-01T00:00:00.000Z' },
+    });
     expect(parse({ terms: { count: [1, '2'] } })).toMatchObject({ values: [1, 2] });
   });
 
@@ -49,7 +63,9 @@ describe('parseQuery', () => {
     expect(onlyShould).toMatchObject({ kind: 'bool', minimumShouldMatch: 1 });
     const withMust = parse({ bool: { must: { match_all: {} }, should: { match_all: {} } } });
     expect(withMust).toMatchObject({ minimumShouldMatch: 0 });
-    expect(parse({ bool: { should: [{ match_all: {} }, { match_all: {} }, { match_all: {} }], minimum_should_match: '-34%' } })).toMatchObject({ minimumShouldMatch: 2 });
+    expect(parse({ bool: { should: [{ match_all: {} }, { match_all: {} }, { match_all: {} }], minimum_should_match: '-34%' } })).toMatchObject({
+      minimumShouldMatch: 2,
+    });
   });
 
   test('refusals name the path and the rule', () => {
@@ -120,11 +136,15 @@ describe('parseSearchBody', () => {
 
   test('refusals of top-level options name them', () => {
     expect(() => body({ from: 9995, size: 10 })).toThrow(expect.objectContaining({ details: expect.objectContaining({ field: 'payload.from', rule: 'max' }) }));
-    expect(() => body({ suggest: {} })).toThrow(expect.objectContaining({ details: expect.objectContaining({ field: 'payload.suggest', rule: 'unsupported-clause' }) }));
+    expect(() => body({ suggest: {} })).toThrow(
+      expect.objectContaining({ details: expect.objectContaining({ field: 'payload.suggest', rule: 'unsupported-clause' }) }),
+    );
     expect(() => body({ sort: ['_id'] })).toThrow(expect.objectContaining({ details: expect.objectContaining({ rule: 'unsupported-clause' }) }));
     expect(() => body({ aggs: { a: { terms: { field: 'count' }, aggs: {} } } })).toThrow(
       expect.objectContaining({ details: expect.objectContaining({ field: 'payload.aggs.a.aggs', rule: 'unsupported-clause' }) }),
     );
-    expect(() => body({ _source: { include: ['x'] } })).toThrow(expect.objectContaining({ details: expect.objectContaining({ field: 'payload._source.include' }) }));
+    expect(() => body({ _source: { include: ['x'] } })).toThrow(
+      expect.objectContaining({ details: expect.objectContaining({ field: 'payload._source.include' }) }),
+    );
   });
 });

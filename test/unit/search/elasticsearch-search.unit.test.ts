@@ -59,7 +59,9 @@ describe('Elasticsearch adapter: search requests', () => {
       details: { field: 'payload.index', rule: 'not-allowed' },
     });
     await expect(index.search('people', { _index: 'other' })).rejects.toMatchObject({ details: { field: 'payload._index' } });
-    await expect(index.search('people', { script_fields: { x: {} } })).rejects.toMatchObject({ details: { field: 'payload.script_fields', rule: 'unsupported-clause' } });
+    await expect(index.search('people', { script_fields: { x: {} } })).rejects.toMatchObject({
+      details: { field: 'payload.script_fields', rule: 'unsupported-clause' },
+    });
     await expect(index.search('people', { size: 5000 })).rejects.toMatchObject({ details: { field: 'payload.size', rule: 'max' } });
     await expect(index.search('people', 'q=*')).rejects.toMatchObject({ code: 'DB_BAD_REQUEST' });
     await expect(index.search('people', { query: { terms: { name: { index: 'users', id: '1', path: 'names' } } } })).rejects.toMatchObject({
@@ -78,7 +80,10 @@ describe('Elasticsearch adapter: search requests', () => {
   });
 
   test('sorts and aggregations on string fields use the keyword sub-field', async () => {
-    await index.search('people', { sort: ['name', { salary: 'desc' }, { email: { order: 'asc' } }, '_score'], aggs: { names: { terms: { field: 'name', size: 3 } } } });
+    await index.search('people', {
+      sort: ['name', { salary: 'desc' }, { email: { order: 'asc' } }, '_score'],
+      aggs: { names: { terms: { field: 'name', size: 3 } } },
+    });
     expect(sent().body).toMatchObject({
       sort: ['name.keyword', { salary: 'desc' }, { 'email.keyword': { order: 'asc' } }, '_score'],
       aggs: { names: { terms: { field: 'name.keyword', size: 3 } } },
@@ -129,7 +134,10 @@ describe('Elasticsearch adapter: search requests', () => {
       [{ query: { nested: { path: 'name', query: { match_all: {} }, inner_hits: {} } } }, 'payload.query.nested.inner_hits'],
     ];
     for (const [body, field] of returnsValues) {
-      await expect(index.search('people', body, { readableFields: READABLE })).rejects.toMatchObject({ code: 'DB_FORBIDDEN', details: { field, rule: 'clause-not-allowed' } });
+      await expect(index.search('people', body, { readableFields: READABLE })).rejects.toMatchObject({
+        code: 'DB_FORBIDDEN',
+        details: { field, rule: 'clause-not-allowed' },
+      });
     }
     for (const [body, field] of refused) {
       await expect(index.search('people', body, { readableFields: READABLE })).rejects.toMatchObject({ code: 'DB_FORBIDDEN', details: { field } });

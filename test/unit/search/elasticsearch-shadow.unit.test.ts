@@ -62,7 +62,11 @@ describe('Elasticsearch adapter: shadow builds', () => {
     await index.swapShadow('orders__rebuild', 'orders');
 
     expect(sent(cluster, 'POST', '/_aliases')[0]?.body).toEqual({
-      actions: [{ remove: { index: GENERATION, alias: 'orders__rebuild' } }, { add: { index: GENERATION, alias: 'orders' } }, { remove_index: { index: 'orders' } }],
+      actions: [
+        { remove: { index: GENERATION, alias: 'orders__rebuild' } },
+        { add: { index: GENERATION, alias: 'orders' } },
+        { remove_index: { index: 'orders' } },
+      ],
     });
     const response = await index.search('orders', {});
     expect(response.hits.hits[0]?._index).toBe('orders');
@@ -74,7 +78,9 @@ describe('Elasticsearch adapter: shadow builds', () => {
     concrete(cluster, { orders__rebuild: [GENERATION], orders: ['orders__rebuild__gprevious'] });
     route(cluster, 'POST', '/_aliases', () => ({ acknowledged: true }));
     await createElasticsearchSearchIndex(cluster.client).swapShadow('orders__rebuild', 'orders');
-    expect(sent(cluster, 'POST', '/_aliases')[0]?.body).toMatchObject({ actions: expect.arrayContaining([{ remove_index: { index: 'orders__rebuild__gprevious' } }]) });
+    expect(sent(cluster, 'POST', '/_aliases')[0]?.body).toMatchObject({
+      actions: expect.arrayContaining([{ remove_index: { index: 'orders__rebuild__gprevious' } }]),
+    });
   });
 
   test('a shadow that is a plain index, not an alias of one generation, is refused before anything changes', async () => {

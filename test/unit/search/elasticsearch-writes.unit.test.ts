@@ -61,7 +61,9 @@ describe('Elasticsearch adapter: ensureIndex', () => {
 
   test('a mapping conflict from the engine is DB_VALIDATION with its reason', async () => {
     route(cluster, 'HEAD', '/orders', () => '');
-    route(cluster, 'PUT', '/orders/_mapping', () => engineError(400, 'illegal_argument_exception', 'mapper [quantity] cannot be changed from type [long] to [double]'));
+    route(cluster, 'PUT', '/orders/_mapping', () =>
+      engineError(400, 'illegal_argument_exception', 'mapper [quantity] cannot be changed from type [long] to [double]'),
+    );
     await expect(createElasticsearchSearchIndex(cluster.client).ensureIndex(ORDERS)).rejects.toMatchObject({
       code: 'DB_VALIDATION',
       message: expect.stringContaining('cannot be changed'),
@@ -119,7 +121,12 @@ describe('Elasticsearch adapter: bulk writes', () => {
     const index = await ready();
     await index.upsert('orders', [{ id: 'o1', version: 1, source: {} }]);
     answer = [conflict, refused];
-    await expect(index.upsert('orders', [{ id: 'o1', version: 1, source: {} }, { id: 'o2', version: 1, source: {} }])).rejects.toMatchObject({
+    await expect(
+      index.upsert('orders', [
+        { id: 'o1', version: 1, source: {} },
+        { id: 'o2', version: 1, source: {} },
+      ]),
+    ).rejects.toMatchObject({
       code: 'DB_VALIDATION',
       details: { field: 'docs[id=o2]', engineType: 'document_parsing_exception' },
     });
@@ -138,7 +145,11 @@ describe('Elasticsearch adapter: bulk writes', () => {
   });
 
   test('deletes are bulk delete operations; a missing document is not an error', async () => {
-    route(cluster, 'POST', '/_bulk', () => ({ took: 1, errors: true, items: [{ delete: { _id: 'gone', status: 404, error: { type: 'not_found', reason: 'x' } } }] }));
+    route(cluster, 'POST', '/_bulk', () => ({
+      took: 1,
+      errors: true,
+      items: [{ delete: { _id: 'gone', status: 404, error: { type: 'not_found', reason: 'x' } } }],
+    }));
     const index = await ready();
     await index.delete('orders', ['gone', 'o2']);
     expect(cluster.requests[0]?.body).toEqual([{ delete: { _index: 'orders', _id: 'gone' } }, { delete: { _index: 'orders', _id: 'o2' } }]);

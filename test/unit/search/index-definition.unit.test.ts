@@ -17,14 +17,24 @@ describe('index definitions', () => {
   test('names: lower-case index names, field names without a leading underscore, no duplicates', () => {
     expect(validateIndexDefinition(INDEX)).toEqual(INDEX);
     expect(validateIndexDefinition({ name: 'a'.repeat(63), fields: [{ name: 'B'.repeat(63), type: 'string' }] }).name).toHaveLength(63);
-    expect(() => validateIndexDefinition({ name: 'a'.repeat(64), fields: [] })).toThrow(expect.objectContaining({ details: expect.objectContaining({ field: 'index.name' }) }));
+    expect(() => validateIndexDefinition({ name: 'a'.repeat(64), fields: [] })).toThrow(
+      expect.objectContaining({ details: expect.objectContaining({ field: 'index.name' }) }),
+    );
     expect(() => validateIndexDefinition({ name: 'x', fields: [{ name: 'a'.repeat(64), type: 'string' }] })).toThrow(
       expect.objectContaining({ details: expect.objectContaining({ field: 'index.fields[0].name' }) }),
     );
-    expect(() => validateIndexDefinition({ name: 'x', fields: [{ name: 'a', type: 'string' }, { name: 'a', type: 'integer' }] })).toThrow(
-      expect.objectContaining({ details: expect.objectContaining({ rule: 'unique' }) }),
+    expect(() =>
+      validateIndexDefinition({
+        name: 'x',
+        fields: [
+          { name: 'a', type: 'string' },
+          { name: 'a', type: 'integer' },
+        ],
+      }),
+    ).toThrow(expect.objectContaining({ details: expect.objectContaining({ rule: 'unique' }) }));
+    expect(() => validateIndexDefinition({ name: 'x', fields: [{ name: "a'--", type: 'string' }] })).toThrow(
+      expect.objectContaining({ code: 'DB_VALIDATION' }),
     );
-    expect(() => validateIndexDefinition({ name: 'x', fields: [{ name: "a'--", type: 'string' }] })).toThrow(expect.objectContaining({ code: 'DB_VALIDATION' }));
   });
 });
 
@@ -45,8 +55,12 @@ describe('documents', () => {
   });
 
   test('ids and versions', () => {
-    expect(() => validateDocuments(INDEX, [{ id: 'x'.repeat(513), version: 1, source: {} }])).toThrow(expect.objectContaining({ details: expect.objectContaining({ field: 'docs[0].id' }) }));
-    expect(() => validateDocuments(INDEX, [{ id: 'x', version: -1, source: {} }])).toThrow(expect.objectContaining({ details: expect.objectContaining({ field: 'docs[0].version' }) }));
+    expect(() => validateDocuments(INDEX, [{ id: 'x'.repeat(513), version: 1, source: {} }])).toThrow(
+      expect.objectContaining({ details: expect.objectContaining({ field: 'docs[0].id' }) }),
+    );
+    expect(() => validateDocuments(INDEX, [{ id: 'x', version: -1, source: {} }])).toThrow(
+      expect.objectContaining({ details: expect.objectContaining({ field: 'docs[0].version' }) }),
+    );
   });
 
   test('latestPerId keeps the highest version, the last one on ties', () => {

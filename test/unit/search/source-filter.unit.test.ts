@@ -46,6 +46,8 @@ describe('source filtering', () => {
 
   test('malformed filters are refused naming the path', () => {
     expect(() => parseSourceFilter(3)).toThrow(expect.objectContaining({ details: expect.objectContaining({ field: 'payload._source' }) }));
-    expect(() => parseSourceFilter({ includes: [1] })).toThrow(expect.objectContaining({ details: expect.objectContaining({ field: 'payload._source.includes' }) }));
+    expect(() => parseSourceFilter({ includes: [1] })).toThrow(
+      expect.objectContaining({ details: expect.objectContaining({ field: 'payload._source.includes' }) }),
+    );
   });
 });

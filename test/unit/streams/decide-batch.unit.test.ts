@@ -33,7 +33,15 @@ const stored = (deltaId: string, version: number, doc: Record<string, unknown> |
   status: 'accepted',
   id: { tenant: 'acme', entity: 'merchant_account', key: 'm-1' },
   state: { version, deleted: doc === null, doc },
-  outcome: { status: 'accepted', deltaId, eventId: eventIdOf('acme', deltaId), version, topic: 'acme.merchant_account.events', partition: 0, offset: String(version) },
+  outcome: {
+    status: 'accepted',
+    deltaId,
+    eventId: eventIdOf('acme', deltaId),
+    version,
+    topic: 'acme.merchant_account.events',
+    partition: 0,
+    offset: String(version),
+  },
 });
 
 describe('decide(): a batch of deltas against the record states', () => {
@@ -50,7 +58,10 @@ describe('decide(): a batch of deltas against the record states', () => {
   test('an update carries the stored fields it leaves out; a delete carries none', async () => {
     const store = new InMemoryRecordStateStore();
     await store.recordVerdicts([stored('d-old', 3, { merchantId: 'm-1', name: 'Ada', country: 'FR', mcc: 5411 })]);
-    const [updated, deleted] = await decideBatch(store, [envelope({ operation: 'update', payload: ada({ name: 'Ada L.' }) }), envelope({ operation: 'delete', payload: null })]);
+    const [updated, deleted] = await decideBatch(store, [
+      envelope({ operation: 'update', payload: ada({ name: 'Ada L.' }) }),
+      envelope({ operation: 'delete', payload: null }),
+    ]);
     expect(updated).toMatchObject({ kind: 'accepted', event: { version: 4 }, state: { doc: { merchantId: 'm-1', name: 'Ada L.', country: 'FR', mcc: 5411 } } });
     expect(deleted).toMatchObject({ kind: 'accepted', event: { version: 5, payload: null }, state: { version: 5, deleted: true, doc: null } });
   });
@@ -77,7 +88,12 @@ describe('decide(): a batch of deltas against the record states', () => {
       requestId: 'req-7',
       source: { topic: 'deltas', partition: 4, offset: 100, key: 'acme/merchant_account/m-1' },
     });
-    expect(d.problem).toEqual({ code: 'DB_VALIDATION', stage: 'validate', message: d.refusal.message, details: { field: 'payload.nickname', rule: 'unknown-field' } });
+    expect(d.problem).toEqual({
+      code: 'DB_VALIDATION',
+      stage: 'validate',
+      message: d.refusal.message,
+      details: { field: 'payload.nickname', rule: 'unknown-field' },
+    });
   });
 
   test('a delta with a stored outcome is answered with it, not decided again', async () => {
@@ -96,7 +112,10 @@ describe('decide(): a batch of deltas against the record states', () => {
   });
 
   test("the event carries the proven actor, never the envelope's claim", async () => {
-    const [d] = await decideBatch(new InMemoryRecordStateStore(), [envelope({ actor: { user: 'mallory', roles: ['admin'] } })], { user: 'w', roles: ['writer'] });
+    const [d] = await decideBatch(new InMemoryRecordStateStore(), [envelope({ actor: { user: 'mallory', roles: ['admin'] } })], {
+      user: 'w',
+      roles: ['writer'],
+    });
     expect(d).toMatchObject({ kind: 'accepted', event: { actor: { user: 'w', roles: ['writer'] } } });
   });
 });

@@ -38,7 +38,11 @@ const delta = (over: Partial<DeltaEnvelope> & { payload?: string | null }): Delt
   ...over,
 });
 
-async function decide(deltas: DeltaEnvelope[], states = new MemoryStates(), source: EntityConfigSource = new InMemoryEntityConfigSource([defaultConfigInput()])): Promise<Verdict[]> {
+async function decide(
+  deltas: DeltaEnvelope[],
+  states = new MemoryStates(),
+  source: EntityConfigSource = new InMemoryEntityConfigSource([defaultConfigInput()]),
+): Promise<Verdict[]> {
   const configs = await BatchConfigs.load(source, deltas);
   const ctxs = deltas.map((d): DeltaContext => ({ delta: d, source: undefined }));
   // The actor as the envelope names it (proof is the verifier's concern, tested with it).
@@ -47,13 +51,18 @@ async function decide(deltas: DeltaEnvelope[], states = new MemoryStates(), sour
     from(ctxs).pipe(
       stages({ configs, states, actors }),
       // What the processor does with an accepted verdict: the next delta of the batch sees the new state.
-      tap((v) => v.accepted && states.put(v.ctx.delta, { version: v.ctx.nextVersion as number, deleted: v.ctx.delta.operation === 'delete', doc: v.ctx.fields ?? null })),
+      tap(
+        (v) =>
+          v.accepted &&
+          states.put(v.ctx.delta, { version: v.ctx.nextVersion as number, deleted: v.ctx.delta.operation === 'delete', doc: v.ctx.fields ?? null }),
+      ),
       toArray(),
     ),
   );
 }
 
-const refusalOf = (v: Verdict | undefined) => (v && !v.accepted ? { code: v.refusal.code, stage: v.refusal.details.stage, rule: v.refusal.details.rule } : undefined);
+const refusalOf = (v: Verdict | undefined) =>
+  v && !v.accepted ? { code: v.refusal.code, stage: v.refusal.details.stage, rule: v.refusal.details.rule } : undefined;
 
 describe('the pipeline stages (seed section 3) as operators', () => {
   test('an accepted create carries config, fields, version 1 and its persistence topic', async () => {
@@ -94,7 +103,14 @@ describe('the pipeline stages (seed section 3) as operators', () => {
   test('a tenant API that does not answer fails the batch instead of refusing its deltas', async () => {
     const down: EntityConfigSource = { get: () => Promise.reject(new Error('ECONNREFUSED')), list: async () => [] };
     await expect(decide([delta({})], new MemoryStates(), down)).rejects.toMatchObject({ code: 'DB_DEPENDENCY_UNAVAILABLE' });
-    const refusing: EntityConfigSource = { get: () => Promise.reject(new DeltabrokerError('DB_CONFLICT', 'name taken', { rule: 'name-taken' })), list: async () => [] };
-    expect(refusalOf((await decide([delta({})], new MemoryStates(), refusing))[0])).toEqual({ code: 'DB_CONFLICT', stage: 'entity-config', rule: 'name-taken' });
+    const refusing: EntityConfigSource = {
+      get: () => Promise.reject(new DeltabrokerError('DB_CONFLICT', 'name taken', { rule: 'name-taken' })),
+      list: async () => [],
+    };
+    expect(refusalOf((await decide([delta({})], new MemoryStates(), refusing))[0])).toEqual({
+      code: 'DB_CONFLICT',
+      stage: 'entity-config',
+      rule: 'name-taken',
+    });
   });
 });

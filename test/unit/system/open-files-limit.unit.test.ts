@@ -8,7 +8,10 @@ describe('open-files limit', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const limitsFile = (openFiles: string): string => {
     const file = path.join(dir, `limits-${openFiles}`);
-    writeFileSync(file, `Limit                     Soft Limit           Hard Limit           Units\nMax processes             96365                96365                processes\nMax open files            ${openFiles}                20000                files\n`);
+    writeFileSync(
+      file,
+      `Limit                     Soft Limit           Hard Limit           Units\nMax processes             96365                96365                processes\nMax open files            ${openFiles}                20000                files\n`,
+    );
     return file;
   };
 

@@ -11,11 +11,7 @@ export interface ContractSubject {
 }
 
 /** Inputs the subject must serve: acme/merchant_account, acme/thing and t1/thing. */
-export const contractInputs = (): Record<string, unknown>[] => [
-  defaultConfigInput(),
-  { ...minimalInput(), tenant: 'acme' },
-  minimalInput(),
-];
+export const contractInputs = (): Record<string, unknown>[] => [defaultConfigInput(), { ...minimalInput(), tenant: 'acme' }, minimalInput()];
 
 export function entityConfigSourceContract(name: string, make: (inputs: Record<string, unknown>[]) => Promise<ContractSubject>): void {
   describe(`EntityConfigSource contract: ${name}`, () => {
@@ -38,7 +34,13 @@ export function entityConfigSourceContract(name: string, make: (inputs: Record<s
     });
 
     it('answers undefined for names that cannot be configured, without looking further', async () => {
-      for (const [t, e] of [['../acme', 'merchant_account'], ['acme', '../acme/merchant_account'], ['Acme', 'merchant_account'], ['acme', 'merchant_account.yaml'], ['', '']]) {
+      for (const [t, e] of [
+        ['../acme', 'merchant_account'],
+        ['acme', '../acme/merchant_account'],
+        ['Acme', 'merchant_account'],
+        ['acme', 'merchant_account.yaml'],
+        ['', ''],
+      ]) {
         expect(await subject.source.get(t as string, e as string)).toBeUndefined();
       }
     });

@@ -36,7 +36,12 @@ describe('the shipped default configuration (acme/merchant_account)', () => {
 
   it('names its topic, table and index, and turns both action topics on', () => {
     expect(c.persistence).toEqual({ topic: 'acme.merchant_account.events', table: 'merchant_account', index: 'merchant_account' });
-    expect(physicalNamesOf(c)).toEqual({ schema: 'tenant_acme', table: 'merchant_account', index: 'acme__merchant_account', topic: 'acme.merchant_account.events' });
+    expect(physicalNamesOf(c)).toEqual({
+      schema: 'tenant_acme',
+      table: 'merchant_account',
+      index: 'acme__merchant_account',
+      topic: 'acme.merchant_account.events',
+    });
     expect(c.notifications.methods).toEqual(['global', 'local']);
     expect(actionTopics(c, 'dc1')).toEqual(['acme.merchant_account.actions.global', 'acme.merchant_account.actions.dc1']);
   });
@@ -131,28 +136,72 @@ describe('refusals name the field path', () => {
     ['an entity name with a double underscore', (c) => ({ ...c, entity: 'merchant__account' }), /^entity: entity must be lowercase words/],
     ['a tenant name with a trailing underscore', (c) => ({ ...c, tenant: 'acme_' }), /^tenant: tenant must be lowercase words/],
     ['a tenant name over 30 characters', (c) => ({ ...c, tenant: 'a'.repeat(31) }), /^tenant: tenant is longer than 30 characters/],
-    ["a persistence topic outside the tenant's namespace", (c) => ({ ...c, persistence: { topic: 'acme.merchant_account.events' } }), /^persistence\.topic: topic "acme\.merchant_account\.events" is outside the tenant's namespace: it must start with "t1\."/],
-    ["a global action topic outside the tenant's namespace", (c) => ({ ...c, notifications: { methods: ['global'], globalTopic: 'acme.x.actions.global' } }), /^notifications\.globalTopic: .*outside the tenant's namespace/],
-    ["a local topic prefix outside the tenant's namespace", (c) => ({ ...c, notifications: { methods: ['local'], localTopicPrefix: 't1' } }), /^notifications\.localTopicPrefix: .*must start with "t1\."/],
-    ['an index name too long for the tenant prefix', (c) => ({ ...c, persistence: { index: 'x'.repeat(60) } }), /^persistence\.index: index name is longer than 59 characters/],
+    [
+      "a persistence topic outside the tenant's namespace",
+      (c) => ({ ...c, persistence: { topic: 'acme.merchant_account.events' } }),
+      /^persistence\.topic: topic "acme\.merchant_account\.events" is outside the tenant's namespace: it must start with "t1\."/,
+    ],
+    [
+      "a global action topic outside the tenant's namespace",
+      (c) => ({ ...c, notifications: { methods: ['global'], globalTopic: 'acme.x.actions.global' } }),
+      /^notifications\.globalTopic: .*outside the tenant's namespace/,
+    ],
+    [
+      "a local topic prefix outside the tenant's namespace",
+      (c) => ({ ...c, notifications: { methods: ['local'], localTopicPrefix: 't1' } }),
+      /^notifications\.localTopicPrefix: .*must start with "t1\."/,
+    ],
+    [
+      'an index name too long for the tenant prefix',
+      (c) => ({ ...c, persistence: { index: 'x'.repeat(60) } }),
+      /^persistence\.index: index name is longer than 59 characters/,
+    ],
     ['a path-traversing tenant', (c) => ({ ...c, tenant: '../etc' }), /^tenant: /],
     ['an unknown top-level key (a typo)', (c) => ({ ...c, feilds: {} }), /feilds/],
     ['an unknown field type', (c) => ({ ...c, fields: { id: 'string', n: { type: 'float' } } }), /^fields\.n\.type: Invalid option/],
     ['a field name with a quote', (c) => ({ ...c, fields: { id: 'string', 'a"b': 'string' } }), /^fields\.a"b: "a\\"b": field name must be an identifier/],
-    ['a field name starting with _ (reserved)', (c) => ({ ...c, fields: { id: 'string', _doc: 'string' } }), /^fields\._doc: "_doc": field name must be an identifier starting with a letter/],
+    [
+      'a field name starting with _ (reserved)',
+      (c) => ({ ...c, fields: { id: 'string', _doc: 'string' } }),
+      /^fields\._doc: "_doc": field name must be an identifier starting with a letter/,
+    ],
     ['a key field that is not declared', (c) => ({ ...c, key: ['nope'] }), /^key\[0\]: key field "nope" is not declared/],
     ['a key field of type number', (c) => ({ ...c, fields: { id: 'number' } }), /^key\[0\]: key field "id" must be of type string or integer/],
     ['a sensitive key field', (c) => ({ ...c, fields: { id: { type: 'string', sensitive: true } } }), /^key\[0\]: key field "id" may not be sensitive/],
     ['a key that is not a name', (c) => ({ ...c, key: 5 }), /^key: expected a field name or a list of them, received 5$/],
     ['a field that is neither a type nor an object', (c) => ({ ...c, fields: { id: 'string', n: 5 } }), /^fields\.n: expected a field type/],
-    ['a misspelt field attribute', (c) => ({ ...c, fields: { id: 'string', n: { type: 'string', requird: true } } }), /^fields\.n: Unrecognized key: "requird"/],
-    ['a sensitive flag that is neither boolean nor {methods}', (c) => ({ ...c, fields: { id: 'string', s: { type: 'string', sensitive: 'yes' } } }), /^fields\.s\.sensitive: expected true, false or \{methods/],
-    ['a field set that is not *, a list or {except}', (c) => ({ ...c, roles: { r: { operations: ['read'], read: 'all' } } }), /^roles\.r\.read: expected '\*', a list of field names or \{except/],
+    [
+      'a misspelt field attribute',
+      (c) => ({ ...c, fields: { id: 'string', n: { type: 'string', requird: true } } }),
+      /^fields\.n: Unrecognized key: "requird"/,
+    ],
+    [
+      'a sensitive flag that is neither boolean nor {methods}',
+      (c) => ({ ...c, fields: { id: 'string', s: { type: 'string', sensitive: 'yes' } } }),
+      /^fields\.s\.sensitive: expected true, false or \{methods/,
+    ],
+    [
+      'a field set that is not *, a list or {except}',
+      (c) => ({ ...c, roles: { r: { operations: ['read'], read: 'all' } } }),
+      /^roles\.r\.read: expected '\*', a list of field names or \{except/,
+    ],
     ['operations that are not * or a list', (c) => ({ ...c, roles: { r: { operations: 'all' } } }), /^roles\.r\.operations: expected '\*' or a list/],
     ['a sensitive field that is not a string', (c) => ({ ...c, fields: { id: 'string', n: { type: 'integer', sensitive: true } } }), /^fields\.n\.sensitive: /],
-    ['an unknown encryption method', (c) => ({ ...c, fields: { id: 'string', s: { type: 'string', sensitive: { methods: ['des'] } } } }), /^fields\.s\.sensitive\.methods\[0\]: Invalid option/],
-    ['a role naming an undeclared field', (c) => ({ ...c, roles: { r: { operations: ['read'], read: ['id', 'ghost'] } } }), /^roles\.r\.read\[1\]: field "ghost" is not declared/],
-    ['a role excepting an undeclared field', (c) => ({ ...c, roles: { r: { operations: '*', write: { except: ['ghost'] } } } }), /^roles\.r\.write\.except\[0\]/],
+    [
+      'an unknown encryption method',
+      (c) => ({ ...c, fields: { id: 'string', s: { type: 'string', sensitive: { methods: ['des'] } } } }),
+      /^fields\.s\.sensitive\.methods\[0\]: Invalid option/,
+    ],
+    [
+      'a role naming an undeclared field',
+      (c) => ({ ...c, roles: { r: { operations: ['read'], read: ['id', 'ghost'] } } }),
+      /^roles\.r\.read\[1\]: field "ghost" is not declared/,
+    ],
+    [
+      'a role excepting an undeclared field',
+      (c) => ({ ...c, roles: { r: { operations: '*', write: { except: ['ghost'] } } } }),
+      /^roles\.r\.write\.except\[0\]/,
+    ],
     ['an unknown operation', (c) => ({ ...c, roles: { r: { operations: ['list'] } } }), /^roles\.r\.operations\[0\]: Invalid option/],
     ['an unknown writeDenied', (c) => ({ ...c, roles: { r: { operations: ['create'], writeDenied: 'drop' } } }), /^roles\.r\.writeDenied/],
     ['a role name with a space', (c) => ({ ...c, roles: { 'a b': { operations: '*' } } }), /^roles\.a b: "a b": role name may hold/],
@@ -162,7 +211,11 @@ describe('refusals name the field path', () => {
     ['an unknown notification method', (c) => ({ ...c, notifications: ['email'] }), /^notifications\.methods\[0\]: Invalid option/],
     ['a version of 0', (c) => ({ ...c, version: 0 }), /^version: /],
     ['no fields', (c) => ({ ...c, fields: {} }), /^fields: at least one field/],
-    ['two fields differing only by case', (c) => ({ ...c, fields: { id: 'string', Name: 'string', name: 'string' } }), /^fields\.name: field "name" differs from "Name" only by case/],
+    [
+      'two fields differing only by case',
+      (c) => ({ ...c, fields: { id: 'string', Name: 'string', name: 'string' } }),
+      /^fields\.name: field "name" differs from "Name" only by case/,
+    ],
   ];
 
   it.each(cases)('refuses %s', (_label, change, expected) => {
@@ -214,7 +267,11 @@ describe('helpers', () => {
     expect(acceptsMethod(iban, 'aes256skv1')).toBe(true);
     expect(acceptsMethod(iban, 'hsmv1')).toBe(true);
     expect(acceptsMethod(iban, 'des')).toBe(false);
-    const strict = parseEntityConfig({ ...defaultConfigInput(), fields: { merchantId: 'string', name: 'string', iban: { type: 'string', sensitive: { methods: ['hsmv1'] } } }, roles: {} });
+    const strict = parseEntityConfig({
+      ...defaultConfigInput(),
+      fields: { merchantId: 'string', name: 'string', iban: { type: 'string', sensitive: { methods: ['hsmv1'] } } },
+      roles: {},
+    });
     expect(acceptsMethod(strict.fields.iban!, 'hsmv1')).toBe(true);
     expect(acceptsMethod(strict.fields.iban!, 'aes256skv1')).toBe(false);
     expect(acceptsMethod(c.fields.name!, 'aes256skv1')).toBe(false);

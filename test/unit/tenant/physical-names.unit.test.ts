@@ -1,13 +1,5 @@
 /** The mapping (tenant, entity) → physical objects is injective, and a configuration stays in its namespace. */
-import {
-  claimsOf,
-  isTenantName,
-  parseEntityConfig,
-  physicalNamesOf,
-  safeParseEntityConfig,
-  topicCollisionKey,
-  type EntityConfig,
-} from '../../../src/tenant';
+import { claimsOf, isTenantName, parseEntityConfig, physicalNamesOf, safeParseEntityConfig, topicCollisionKey, type EntityConfig } from '../../../src/tenant';
 import { minimalInput } from './fixtures';
 
 const configOf = (tenant: string, entity: string, persistence: Record<string, string> = {}): EntityConfig =>
@@ -27,11 +19,21 @@ function objectsOf(config: EntityConfig): string[] {
 }
 
 describe('physical names', () => {
-  test('the issue\'s pair, acme/merchant_account and acme_merchant/account, shares no table, index, topic or subject', () => {
+  test("the issue's pair, acme/merchant_account and acme_merchant/account, shares no table, index, topic or subject", () => {
     const acme = configOf('acme', 'merchant_account');
     const squatter = configOf('acme_merchant', 'account');
-    expect(physicalNamesOf(acme)).toEqual({ schema: 'tenant_acme', table: 'merchant_account', index: 'acme__merchant_account', topic: 'acme.merchant_account.events' });
-    expect(physicalNamesOf(squatter)).toEqual({ schema: 'tenant_acme_merchant', table: 'account', index: 'acme_merchant__account', topic: 'acme_merchant.account.events' });
+    expect(physicalNamesOf(acme)).toEqual({
+      schema: 'tenant_acme',
+      table: 'merchant_account',
+      index: 'acme__merchant_account',
+      topic: 'acme.merchant_account.events',
+    });
+    expect(physicalNamesOf(squatter)).toEqual({
+      schema: 'tenant_acme_merchant',
+      table: 'account',
+      index: 'acme_merchant__account',
+      topic: 'acme_merchant.account.events',
+    });
     const shared = objectsOf(acme).filter((o) => objectsOf(squatter).includes(o));
     expect(shared).toEqual([]);
   });

@@ -20,9 +20,7 @@ const TABLES: Uint32Array[] = (() => {
   return tables;
 })();
 
-const [T0, T1, T2, T3, T4, T5, T6, T7] = TABLES as [
-  Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array,
-];
+const [T0, T1, T2, T3, T4, T5, T6, T7] = TABLES as [Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array];
 
 export function crc32c(buf: Uint8Array, start = 0, end = buf.length): number {
   let crc = 0xffffffff;

@@ -28,7 +28,10 @@ export class KafkaServer {
     if (this.connections.size >= maxConnections || fromAddress >= maxConnectionsPerIp) {
       this.refused++;
       if (this.refused === 1 || this.refused % 1000 === 0) {
-        this.broker.logger.warn({ remote: address, open: this.connections.size, fromAddress, refused: this.refused }, 'connection limit reached; closing new connections');
+        this.broker.logger.warn(
+          { remote: address, open: this.connections.size, fromAddress, refused: this.refused },
+          'connection limit reached; closing new connections',
+        );
       }
       socket.on('error', () => undefined);
       socket.destroy();

@@ -241,13 +241,19 @@ export class LogManager {
       await Promise.all(logs.map((l) => l.sync()));
       logs.forEach((l, i) => l.advanceHighWatermark(ends[i]!));
       this.durableSeq = seq;
-      this.settle((w) => w.seq <= seq, (w) => w.resolve());
+      this.settle(
+        (w) => w.seq <= seq,
+        (w) => w.resolve(),
+      );
     } catch (err) {
       // The produces waiting on this flush fail (KAFKA_STORAGE_ERROR); their partitions stay dirty so the
       // high watermark moves once a later fsync succeeds.
       this.opts.logger.error({ err }, 'fsync of the partition log failed');
       for (const l of logs) if (this.topicMap.get(l.topic)?.partitions[l.partition] === l) this.dirty.add(l);
-      this.settle((w) => w.seq <= seq, (w) => w.reject(err));
+      this.settle(
+        (w) => w.seq <= seq,
+        (w) => w.reject(err),
+      );
     } finally {
       this.flushing = false;
       if (this.dirty.size > 0) this.scheduleFlush();
@@ -292,6 +298,9 @@ export class LogManager {
     for (const p of this.retired) p.close();
     this.topicMap.clear();
     this.retired.clear();
-    this.settle(() => true, (w) => w.reject(new Error('broker stopped')));
+    this.settle(
+      () => true,
+      (w) => w.reject(new Error('broker stopped')),
+    );
   }
 }

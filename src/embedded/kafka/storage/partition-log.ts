@@ -213,8 +213,7 @@ export class PartitionLog {
   /** Deletes closed segments past `retention.ms` or beyond `retention.bytes`; rolls an expired active one. */
   enforceRetention(now: number): number {
     const { retentionMs, retentionBytes } = this.config;
-    const expired = (s: Segment): boolean =>
-      retentionMs >= 0 && !s.isEmpty && now - (s.maxTimestamp >= 0 ? s.maxTimestamp : s.lastModified()) > retentionMs;
+    const expired = (s: Segment): boolean => retentionMs >= 0 && !s.isEmpty && now - (s.maxTimestamp >= 0 ? s.maxTimestamp : s.lastModified()) > retentionMs;
     if (expired(this.active) && this.logEndOffset === this.highWatermark) this.roll();
     let deleted = 0;
     let total = this.sizeBytes;

@@ -15,10 +15,7 @@ interface ProducerEntry {
   recent: RecentBatch[];
 }
 
-export type SequenceCheck =
-  | { kind: 'append' }
-  | { kind: 'duplicate'; baseOffset: number }
-  | { kind: 'error'; errorCode: number };
+export type SequenceCheck = { kind: 'append' } | { kind: 'duplicate'; baseOffset: number } | { kind: 'error'; errorCode: number };
 
 const lastSequence = (h: BatchHeader): number => (h.baseSequence + h.lastOffsetDelta) % 2 ** 31;
 

@@ -12,8 +12,7 @@ import { fdatasync, readAt, readAtSync, writeAllSync } from './fs-util';
 const INDEX_ENTRY = 20;
 const NAME_DIGITS = 20;
 
-export const segmentFileName = (baseOffset: number, ext: 'log' | 'index'): string =>
-  `${String(baseOffset).padStart(NAME_DIGITS, '0')}.${ext}`;
+export const segmentFileName = (baseOffset: number, ext: 'log' | 'index'): string => `${String(baseOffset).padStart(NAME_DIGITS, '0')}.${ext}`;
 
 export interface BatchLocation {
   /** Index of the batch inside the segment. */

@@ -6,7 +6,15 @@
  */
 import type { GroupCoordinator, MemberRef } from '../../../embedded/kafka/group/coordinator';
 import { ErrorCode } from '../../../embedded/kafka/protocol/errors';
-import { type Assignment, CONSUMER_PROTOCOL_TYPE, decodeAssignment, decodeSubscription, encodeAssignment, encodeSubscription, ROUND_ROBIN } from './consumer-protocol';
+import {
+  type Assignment,
+  CONSUMER_PROTOCOL_TYPE,
+  decodeAssignment,
+  decodeSubscription,
+  encodeAssignment,
+  encodeSubscription,
+  ROUND_ROBIN,
+} from './consumer-protocol';
 import { assignRoundRobin, type Subscriber } from './round-robin';
 
 export interface GroupMemberOptions {

@@ -100,7 +100,9 @@ export async function forgedEventCases(target: AttackTarget): Promise<AttackCase
 }
 
 /** Deltas whose envelope claims `admin` with no proof, a forged or foreign proof, or a token that grants less. */
-export async function claimedRoleDeltas(target: AttackTarget): Promise<{ delta: DeltaEnvelope; headers: Record<string, string>; note: string; expected: string }[]> {
+export async function claimedRoleDeltas(
+  target: AttackTarget,
+): Promise<{ delta: DeltaEnvelope; headers: Record<string, string>; note: string; expected: string }[]> {
   const delta = (note: string): DeltaEnvelope => ({
     id: randomUUID(),
     requestId: null,
@@ -120,10 +122,25 @@ export async function claimedRoleDeltas(target: AttackTarget): Promise<{ delta: 
   return [
     { delta: delta('no-proof'), headers: {}, note: 'no authorization header', expected: 'permission DB_UNAUTHENTICATED' },
     { delta: delta('garbage'), headers: { authorization: 'Bearer not.a.jwt' }, note: 'a malformed token', expected: 'permission DB_UNAUTHENTICATED' },
-    { delta: delta('unsigned'), headers: { authorization: `Bearer ${head}.${body}.` }, note: 'a token without its signature', expected: 'permission DB_UNAUTHENTICATED' },
+    {
+      delta: delta('unsigned'),
+      headers: { authorization: `Bearer ${head}.${body}.` },
+      note: 'a token without its signature',
+      expected: 'permission DB_UNAUTHENTICATED',
+    },
     { delta: delta('reader'), headers: { authorization: `Bearer ${reader}` }, note: 'a reader token claiming admin', expected: 'permission DB_FORBIDDEN' },
-    { delta: delta('other-user'), headers: { authorization: `Bearer ${await target.token(['admin'], { sub: 'alice' })}` }, note: "another user's admin token", expected: 'permission DB_UNAUTHENTICATED' },
-    { delta: delta('other-tenant'), headers: { authorization: `Bearer ${await target.token(['admin'], { sub: 'mallory', tenant: 'globex' })}` }, note: "another tenant's admin token", expected: 'permission DB_FORBIDDEN' },
+    {
+      delta: delta('other-user'),
+      headers: { authorization: `Bearer ${await target.token(['admin'], { sub: 'alice' })}` },
+      note: "another user's admin token",
+      expected: 'permission DB_UNAUTHENTICATED',
+    },
+    {
+      delta: delta('other-tenant'),
+      headers: { authorization: `Bearer ${await target.token(['admin'], { sub: 'mallory', tenant: 'globex' })}` },
+      note: "another tenant's admin token",
+      expected: 'permission DB_FORBIDDEN',
+    },
   ];
 }
 
@@ -195,10 +212,16 @@ export async function idleFlood(kafkaPort: number, count: number, processes = 3)
   const reports = await Promise.all(
     Array.from({ length: processes }, (_, p) => {
       const sources = [1, 2, 3].map((a) => `127.0.${10 + p}.${a}`).join(',');
-      const child = spawn('/bin/sh', ['-c', 'ulimit -n 8192 && exec "$0" "$@"', process.execPath, script, '127.0.0.1', String(kafkaPort), String(Math.ceil(count / processes)), sources], { stdio: ['pipe', 'pipe', 'ignore'] });
+      const child = spawn(
+        '/bin/sh',
+        ['-c', 'ulimit -n 8192 && exec "$0" "$@"', process.execPath, script, '127.0.0.1', String(kafkaPort), String(Math.ceil(count / processes)), sources],
+        { stdio: ['pipe', 'pipe', 'ignore'] },
+      );
       children.push(child);
       return new Promise<{ connected: number; open: number }>((resolve, reject) => {
-        createInterface({ input: child.stdout as NodeJS.ReadableStream }).once('line', (line) => resolve(JSON.parse(line) as { connected: number; open: number }));
+        createInterface({ input: child.stdout as NodeJS.ReadableStream }).once('line', (line) =>
+          resolve(JSON.parse(line) as { connected: number; open: number }),
+        );
         child.once('exit', (code) => reject(new Error(`flooder exited with ${code}`)));
       });
     }),

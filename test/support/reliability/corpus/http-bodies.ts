@@ -41,7 +41,14 @@ function breakJson(text: string, prng: Prng): string {
 function brokenJson(ctx: CorpusContext, prng: Prng): HttpCase {
   const storage = prng.chance(0.6);
   const text = JSON.stringify(storage ? validWrite(prng) : validEncrypt(prng));
-  return { category: 'broken-json', note: 'unparseable JSON', method: 'POST', path: storage ? '/' : '/dispatch', headers: auth(ctx.adminToken), body: Buffer.from(breakJson(text, prng)) };
+  return {
+    category: 'broken-json',
+    note: 'unparseable JSON',
+    method: 'POST',
+    path: storage ? '/' : '/dispatch',
+    headers: auth(ctx.adminToken),
+    body: Buffer.from(breakJson(text, prng)),
+  };
 }
 
 /** A value of a type the field does not take. */
@@ -75,7 +82,9 @@ function wrongTypes(ctx: CorpusContext, prng: Prng): HttpCase {
   const [note, mutate] = prng.pick(mutations);
   mutate();
   // JSON.stringify writes 1e400 as null: keep the wire text honest by writing the infinities out.
-  const text = JSON.stringify(body, (_k, v: unknown) => (v === Infinity ? '__INF__' : v === -Infinity ? '__NINF__' : v)).replace(/"__INF__"/g, '1e400').replace(/"__NINF__"/g, '-1e400');
+  const text = JSON.stringify(body, (_k, v: unknown) => (v === Infinity ? '__INF__' : v === -Infinity ? '__NINF__' : v))
+    .replace(/"__INF__"/g, '1e400')
+    .replace(/"__NINF__"/g, '-1e400');
   return { category: 'wrong-types', note, method: 'POST', path: '/', headers: auth(ctx.adminToken), body: Buffer.from(text) };
 }
 
@@ -125,11 +134,29 @@ function deepNesting(ctx: CorpusContext, prng: Prng): HttpCase {
           : where === 'encrypt.payload'
             ? `{"dispatch":{"operation":"encrypt","method":"aes"},"payload":${open}1${close}}`
             : `${open}1${close}`;
-  return { category: 'deep-nesting', note: `${where} depth ${depth}`, method: 'POST', path: where === 'encrypt.payload' ? '/dispatch' : '/', headers: auth(ctx.adminToken), body: Buffer.from(text) };
+  return {
+    category: 'deep-nesting',
+    note: `${where} depth ${depth}`,
+    method: 'POST',
+    path: where === 'encrypt.payload' ? '/dispatch' : '/',
+    headers: auth(ctx.adminToken),
+    body: Buffer.from(text),
+  };
 }
 
 /** Bytes that are not UTF-8 (lone continuation bytes, overlongs, surrogates, truncated sequences) inside JSON strings. */
-const INVALID_UTF8: number[][] = [[0xff], [0xfe], [0x80], [0xc0, 0xaf], [0xe0, 0x80, 0xaf], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xc3], [0xe2, 0x82], [0xf0, 0x9f, 0x98]];
+const INVALID_UTF8: number[][] = [
+  [0xff],
+  [0xfe],
+  [0x80],
+  [0xc0, 0xaf],
+  [0xe0, 0x80, 0xaf],
+  [0xed, 0xa0, 0x80],
+  [0xf4, 0x90, 0x80, 0x80],
+  [0xc3],
+  [0xe2, 0x82],
+  [0xf0, 0x9f, 0x98],
+];
 
 function invalidUtf8(ctx: CorpusContext, prng: Prng): HttpCase {
   const bad = Buffer.from(prng.pick(INVALID_UTF8));
@@ -142,7 +169,14 @@ function invalidUtf8(ctx: CorpusContext, prng: Prng): HttpCase {
         [`{"dispatch":{"entity":"merchant_`, `account","operation":"create"},"payload":{"merchantId":"${key}","name":"Ada"}}`],
       ])
     : [`{"dispatch":{"operation":"encrypt","method":"aes"},"payload":"hel`, `lo"}`];
-  return { category: 'invalid-utf8', note: `bytes ${bad.toString('hex')}`, method: 'POST', path: storage ? '/' : '/dispatch', headers: auth(ctx.adminToken), body: Buffer.concat([Buffer.from(before), bad, Buffer.from(after)]) };
+  return {
+    category: 'invalid-utf8',
+    note: `bytes ${bad.toString('hex')}`,
+    method: 'POST',
+    path: storage ? '/' : '/dispatch',
+    headers: auth(ctx.adminToken),
+    body: Buffer.concat([Buffer.from(before), bad, Buffer.from(after)]),
+  };
 }
 
 function badEncoding(ctx: CorpusContext, prng: Prng): HttpCase {
@@ -154,14 +188,40 @@ function badEncoding(ctx: CorpusContext, prng: Prng): HttpCase {
           // base64 takes + and /, base64url takes - and _: each alphabet's own characters are wrong for the other.
           ...(encoding === 'base64' ? ['AP8B-g==', 'AP8B_g==', '-_-_'] : ['AP8B+g', 'AP8B/g', '+/+/']),
           // Decoding is strict (README): whitespace and line breaks are refused too.
-          '@@@@', 'A', 'AAAAA', '*'.repeat(prng.int(1, 50)), 'ÿÿÿÿ', 'AP8B%2Fg', 'AP8B\n/g==', ' AP8B', 'AP8B\r\n', 'AP 8B',
+          '@@@@',
+          'A',
+          'AAAAA',
+          '*'.repeat(prng.int(1, 50)),
+          'ÿÿÿÿ',
+          'AP8B%2Fg',
+          'AP8B\n/g==',
+          ' AP8B',
+          'AP8B\r\n',
+          'AP 8B',
         ]);
   const operation = prng.pick(['encrypt', 'decrypt']);
   const body =
     operation === 'encrypt'
       ? { dispatch: { operation, method: prng.pick(['aes', 'hsm']), encoding }, payload }
-      : { dispatch: { operation, encoding }, payload: prng.pick(['aes256skv1:default:v1:!!!!', 'aes256skv1:default:v1:', 'hsmv1:default:vX:AAAA', 'nope', 'aes256skv1:default:v1:' + 'A'.repeat(prng.int(1, 30)), `aes256skv1:default:v99999:${'A'.repeat(40)}`]) };
-  return { category: 'bad-encoding', note: `${operation} ${encoding} ${JSON.stringify(body.payload).slice(0, 40)}`, method: 'POST', path: '/dispatch', headers: auth(ctx.adminToken), body: json(body) };
+      : {
+          dispatch: { operation, encoding },
+          payload: prng.pick([
+            'aes256skv1:default:v1:!!!!',
+            'aes256skv1:default:v1:',
+            'hsmv1:default:vX:AAAA',
+            'nope',
+            'aes256skv1:default:v1:' + 'A'.repeat(prng.int(1, 30)),
+            `aes256skv1:default:v99999:${'A'.repeat(40)}`,
+          ]),
+        };
+  return {
+    category: 'bad-encoding',
+    note: `${operation} ${encoding} ${JSON.stringify(body.payload).slice(0, 40)}`,
+    method: 'POST',
+    path: '/dispatch',
+    headers: auth(ctx.adminToken),
+    body: json(body),
+  };
 }
 
 export const BODY_GENERATORS: Record<string, (ctx: CorpusContext, prng: Prng) => HttpCase> = {

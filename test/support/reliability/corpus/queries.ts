@@ -2,8 +2,51 @@ import type { Prng } from '../prng';
 import { type CorpusContext, type HttpCase, json, JSON_HEADERS } from './types';
 
 const FIELDS = ['merchantId', 'name', 'country', 'mcc', 'status', 'iban', 'colour', '_doc', '_version', 'tenant', '"name"', 'name;--', 'x'.repeat(70)];
-const VALUES = ["x'; drop table tenant_acme.merchant_account; --", "' or '1'='1", '%00', '%ZZ', '%', '\\', '*', '?', '$1', '::text', 'null', 'number:abc', 'date:not-a-date', 'boolean:maybe', '1e400', '-', '%E2%82', 'ÿ', '\u0000', '😀'];
-const OPS = ['eq', 'ne', 'lt', 'le', 'gt', 'ge', 'in', 'out', 'contains', 'like', 'match', 'not', 'and', 'or', 'sort', 'limit', 'select', 'exec', 'sleep', 'pg_sleep', 'eval'];
+const VALUES = [
+  "x'; drop table tenant_acme.merchant_account; --",
+  "' or '1'='1",
+  '%00',
+  '%ZZ',
+  '%',
+  '\\',
+  '*',
+  '?',
+  '$1',
+  '::text',
+  'null',
+  'number:abc',
+  'date:not-a-date',
+  'boolean:maybe',
+  '1e400',
+  '-',
+  '%E2%82',
+  'ÿ',
+  '\u0000',
+  '😀',
+];
+const OPS = [
+  'eq',
+  'ne',
+  'lt',
+  'le',
+  'gt',
+  'ge',
+  'in',
+  'out',
+  'contains',
+  'like',
+  'match',
+  'not',
+  'and',
+  'or',
+  'sort',
+  'limit',
+  'select',
+  'exec',
+  'sleep',
+  'pg_sleep',
+  'eval',
+];
 
 function randomTerm(prng: Prng, depth: number): string {
   if (depth > 0 && prng.chance(0.3)) {
@@ -61,7 +104,11 @@ function hostileDsl(ctx: CorpusContext, prng: Prng): HttpCase {
     () => ({ index: prng.pick(['globex__merchant_account', 'acme_merchant_account_search']), query: { match_all: {} } }),
     () => ({ query: { [prng.pick(['percolate', 'geo_shape', 'has_child', 'nested', 'unknown_clause', 'sql'])]: { x: 1 } } }),
     () => ({ query: { term: { [prng.pick(['colour', 'iban', '_doc', 'tenant', 'name.keyword.x'])]: 'x' } } }),
-    () => ({ query: { [prng.pick(['term', 'match', 'prefix', 'wildcard'])]: { [prng.pick(['name', 'country', 'merchantId'])]: prng.pick(['\u0000', 'a\u0000b', '\ud800']) } } }),
+    () => ({
+      query: {
+        [prng.pick(['term', 'match', 'prefix', 'wildcard'])]: { [prng.pick(['name', 'country', 'merchantId'])]: prng.pick(['\u0000', 'a\u0000b', '\ud800']) },
+      },
+    }),
     () => ({ aggs: { a: { [prng.pick(['scripted_metric', 'unknown_agg', 'terms'])]: { field: prng.pick(['iban', 'colour', 'name']), size: -1 } } } }),
     () => ({ query: { match_all: {} }, runtime_mappings: { x: { type: 'keyword', script: 'emit(1)' } } }),
     () => ({ query: { range: { mcc: { gte: prng.pick(['abc', {}, [], 'now-1d']) } } } }),

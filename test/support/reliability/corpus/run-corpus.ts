@@ -74,7 +74,15 @@ export async function runHttpCorpus(baseUrl: string, cases: HttpCase[], concurre
         }
         outcomes[index] = { index, case: c, status: response.status, contentType: response.headers.get('content-type') ?? '', body, ms: Date.now() - started };
       } catch (error) {
-        outcomes[index] = { index, case: c, status: 0, contentType: '', body: undefined, ms: Date.now() - started, failure: (error as Error).name + ': ' + (error as Error).message };
+        outcomes[index] = {
+          index,
+          case: c,
+          status: 0,
+          contentType: '',
+          body: undefined,
+          ms: Date.now() - started,
+          failure: (error as Error).name + ': ' + (error as Error).message,
+        };
       }
     }
   };
@@ -91,6 +99,7 @@ export function violation(o: HttpOutcome): string | undefined {
   if (!o.contentType.includes('application/problem+json')) return `refusal ${o.status} is ${o.contentType || 'untyped'}, not problem+json`;
   const b = o.body ?? {};
   if (typeof b.code !== 'string' || typeof b.stage !== 'string') return `refusal without code/stage: ${JSON.stringify(b).slice(0, 200)}`;
-  if ((b.code === 'DB_VALIDATION' || b.code === 'DB_BAD_REQUEST') && typeof b.field !== 'string' && typeof b.position !== 'number') return `validation refusal without field: ${JSON.stringify(b).slice(0, 200)}`;
+  if ((b.code === 'DB_VALIDATION' || b.code === 'DB_BAD_REQUEST') && typeof b.field !== 'string' && typeof b.position !== 'number')
+    return `validation refusal without field: ${JSON.stringify(b).slice(0, 200)}`;
   return undefined;
 }

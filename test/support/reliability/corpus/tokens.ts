@@ -43,7 +43,14 @@ async function forgedToken(forge: TokenForge, prng: Prng): Promise<[string, stri
     ['wrong audience', () => signDev({ ...claims, aud: prng.pick(['other', ['x', 'y'], '']) })],
     ['no tenant', () => signDev({ ...claims, tenant: prng.pick([undefined, '', 42, ['acme']]) })],
     // Issue 15: a tenant claim that breaks the tenant name pattern names no tenant.
-    ['malformed tenant', () => signDev({ ...claims, tenant: prng.pick(['../acme', 'ACME', 'acme ', 'acme%00', 'acme\u0000', '\uff41\uff43\uff4d\uff45', 'acme__x', 'acme_', 'acme/x', 'a'.repeat(31)]) })],
+    [
+      'malformed tenant',
+      () =>
+        signDev({
+          ...claims,
+          tenant: prng.pick(['../acme', 'ACME', 'acme ', 'acme%00', 'acme\u0000', '\uff41\uff43\uff4d\uff45', 'acme__x', 'acme_', 'acme/x', 'a'.repeat(31)]),
+        }),
+    ],
     ['roles not a list of strings', () => signDev({ ...claims, roles: prng.pick(['admin', [1], { admin: true }, null]) })],
     ['no expiry', () => signDev({ sub: 'mallory', tenant: 'acme', roles: ['admin'], iss: 'deltabroker-dev', aud: 'deltabroker' })],
     ['no subject', () => signDev({ ...claims, sub: undefined })],
@@ -51,14 +58,20 @@ async function forgedToken(forge: TokenForge, prng: Prng): Promise<[string, stri
     ['stranger RS256 key', () => new SignJWT(claims).setProtectedHeader({ alg: 'RS256' }).sign(forge.strangerRsa)],
     ['HS256 with the public key as secret', () => new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).sign(forge.publicAsSecret)],
     ['alg none', () => `${b64url({ alg: 'none', typ: 'JWT' })}.${b64url(claims)}.`],
-    ['tampered claims', async () => {
-      const [h, , s] = (await signDev(claims)).split('.');
-      return `${h}.${b64url({ ...claims, tenant: 'globex' })}.${s}`;
-    }],
-    ['tampered signature', async () => {
-      const token = await signDev(claims);
-      return token.slice(0, -4) + (token.endsWith('AAAA') ? 'BBBB' : 'AAAA');
-    }],
+    [
+      'tampered claims',
+      async () => {
+        const [h, , s] = (await signDev(claims)).split('.');
+        return `${h}.${b64url({ ...claims, tenant: 'globex' })}.${s}`;
+      },
+    ],
+    [
+      'tampered signature',
+      async () => {
+        const token = await signDev(claims);
+        return token.slice(0, -4) + (token.endsWith('AAAA') ? 'BBBB' : 'AAAA');
+      },
+    ],
     ['garbage', () => prng.pick(['x', 'a.b.c', '...', 'eyJ.eyJ.', 'Bearer', '\u00ff\u00fe', prng.string(prng.int(1, 4_000), 'abcXYZ._-+/=')])],
     ['header not JSON', () => `${b64url('not json')}.${b64url(claims)}.sig`],
     // Below Node's 16 KiB header limit, so the verifier sees it (header overflow is a bad-envelope case).
@@ -75,13 +88,24 @@ export async function badTokenCase(_ctx: CorpusContext, forge: TokenForge, prng:
   const headers: Record<string, string> = { ...JSON_HEADERS };
   if (!prng.chance(0.05)) headers.authorization = `${scheme}${token}`;
   const route = prng.pick([
-    { method: 'POST' as const, path: '/', body: json({ dispatch: { entity: 'merchant_account', operation: 'create' }, payload: { merchantId: 'bad-token', name: 'X' } }) },
+    {
+      method: 'POST' as const,
+      path: '/',
+      body: json({ dispatch: { entity: 'merchant_account', operation: 'create' }, payload: { merchantId: 'bad-token', name: 'X' } }),
+    },
     { method: 'POST' as const, path: '/dispatch', body: json({ dispatch: { operation: 'encrypt', method: 'aes' }, payload: 'x' }) },
     { method: 'GET' as const, path: '/whoami' },
     { method: 'GET' as const, path: '/keys' },
     { method: 'GET' as const, path: '/deltas/x' },
   ]);
-  return { category: 'bad-tokens', note: `${reason} (${scheme.trim() || 'no scheme'})`, method: route.method, path: route.path, headers, ...(route.body && { body: route.body }) };
+  return {
+    category: 'bad-tokens',
+    note: `${reason} (${scheme.trim() || 'no scheme'})`,
+    method: route.method,
+    path: route.path,
+    headers,
+    ...(route.body && { body: route.body }),
+  };
 }
 
 /** Wrong media types, methods, routes, idempotency keys and request ids, with a valid token. */
@@ -89,12 +113,80 @@ export function badEnvelopeCase(ctx: CorpusContext, prng: Prng): HttpCase {
   const headers: Record<string, string> = { authorization: `Bearer ${ctx.adminToken}` };
   const valid = json({ dispatch: { entity: 'merchant_account', operation: 'create' }, payload: { merchantId: `bad-${prng.string(8)}`, name: 'X' } });
   const shapes: [string, () => HttpCase][] = [
-    ['content-type', () => ({ category: 'bad-envelope', note: 'content-type', method: 'POST', path: '/', headers: { ...headers, 'content-type': prng.pick(['text/plain', 'application/xml', 'multipart/form-data; boundary=x', 'application/x-www-form-urlencoded', 'application/jsonx']) }, body: valid })],
-    ['empty body', () => ({ category: 'bad-envelope', note: 'empty body', method: 'POST', path: prng.pick(['/', '/dispatch']), headers: { ...headers, ...JSON_HEADERS }, body: Buffer.alloc(0) })],
-    ['method', () => ({ category: 'bad-envelope', note: 'method', method: prng.pick(['PUT', 'DELETE'] as const), path: prng.pick(['/', '/dispatch', '/keys']), headers: { ...headers, ...JSON_HEADERS }, body: valid })],
-    ['route', () => ({ category: 'bad-envelope', note: 'route', method: 'GET', path: prng.pick(['/nope', '/../etc/passwd', '/%00', '/deltas/', '/keys/rotate/x', `/${prng.string(200)}`]), headers })],
-    ['header overflow', () => ({ category: 'bad-envelope', note: 'header overflow', method: 'GET', path: '/whoami', headers: { ...headers, 'x-padding': 'x'.repeat(prng.int(17_000, 60_000)) }, transportRefusal: true })],
-    ['idempotency key', () => ({ category: 'bad-envelope', note: 'idempotency key', method: 'POST', path: '/', headers: { ...headers, ...JSON_HEADERS, 'idempotency-key': prng.pick(['has space', 'x'.repeat(129), 'semi;colon', 'ü', '../x']) }, body: valid })],
+    [
+      'content-type',
+      () => ({
+        category: 'bad-envelope',
+        note: 'content-type',
+        method: 'POST',
+        path: '/',
+        headers: {
+          ...headers,
+          'content-type': prng.pick([
+            'text/plain',
+            'application/xml',
+            'multipart/form-data; boundary=x',
+            'application/x-www-form-urlencoded',
+            'application/jsonx',
+          ]),
+        },
+        body: valid,
+      }),
+    ],
+    [
+      'empty body',
+      () => ({
+        category: 'bad-envelope',
+        note: 'empty body',
+        method: 'POST',
+        path: prng.pick(['/', '/dispatch']),
+        headers: { ...headers, ...JSON_HEADERS },
+        body: Buffer.alloc(0),
+      }),
+    ],
+    [
+      'method',
+      () => ({
+        category: 'bad-envelope',
+        note: 'method',
+        method: prng.pick(['PUT', 'DELETE'] as const),
+        path: prng.pick(['/', '/dispatch', '/keys']),
+        headers: { ...headers, ...JSON_HEADERS },
+        body: valid,
+      }),
+    ],
+    [
+      'route',
+      () => ({
+        category: 'bad-envelope',
+        note: 'route',
+        method: 'GET',
+        path: prng.pick(['/nope', '/../etc/passwd', '/%00', '/deltas/', '/keys/rotate/x', `/${prng.string(200)}`]),
+        headers,
+      }),
+    ],
+    [
+      'header overflow',
+      () => ({
+        category: 'bad-envelope',
+        note: 'header overflow',
+        method: 'GET',
+        path: '/whoami',
+        headers: { ...headers, 'x-padding': 'x'.repeat(prng.int(17_000, 60_000)) },
+        transportRefusal: true,
+      }),
+    ],
+    [
+      'idempotency key',
+      () => ({
+        category: 'bad-envelope',
+        note: 'idempotency key',
+        method: 'POST',
+        path: '/',
+        headers: { ...headers, ...JSON_HEADERS, 'idempotency-key': prng.pick(['has space', 'x'.repeat(129), 'semi;colon', 'ü', '../x']) },
+        body: valid,
+      }),
+    ],
   ];
   return prng.pick(shapes)[1]();
 }

@@ -45,7 +45,12 @@ describe('SessionPool', () => {
 
   it('keeps a session when the failure says so', async () => {
     const { p, closed } = pool(1);
-    await expect(p.use(async () => Promise.reject(new Error('tag mismatch')), () => true)).rejects.toThrow();
+    await expect(
+      p.use(
+        async () => Promise.reject(new Error('tag mismatch')),
+        () => true,
+      ),
+    ).rejects.toThrow();
     expect(await p.use(async (s) => s)).toBe(1);
     expect(closed).toEqual([]);
   });

@@ -25,7 +25,9 @@ test('an assignment is byte for byte what kafkajs encodes, and kafkajs assignmen
   const ours = encodeAssignment(new Map(Object.entries(assignment)));
   expect(ours.equals(AssignerProtocol.MemberAssignment.encode({ version: 0, assignment, userData: Buffer.alloc(0) }))).toBe(true);
   expect(AssignerProtocol.MemberAssignment.decode(ours)?.assignment).toEqual(assignment);
-  expect(Object.fromEntries(decodeAssignment(AssignerProtocol.MemberAssignment.encode({ version: 0, assignment, userData: Buffer.alloc(0) }))!)).toEqual(assignment);
+  expect(Object.fromEntries(decodeAssignment(AssignerProtocol.MemberAssignment.encode({ version: 0, assignment, userData: Buffer.alloc(0) }))!)).toEqual(
+    assignment,
+  );
   expect(decodeAssignment(Buffer.alloc(0))).toEqual(new Map());
   expect(decodeAssignment(Buffer.from([0, 0, 0, 0, 0, 3, 0]))).toBeNull();
 });
@@ -39,7 +41,10 @@ test('the leader deals partitions exactly as kafkajs RoundRobinAssigner for memb
   for (const count of [1, 2, 3, 9]) {
     const memberIds = Array.from({ length: count }, (_, i) => `member-${(i * 7) % 10}-${i}`);
     const theirs = await kafkajs.assign({ members: memberIds.map((memberId) => ({ memberId, memberMetadata: Buffer.alloc(0) })), topics });
-    const ours = assignRoundRobin(memberIds.map((memberId) => ({ memberId, topics })), (t) => partitionCounts[t] ?? 0);
+    const ours = assignRoundRobin(
+      memberIds.map((memberId) => ({ memberId, topics })),
+      (t) => partitionCounts[t] ?? 0,
+    );
     for (const memberId of memberIds) {
       const expected = theirs.find((a) => a.memberId === memberId);
       const got = Object.fromEntries(ours.get(memberId) ?? []);

@@ -7,7 +7,16 @@ const aLog = (): PartitionLog => ({}) as PartitionLog;
 
 const batchOf = (base: number, size: number): DecodedStoredBatch => ({
   lastOffset: base + size - 1,
-  records: Array.from({ length: size }, (_, i): LogRecord<unknown> => ({ topic: 't', partition: 0, offset: String(base + i), key: null, value: { n: base + i }, headers: {}, timestamp: 0, schemaId: 1 })),
+  records: Array.from({ length: size }, (_, i): LogRecord<unknown> => ({
+    topic: 't',
+    partition: 0,
+    offset: String(base + i),
+    key: null,
+    value: { n: base + i },
+    headers: {},
+    timestamp: 0,
+    schemaId: 1,
+  })),
   rejections: [],
 });
 

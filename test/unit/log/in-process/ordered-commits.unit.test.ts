@@ -15,9 +15,21 @@ describe('ordered offset commits of batches that settle after they were handled'
     const commits = new OrderedCommits();
     const committed: number[] = [];
     const [first, second] = [later(), later()];
-    commits.queue(first.promise, () => committed.push(1) > 0, () => undefined);
-    commits.queue(second.promise, () => committed.push(2) > 0, () => undefined);
-    commits.queue(undefined, () => committed.push(3) > 0, () => undefined);
+    commits.queue(
+      first.promise,
+      () => committed.push(1) > 0,
+      () => undefined,
+    );
+    commits.queue(
+      second.promise,
+      () => committed.push(2) > 0,
+      () => undefined,
+    );
+    commits.queue(
+      undefined,
+      () => committed.push(3) > 0,
+      () => undefined,
+    );
     expect(commits.busy).toBe(true);
     second.resolve();
     await new Promise((r) => setImmediate(r));
@@ -33,9 +45,21 @@ describe('ordered offset commits of batches that settle after they were handled'
     const committed: number[] = [];
     const failures: unknown[] = [];
     const failing = later();
-    commits.queue(undefined, () => committed.push(1) > 0, (e) => failures.push(e));
-    commits.queue(failing.promise, () => committed.push(2) > 0, (e) => failures.push(e));
-    commits.queue(Promise.resolve(), () => committed.push(3) > 0, (e) => failures.push(e));
+    commits.queue(
+      undefined,
+      () => committed.push(1) > 0,
+      (e) => failures.push(e),
+    );
+    commits.queue(
+      failing.promise,
+      () => committed.push(2) > 0,
+      (e) => failures.push(e),
+    );
+    commits.queue(
+      Promise.resolve(),
+      () => committed.push(3) > 0,
+      (e) => failures.push(e),
+    );
     failing.reject(new Error('outcomes not published'));
     await commits.drained();
     expect(committed).toEqual([1]);
@@ -46,8 +70,16 @@ describe('ordered offset commits of batches that settle after they were handled'
     const commits = new OrderedCommits();
     const committed: number[] = [];
     let refusals = 0;
-    commits.queue(Promise.resolve(), () => false, () => refusals++);
-    commits.queue(Promise.resolve(), () => committed.push(2) > 0, () => refusals++);
+    commits.queue(
+      Promise.resolve(),
+      () => false,
+      () => refusals++,
+    );
+    commits.queue(
+      Promise.resolve(),
+      () => committed.push(2) > 0,
+      () => refusals++,
+    );
     await commits.drained();
     expect(committed).toEqual([]);
     expect(refusals).toBe(1);

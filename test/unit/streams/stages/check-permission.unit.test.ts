@@ -33,7 +33,12 @@ describe('stage 5: permission', () => {
   });
 
   test('a delta without valid proof is refused by stage 5 with the proof refusal', async () => {
-    expect(refusalOf(await check(contextOf(), undefined))).toEqual({ code: 'DB_UNAUTHENTICATED', stage: 'permission', field: 'headers.authorization', rule: 'actor-proof' });
+    expect(refusalOf(await check(contextOf(), undefined))).toEqual({
+      code: 'DB_UNAUTHENTICATED',
+      stage: 'permission',
+      field: 'headers.authorization',
+      rule: 'actor-proof',
+    });
   });
 
   test('a verifier that cannot answer fails the batch instead of refusing', async () => {

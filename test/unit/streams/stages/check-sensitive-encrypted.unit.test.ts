@@ -40,7 +40,10 @@ describe('stage 7: sensitive fields arrive encrypted', () => {
     expect(refusalOf(runStage(checkSensitiveEncrypted(), { ctx: withIban('aes256skv1:default:v1:AAAA') }))).toEqual(refused('payload.iban', 'encrypted'));
     const ctx = withIban(ciphertext(IBAN));
     const config = ctx.config as EntityConfig;
-    const hsmOnly: EntityConfig = { ...config, fields: { ...config.fields, iban: { ...config.fields.iban, sensitive: { methods: ['hsm'] } } as EntityConfig['fields'][string] } };
+    const hsmOnly: EntityConfig = {
+      ...config,
+      fields: { ...config.fields, iban: { ...config.fields.iban, sensitive: { methods: ['hsm'] } } as EntityConfig['fields'][string] },
+    };
     expect(refusalOf(runStage(checkSensitiveEncrypted(), { ctx: { ...ctx, config: hsmOnly } }))).toEqual(refused('payload.iban', 'encryption-method'));
   });
 });
@@ -61,7 +64,12 @@ describe('stage 7: personal fields are sealed under their subject key', () => {
     ['sealed under the default key', { subjectId: 's-1', email: ciphertext('ada@example.org') }, undefined, refused('payload.email', 'subject-key')],
     ['on a record without subject', { email: sealedFor('s-1') }, undefined, refused('payload.subjectId', 'subject-required')],
     ['with a subject id that is not one', { subjectId: 'not an id!', email: sealedFor('s-1') }, undefined, refused('payload.subjectId', 'subject-id')],
-    ['changing the stored subject', { subjectId: 's-2', email: sealedFor('s-2') }, { id: 'c-1', subjectId: 's-1' }, refused('payload.subjectId', 'subject-immutable')],
+    [
+      'changing the stored subject',
+      { subjectId: 's-2', email: sealedFor('s-2') },
+      { id: 'c-1', subjectId: 's-1' },
+      refused('payload.subjectId', 'subject-immutable'),
+    ],
   ])('refuses a personal value %s', (_what, fields, current, expected) => {
     expect(refusalOf(runStage(checkSensitiveEncrypted(), customer(fields, current)))).toEqual(expected);
   });

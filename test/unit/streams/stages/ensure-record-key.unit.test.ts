@@ -9,7 +9,9 @@ function statesOf(entries: Record<string, RecordState> = {}): LoadedStates {
     get: (id: RecordId) => entries[id.key] ?? { version: 0, deleted: true, doc: null },
   };
 }
-const m1 = (version: number, deleted = false): Record<string, RecordState> => ({ 'm-1': { version, deleted, doc: deleted ? null : { merchantId: 'm-1', name: 'Ada' } } });
+const m1 = (version: number, deleted = false): Record<string, RecordState> => ({
+  'm-1': { version, deleted, doc: deleted ? null : { merchantId: 'm-1', name: 'Ada' } },
+});
 const check = (states: LoadedStates, over: Parameters<typeof contextOf>[0]) => runStage(ensureRecordKey(states), { ctx: contextOf(over) });
 
 describe('stage 3: record key and version', () => {
@@ -29,7 +31,12 @@ describe('stage 3: record key and version', () => {
     expect(refusalOf(check(statesOf(m1(1)), {}))).toEqual({ code: 'DB_CONFLICT', stage: 'record-key', field: 'key', rule: 'already-exists' });
     for (const states of [statesOf(), statesOf(m1(3, true))]) {
       expect(refusalOf(check(states, { operation: 'update' }))).toEqual({ code: 'DB_NOT_FOUND', stage: 'record-key', field: 'key', rule: 'exists' });
-      expect(refusalOf(check(states, { operation: 'delete', payload: null }))).toEqual({ code: 'DB_NOT_FOUND', stage: 'record-key', field: 'key', rule: 'exists' });
+      expect(refusalOf(check(states, { operation: 'delete', payload: null }))).toEqual({
+        code: 'DB_NOT_FOUND',
+        stage: 'record-key',
+        field: 'key',
+        rule: 'exists',
+      });
     }
   });
 
@@ -46,7 +53,9 @@ describe('stage 3: record key and version', () => {
   });
 
   test('records are told apart by tenant and entity, not only by key', () => {
-    const stored: Record<string, RecordState> = { [recordIdKey({ tenant: 'globex', entity: 'merchant_account', key: 'm-1' })]: { version: 1, deleted: false, doc: {} } };
+    const stored: Record<string, RecordState> = {
+      [recordIdKey({ tenant: 'globex', entity: 'merchant_account', key: 'm-1' })]: { version: 1, deleted: false, doc: {} },
+    };
     const byId: LoadedStates = { get: (id) => stored[recordIdKey(id)] ?? { version: 0, deleted: true, doc: null } };
     expect(check(byId, {}).refusal).toBeUndefined();
   });

@@ -19,7 +19,9 @@ describe('stage 6: permission filter', () => {
   });
 
   test('the proven roles decide, not the roles the envelope claims', () => {
-    const out = runStage(filterPermittedFields(), { ctx: contextOf({ payload, actor: { user: 'w', roles: ['admin'] } }, { actor: { user: 'w', roles: ['writer'] } }) });
+    const out = runStage(filterPermittedFields(), {
+      ctx: contextOf({ payload, actor: { user: 'w', roles: ['admin'] } }, { actor: { user: 'w', roles: ['writer'] } }),
+    });
     expect(out.ctx.stripped).toEqual(['status']);
   });
 

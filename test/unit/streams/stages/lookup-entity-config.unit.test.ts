@@ -31,7 +31,10 @@ describe('stage 1: entity configuration', () => {
 
   test('a configuration the tenant API refuses is the verdict; one it cannot answer fails the batch', async () => {
     const delta = envelope();
-    const refusing: EntityConfigSource = { get: () => Promise.reject(new DeltabrokerError('DB_CONFLICT', 'names taken', { rule: 'name-taken' })), list: async () => [] };
+    const refusing: EntityConfigSource = {
+      get: () => Promise.reject(new DeltabrokerError('DB_CONFLICT', 'names taken', { rule: 'name-taken' })),
+      list: async () => [],
+    };
     expect(refusalOf(runStage(lookupEntityConfig(await BatchConfigs.load(refusing, [delta])), { ctx: { delta, source: undefined } }))).toMatchObject({
       code: 'DB_CONFLICT',
       stage: 'entity-config',

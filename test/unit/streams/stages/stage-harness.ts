@@ -43,7 +43,9 @@ function fieldsOf(payload: string | null): Record<string, unknown> | undefined {
 
 export function runStage(operator: MonoTypeOperatorFunction<Candidate>, candidate: Candidate): Candidate {
   let out: Candidate | undefined;
-  of(candidate).pipe(operator).subscribe((c) => (out = c));
+  of(candidate)
+    .pipe(operator)
+    .subscribe((c) => (out = c));
   if (out === undefined) throw new Error('the stage emitted nothing');
   return out;
 }

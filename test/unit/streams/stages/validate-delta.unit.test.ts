@@ -35,7 +35,11 @@ describe('stage 2: validate', () => {
 
   test('an update is checked like a create: required fields present, not null', () => {
     expect(validate({ operation: 'update', payload: JSON.stringify({ merchantId: 'm-1', name: 'Ada', country: 'FR' }) }).refusal).toBeUndefined();
-    expect(refusalOf(validate({ operation: 'update', payload: JSON.stringify({ merchantId: 'm-1', country: 'FR' }) }))).toEqual(refused('payload.name', 'required'));
-    expect(refusalOf(validate({ operation: 'update', payload: JSON.stringify({ merchantId: 'm-1', name: null }) }))).toEqual(refused('payload.name', 'required'));
+    expect(refusalOf(validate({ operation: 'update', payload: JSON.stringify({ merchantId: 'm-1', country: 'FR' }) }))).toEqual(
+      refused('payload.name', 'required'),
+    );
+    expect(refusalOf(validate({ operation: 'update', payload: JSON.stringify({ merchantId: 'm-1', name: null }) }))).toEqual(
+      refused('payload.name', 'required'),
+    );
   });
 });

@@ -38,7 +38,8 @@ export function alterEachResource<R extends Resource>(
     });
     if (repeated.has(key(res))) return answer(ErrorCode.INVALID_REQUEST, 'resource named twice in one request');
     if (repeatedNames(res.configs.map((c) => c.name)).size > 0) return answer(ErrorCode.INVALID_REQUEST, 'config named twice for one resource');
-    if (res.resourceType === ResourceType.BROKER) return answer(ErrorCode.INVALID_CONFIG, 'broker configs of the embedded broker are options set when it starts');
+    if (res.resourceType === ResourceType.BROKER)
+      return answer(ErrorCode.INVALID_CONFIG, 'broker configs of the embedded broker are options set when it starts');
     if (res.resourceType !== ResourceType.TOPIC) return answer(ErrorCode.INVALID_REQUEST, `resource type ${res.resourceType} not supported`);
     const verdict = broker.authorizer.topic(principal, 'alter', res.resourceName);
     if (verdict.errorCode !== ErrorCode.NONE) return answer(verdict.errorCode, verdict.message ?? null);

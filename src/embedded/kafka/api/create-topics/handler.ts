@@ -23,11 +23,13 @@ function create(broker: BrokerContext, t: CreatableTopic, validateOnly: boolean)
   if (t.replicationFactor > 1) {
     return { errorCode: ErrorCode.INVALID_REPLICATION_FACTOR, errorMessage: `replication factor ${t.replicationFactor} larger than the 1 available broker` };
   }
-  if (t.replicationFactor === 0 || t.replicationFactor < -1) return { errorCode: ErrorCode.INVALID_REPLICATION_FACTOR, errorMessage: 'replication factor must be 1' };
+  if (t.replicationFactor === 0 || t.replicationFactor < -1)
+    return { errorCode: ErrorCode.INVALID_REPLICATION_FACTOR, errorMessage: 'replication factor must be 1' };
   let partitions = t.numPartitions === -1 ? broker.options.defaultPartitions : t.numPartitions;
   if (t.assignments.length > 0) {
     const valid = t.assignments.every((a, i) => a.partitionIndex === i && a.brokerIds.length === 1 && a.brokerIds[0] === node);
-    if (!valid || t.numPartitions !== -1) return { errorCode: ErrorCode.INVALID_REPLICA_ASSIGNMENT, errorMessage: `partitions can only be assigned to broker ${node}` };
+    if (!valid || t.numPartitions !== -1)
+      return { errorCode: ErrorCode.INVALID_REPLICA_ASSIGNMENT, errorMessage: `partitions can only be assigned to broker ${node}` };
     partitions = t.assignments.length;
   }
   const configs: Record<string, string> = {};

@@ -43,7 +43,14 @@ async function readOnce(broker: BrokerContext, req: FetchRequest): Promise<{ res
       const log = broker.logs.partition(t.topic, p.partition);
       if (!log) {
         failed = true;
-        partitions.push({ partitionIndex: p.partition, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, highWatermark: -1, lastStableOffset: -1, logStartOffset: -1, records: null });
+        partitions.push({
+          partitionIndex: p.partition,
+          errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+          highWatermark: -1,
+          lastStableOffset: -1,
+          logStartOffset: -1,
+          records: null,
+        });
         continue;
       }
       // At least one whole batch per partition, even past the limits (KIP-74), so big batches never stall.

@@ -43,7 +43,9 @@ export const joinGroupCodec: ApiCodec<JoinGroupRequest, JoinGroupResponse> = {
     if (version >= 2) w.int32(res.throttleTimeMs);
     w.int16(res.errorCode).int32(res.generationId);
     // Not nullable before the flexible versions: an empty name stands for "none".
-    w.string(res.protocolName ?? '').string(res.leader).string(res.memberId);
+    w.string(res.protocolName ?? '')
+      .string(res.leader)
+      .string(res.memberId);
     w.array(res.members, (w, m) => {
       w.string(m.memberId);
       if (version >= 5) w.nullableString(m.groupInstanceId);

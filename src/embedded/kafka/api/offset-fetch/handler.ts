@@ -5,8 +5,7 @@ import type { OffsetFetchRequest, OffsetFetchResponse } from './codec';
 /** Unknown partitions answer offset -1 with no error, as Kafka does; null topics list everything committed. */
 export const handleOffsetFetch: ApiHandler<OffsetFetchRequest, OffsetFetchResponse> = (broker, req) => {
   const store = broker.groups.offsetStore;
-  const requested =
-    req.topics ?? [...store.all(req.groupId)].map(([name, parts]) => ({ name, partitionIndexes: [...parts.keys()].sort((a, b) => a - b) }));
+  const requested = req.topics ?? [...store.all(req.groupId)].map(([name, parts]) => ({ name, partitionIndexes: [...parts.keys()].sort((a, b) => a - b) }));
   return {
     throttleTimeMs: 0,
     errorCode: ErrorCode.NONE,
