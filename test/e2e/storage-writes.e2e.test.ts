@@ -32,6 +32,14 @@ describe('storage broker writes over HTTP', () => {
     global: (await readTopic(t.service.log, GLOBAL, schemas.ActionEvent)).length,
     local: (await readTopic(t.service.log, LOCAL, schemas.ActionEvent)).length,
   });
+  /** The counts once the emitters announced every event so far (they trail the persistence topic a little). */
+  const settledCounts = async () => {
+    for (let attempt = 0; ; attempt++) {
+      const now = await counts();
+      if ((now.global === now.events && now.local === now.events) || attempt === 50) return now;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
 
   /** A refusal reaches neither the persistence topic nor the action topics. */
   async function expectRefused(
@@ -90,7 +98,7 @@ describe('storage broker writes over HTTP', () => {
   });
 
   test('stage 1 (entity configuration): an unknown entity is refused', async () => {
-    const before = await counts();
+    const before = await settledCounts();
     await expectRefused(
       await write(admin, 'no_such_entity', 'create', { id: 'x' }),
       404,
@@ -100,7 +108,7 @@ describe('storage broker writes over HTTP', () => {
   });
 
   test('stage 2 (validate): unknown field, wrong type and missing required field are refused', async () => {
-    const before = await counts();
+    const before = await settledCounts();
     await expectRefused(
       await write(admin, 'merchant_account', 'create', { merchantId: 'v-1', name: 'A', colour: 'red' }),
       400,
@@ -123,7 +131,7 @@ describe('storage broker writes over HTTP', () => {
 
   test('stage 3 (record key): duplicate create, missing record and a stale expectedVersion are refused', async () => {
     expect((await write(admin, 'merchant_account', 'create', { merchantId: 'k-1', name: 'K' })).status).toBe(201);
-    const before = await counts();
+    const before = await settledCounts();
     await expectRefused(
       await write(admin, 'merchant_account', 'create', { merchantId: 'k-1', name: 'K' }),
       409,
@@ -147,7 +155,7 @@ describe('storage broker writes over HTTP', () => {
   });
 
   test('stage 4 (locate): a persistence topic the pipeline reserves is refused', async () => {
-    const before = await counts();
+    const before = await settledCounts();
     await expectRefused(
       await write(admin, 'looped_account', 'create', { accountId: 'l-1' }),
       400,
@@ -157,7 +165,7 @@ describe('storage broker writes over HTTP', () => {
   });
 
   test('stage 5 (permission): a reader may not create', async () => {
-    const before = await counts();
+    const before = await settledCounts();
     await expectRefused(
       await write(reader, 'merchant_account', 'create', { merchantId: 'p-1', name: 'P' }),
       403,
@@ -185,7 +193,7 @@ describe('storage broker writes over HTTP', () => {
   });
 
   test('stage 7 (encryption): a plaintext sensitive field is refused, a ciphertext from POST /dispatch accepted', async () => {
-    const before = await counts();
+    const before = await settledCounts();
     const plain = await write(writer, 'merchant_account', 'create', { merchantId: 'e-1', name: 'E', iban: 'DE89370400440532013000' });
     await expectRefused(plain, 400, { stage: 'encryption', field: 'payload.iban', rule: 'encrypted' }, before);
     expect(JSON.stringify(plain.body)).not.toContain('DE8937');
