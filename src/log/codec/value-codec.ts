@@ -8,7 +8,7 @@ import { COMPATIBILITY, SchemaRegistry, SchemaType } from '@kafkajs/confluent-sc
 import avro from 'avsc';
 import type { RecordSchema } from '../schemas';
 import type { DecodeReason } from '../rejection-reasons';
-import { frame, unframe, type Unframed } from './wire';
+import { frameEncoded, unframe, type Unframed } from './wire';
 
 export type Decoded =
   { readonly ok: true; readonly schemaId: number; readonly value: unknown } | { readonly ok: false; readonly reason: DecodeReason; readonly message: string };
@@ -71,7 +71,7 @@ export class ValueCodec {
 
   /** Encodes a value whose schema id is already known (throws when the value breaks its schema). */
   encodeWithId<T>(schemaId: number, schema: RecordSchema<T>, value: T): Buffer {
-    return frame(schemaId, schema.type.toBuffer(value));
+    return frameEncoded(schemaId, (buf, pos) => schema.type.encode(value, buf, pos));
   }
 
   /**

@@ -6,11 +6,29 @@ export const MAGIC_BYTE = 0;
 export const HEADER_SIZE = 5;
 
 export function frame(schemaId: number, avro: Buffer): Buffer {
+  return frameEncoded(schemaId, (buf, pos) => (pos + avro.length > buf.length ? buf.length - (pos + avro.length) : pos + avro.copy(buf, pos)));
+}
+
+/** Where values are encoded before they are copied out at their exact size; it grows to the largest value seen. */
+let scratch = Buffer.allocUnsafe(64 * 1024);
+
+/**
+ * Frames what `write` encodes at `pos` of a buffer, copied out once at its exact size (no per-value buffers to
+ * join). `write` answers the end position, or, when the buffer is too small, minus the bytes it lacks (avsc's
+ * `Type.encode` contract).
+ */
+export function frameEncoded(schemaId: number, write: (buf: Buffer, pos: number) => number): Buffer {
   if (!Number.isInteger(schemaId) || schemaId < 0 || schemaId > 0x7fffffff) throw new RangeError(`invalid schema id ${schemaId}`);
-  const header = Buffer.allocUnsafe(HEADER_SIZE);
-  header.writeUInt8(MAGIC_BYTE, 0);
-  header.writeInt32BE(schemaId, 1);
-  return Buffer.concat([header, avro]);
+  let end = write(scratch, HEADER_SIZE);
+  if (end < 0) {
+    scratch = Buffer.allocUnsafe(Math.max(scratch.length - end, scratch.length * 2));
+    end = write(scratch, HEADER_SIZE);
+  }
+  const framed = Buffer.allocUnsafe(end);
+  framed.writeUInt8(MAGIC_BYTE, 0);
+  framed.writeInt32BE(schemaId, 1);
+  scratch.copy(framed, HEADER_SIZE, HEADER_SIZE, end);
+  return framed;
 }
 
 export type Unframed =

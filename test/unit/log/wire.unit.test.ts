@@ -1,4 +1,5 @@
-import { frame, HEADER_SIZE, MAGIC_BYTE, unframe } from '../../../src/log/codec/wire';
+import { frame, frameEncoded, HEADER_SIZE, MAGIC_BYTE, unframe } from '../../../src/log/codec/wire';
+import { loadSchemas } from '../../../src/log/schemas';
 
 describe('Confluent wire format framing', () => {
   test('frame writes magic byte 0 and the schema id big-endian before the Avro bytes', () => {
@@ -29,5 +30,33 @@ describe('Confluent wire format framing', () => {
 
   test.each([-1, 2 ** 31, 1.5])('schema id %p cannot be framed', (id) => {
     expect(() => frame(id, Buffer.alloc(0))).toThrow(RangeError);
+  });
+
+  test('a value larger than the encoding buffer is framed whole (the buffer grows), and small ones after it too', () => {
+    const schemas = loadSchemas();
+    const delta = (payload: string) => ({
+      id: 'd-1',
+      requestId: null,
+      tenant: 'acme',
+      entity: 'customer',
+      operation: 'create' as const,
+      key: 'c-1',
+      payload,
+      actor: { user: 'u', roles: ['writer'] },
+      origin: { datacenter: 'dc1' },
+      occurredAt: 1,
+      expectedVersion: null,
+      retryOf: null,
+    });
+    for (const size of [10, 200_000, 10]) {
+      const value = delta('x'.repeat(size));
+      const framed = frameEncoded(42, (buf, pos) => schemas.DeltaEnvelope.type.encode(value, buf, pos));
+      const result = unframe(framed);
+      expect(result).toMatchObject({ ok: true, schemaId: 42 });
+      if (result.ok) expect(schemas.DeltaEnvelope.type.fromBuffer(result.payload)).toMatchObject({ payload: value.payload });
+      expect(framed.length).toBe(HEADER_SIZE + schemas.DeltaEnvelope.type.toBuffer(value).length);
+    }
+    const big = Buffer.alloc(300_000, 7);
+    expect(unframe(frame(1, big))).toEqual({ ok: true, schemaId: 1, payload: big });
   });
 });
