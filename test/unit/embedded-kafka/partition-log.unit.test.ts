@@ -240,4 +240,25 @@ describe('partition log', () => {
     expect(log.append([encodeRecordBatch({ records: [{ value: 'x' }], producerId: -1, producerEpoch: 0, baseSequence: 0 })]).errorCode).toBe(ErrorCode.NONE);
     log.close();
   });
+
+  test('reads of the newest batches (kept in memory) and of older ones (from the file) give the stored bytes, across a roll', async () => {
+    const log = open({ segmentBytes: 400_000 });
+    const big = (n: number): Buffer => batch([`${n}:${'x'.repeat(20_000)}`]);
+    for (let n = 0; n < 60; n++) append(log, big(n)); // about 1.2 MB: three segments, the newest 512 KiB in memory
+    const reopened = PartitionLog.open(dir, 't', 0, { ...DEFAULT_LOG_CONFIG, segmentBytes: 400_000 });
+    try {
+      for (const from of [0, 10, 30, 45, 55, 59]) {
+        for (const maxBytes of [1, 100_000, 1 << 20]) {
+          const live = await log.read(from, maxBytes);
+          const fromFile = await reopened.read(from, maxBytes);
+          expect(live.errorCode).toBe(ErrorCode.NONE);
+          expect(Buffer.compare(live.records!, fromFile.records!)).toBe(0);
+        }
+      }
+      expect(await values(log)).toEqual(await values(reopened));
+      expect((await values(log, 58)).map((v) => v.split(':')[0])).toEqual(['58', '59']);
+    } finally {
+      reopened.close();
+    }
+  });
 });

@@ -146,6 +146,7 @@ export class PartitionLog {
   }
 
   private roll(): void {
+    this.active.releaseRecent();
     this.unsynced.push(this.active);
     this.segments.push(Segment.create(this.dir, this.logEndOffset));
     this.dirEntryDirty = true;

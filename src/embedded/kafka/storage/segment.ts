@@ -10,6 +10,8 @@ import { fdatasync, readAt, readAtSync, writeAllSync } from './fs-util';
  * and is rebuilt from the log whenever it does not match it.
  */
 const INDEX_ENTRY = 20;
+/** Bytes of the newest batches an active segment keeps in memory for its readers (see `recent`). */
+const RECENT_BYTES = 512 * 1024;
 const NAME_DIGITS = 20;
 
 export const segmentFileName = (baseOffset: number, ext: 'log' | 'index'): string => `${String(baseOffset).padStart(NAME_DIGITS, '0')}.${ext}`;
@@ -33,6 +35,12 @@ export class Segment {
   private readonly positions: number[] = [];
   private readonly stamps: number[] = [];
   private closed = false;
+  /**
+   * The batches appended last, as written (at most about RECENT_BYTES): the readers that follow the tail, the
+   * service's own consumers above all, get them without a file read or a trip through libuv's thread pool.
+   */
+  private readonly recent: Buffer[] = [];
+  private recentBytes = 0;
 
   private constructor(
     readonly dir: string,
@@ -150,6 +158,9 @@ export class Segment {
     writeAllSync(this.logFd, batch, position);
     this.size += batch.length;
     this.pushEntry(baseOffset, lastOffset, position, maxTimestamp);
+    this.recent.push(batch);
+    this.recentBytes += batch.length;
+    while (this.recentBytes > RECENT_BYTES && this.recent.length > 1) this.recentBytes -= (this.recent.shift() as Buffer).length;
     const entry = Buffer.allocUnsafe(INDEX_ENTRY);
     this.encodeEntry(entry, 0, this.bases.length - 1);
     writeAllSync(this.indexFd, entry, (this.bases.length - 1) * INDEX_ENTRY);
@@ -185,13 +196,20 @@ export class Segment {
   async readBatches(first: number, limitOffset: number, maxBytes: number): Promise<Buffer | null> {
     const start = this.positions[first]!;
     let end = start;
+    let after = first;
     for (let i = first; i < this.bases.length; i++) {
       if (this.lasts[i]! >= limitOffset) break;
       const next = i + 1 < this.positions.length ? this.positions[i + 1]! : this.size;
       if (i > first && next - start > maxBytes) break;
       end = next;
+      after = i + 1;
     }
     if (end === start) return null;
+    const firstRecent = this.bases.length - this.recent.length;
+    if (first >= firstRecent) {
+      const parts = this.recent.slice(first - firstRecent, after - firstRecent);
+      return parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts, end - start);
+    }
     return readAt(this.logFd, start, end - start);
   }
 
@@ -215,9 +233,16 @@ export class Segment {
     return fs.fstatSync(this.logFd).mtimeMs;
   }
 
+  /** Forgets the batches kept for readers: the segment is no longer the one appended to. */
+  releaseRecent(): void {
+    this.recent.length = 0;
+    this.recentBytes = 0;
+  }
+
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    this.releaseRecent();
     fs.closeSync(this.logFd);
     fs.closeSync(this.indexFd);
   }
