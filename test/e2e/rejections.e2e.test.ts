@@ -201,6 +201,8 @@ describe('refused deltas: list, show, fix, retry', () => {
     );
     const merchant = path.join(entitiesDir, 'acme', 'merchant_account.yaml');
     writeFileSync(merchant, `${readFileSync(merchant, 'utf8')}  auditor: { operations: [create], write: '*', read: '*' }\n`);
+    // The service checks a configuration file at most once a second (file-source.ts): let it see both changes.
+    await new Promise((resolve) => setTimeout(resolve, 1200));
 
     const dryRun = JSON.parse(await runCli(cli, ['rejections', 'retry', '--since', '10m', '--dry-run', '--json'])) as Retried;
     expect(dryRun.sent).toEqual([]);
