@@ -12,14 +12,14 @@ import { loadSchemas, type DeltaEnvelope } from '../../src/log';
 export const TENANT = 'acme';
 export const ENTITY = 'merchant_account';
 
-export const payloadOf = (key: string, i: number): Record<string, unknown> => ({
+const payloadOf = (key: string, i: number): Record<string, unknown> => ({
   merchantId: key,
   name: `Merchant ${i}`,
   country: i % 2 === 0 ? 'DE' : 'FR',
   mcc: 5000 + (i % 1000),
 });
 
-export const wallMs = (): number => performance.timeOrigin + performance.now();
+const wallMs = (): number => performance.timeOrigin + performance.now();
 
 /** Keys `${prefix}0 … ${prefix}${count - 1}` and, per key, the wall-clock ms at which it was handed to the client. */
 export interface SentPhase {

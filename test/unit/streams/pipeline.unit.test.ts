@@ -9,6 +9,7 @@ import { stages, type Verdict } from '../../../streams/pipeline';
 import type { LoadedStates } from '../../../streams/batch-state-view';
 import { recordIdKey, type RecordId, type RecordState } from '../../../src/store/record-states/port';
 import { defaultConfigInput } from '../tenant/fixtures';
+import { envelope as delta } from './stages/stage-harness';
 
 /** Record states in memory: what a batch's view loads from the store. */
 class MemoryStates implements LoadedStates {
@@ -20,23 +21,6 @@ class MemoryStates implements LoadedStates {
     this.states.set(recordIdKey(id), state);
   }
 }
-
-let n = 0;
-const delta = (over: Partial<DeltaEnvelope> & { payload?: string | null }): DeltaEnvelope => ({
-  id: `d-${++n}`,
-  requestId: null,
-  tenant: 'acme',
-  entity: 'merchant_account',
-  operation: 'create',
-  key: 'm-1',
-  payload: JSON.stringify({ merchantId: 'm-1', name: 'Ada' }),
-  actor: { user: 'u', roles: ['admin'] },
-  origin: { datacenter: 'dc1' },
-  occurredAt: 0,
-  expectedVersion: null,
-  retryOf: null,
-  ...over,
-});
 
 async function decide(
   deltas: DeltaEnvelope[],
