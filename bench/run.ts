@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startScratchPostgres } from '../test/support/postgres-server';
@@ -63,19 +63,19 @@ const BENCHMARKS: readonly Benchmark[] = [
   {
     name: 'replay',
     title: 'replay rebuild',
-    run: async (quick) => {
-      // bench/replay.ts is written separately; it is part of the run once it exists.
-      const file = path.join(__dirname, 'replay.ts');
-      if (!existsSync(file)) return [];
-      const replay = (await import(file)) as { run?: (o: { quick: boolean }) => Promise<Figure[]> };
-      return replay.run ? replay.run({ quick }) : [];
-    },
+    run: async (quick) => (await import('./replay')).run({ quick }),
   },
 ];
 
 const FIGURES_MARK = '@@bench-figures ';
 /** The thread pool the service runs with (bin/deltabroker.js sets it): each benchmark's child hosts a service. */
 const SERVICE_THREAD_POOL = '16';
+
+/** The Node flags of bin/deltabroker.js's first line (its heap limit), which a service-hosting child runs with too. */
+function serviceNodeFlags(): string[] {
+  const shebang = readFileSync(path.join(__dirname, '..', 'bin', 'deltabroker.js'), 'utf8').split('\n')[0] ?? '';
+  return shebang.split(/\s+/).filter((word) => word.startsWith('--'));
+}
 
 /** Child mode: runs one benchmark and prints its figures as one marked JSON line. */
 async function child(name: string, quick: boolean): Promise<void> {
@@ -90,7 +90,7 @@ async function child(name: string, quick: boolean): Promise<void> {
 function runChild(benchmark: Benchmark, quick: boolean): Promise<{ figures: Figure[]; seconds: number; error?: string }> {
   const started = performance.now();
   return new Promise((resolve) => {
-    const args = [...process.execArgv, __filename, '--child', benchmark.name, ...(quick ? ['--quick'] : [])];
+    const args = [...process.execArgv, ...serviceNodeFlags(), __filename, '--child', benchmark.name, ...(quick ? ['--quick'] : [])];
     const proc = spawn(process.execPath, args, {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, KAFKAJS_NO_PARTITIONER_WARNING: '1', UV_THREADPOOL_SIZE: process.env.UV_THREADPOOL_SIZE ?? SERVICE_THREAD_POOL },
