@@ -7,6 +7,7 @@ import { loadDevIssuer } from '../src/auth/dev-issuer';
 import { silentLogger } from '../src/logger';
 import { startService, type Service } from '../src/composition';
 import { copyIn, copyRows } from './support/copy';
+import { cpuPerDelta, postgresServerPid, sampleCpu, type CpuSample } from './support/cpu-time';
 import { createBenchDatabase } from './support/database';
 import { benchServiceConfig } from './support/service-config';
 import { formatTable, quantile, secondsSince, type Figure } from './support/figures';
@@ -59,6 +60,8 @@ interface PhaseResult {
   readonly latencies: number[];
   /** Publish → the pipeline's decision (the event's recordedAt), and decision → projected row. */
   readonly toDecision: number[];
+  /** CPU per delta of the service and of PostgreSQL while the phase ran. */
+  readonly cpu: string;
   readonly toRow: number[];
   readonly rows: number;
   readonly copyRowsPerSecond: number;
@@ -73,6 +76,7 @@ class Harness {
     private readonly admin: Admin,
     private readonly actionTopics: readonly string[],
     private readonly timeoutMs: number,
+    private readonly postgresPid: number | undefined,
   ) {}
 
   /** Stamps each projected row's insert time, so latency is measured per delta without polling. */
@@ -84,12 +88,16 @@ class Harness {
     await this.db.query(`create table ${this.copyTable} (like ${TABLE})`);
   }
 
+  cpuNow(): CpuSample {
+    return sampleCpu(this.postgresPid);
+  }
+
   async actionCount(): Promise<number[]> {
     return Promise.all(this.actionTopics.map(async (topic) => (await this.admin.fetchTopicOffsets(topic)).reduce((sum, p) => sum + Number(p.high), 0)));
   }
 
   /** Waits until the phase's rows are all projected and both action topics grew by its count; then measures. */
-  async finish(phase: Phase, started: bigint, actionsBefore: number[]): Promise<PhaseResult> {
+  async finish(phase: Phase, started: bigint, actionsBefore: number[], cpuBefore: CpuSample): Promise<PhaseResult> {
     const deadline = Date.now() + this.timeoutMs;
     let projectedSeconds: number | undefined;
     let actionsSeconds: number | undefined;
@@ -105,6 +113,7 @@ class Harness {
       }
       await new Promise((r) => setTimeout(r, 10));
     }
+    const cpu = cpuPerDelta(cpuBefore, sampleCpu(this.postgresPid), phase.count);
     // _updated_at is the event's recordedAt: when the pipeline decided. It splits the latency in two.
     const seen = await this.db.query<{ key: string; ms: string; decided: string }>(
       `select s.key, (extract(epoch from s.seen_at) * 1000)::text as ms, (extract(epoch from t."_updated_at") * 1000)::text as decided
@@ -124,6 +133,7 @@ class Harness {
       latencies,
       toDecision,
       toRow,
+      cpu,
       rows: Number(rows.rows[0]?.n),
       copyRowsPerSecond: await this.copyBaseline(phase.prefix),
     };
@@ -162,7 +172,7 @@ export async function run(options: EndToEndOptions): Promise<Figure[]> {
     const entity = await service.entities.get(TENANT, ENTITY);
     if (!entity) throw new Error(`no ${TENANT}/${ENTITY} configuration`);
     const actionTopics = [entity.notifications.globalTopic, `${entity.notifications.localTopicPrefix}.${config.datacenter}`];
-    const harness = new Harness(service, db, admin, actionTopics, options.timeoutMs ?? 300_000);
+    const harness = new Harness(service, db, admin, actionTopics, options.timeoutMs ?? 300_000, await postgresServerPid(db));
     await harness.installProbe();
     const issuer = await loadDevIssuer(config.dataDir, config.auth.issuer, config.auth.audience);
     const token = await issuer.mint({ sub: 'bench', tenant: TENANT, roles: ['writer'] });
@@ -194,9 +204,10 @@ export async function run(options: EndToEndOptions): Promise<Figure[]> {
     };
     const timed = async (p: Phase, send: () => Promise<void>): Promise<PhaseResult> => {
       const before = await harness.actionCount();
+      const cpuBefore = harness.cpuNow();
       const started = process.hrtime.bigint();
       await send();
-      return harness.finish(p, started, before);
+      return harness.finish(p, started, before, cpuBefore);
     };
     // Warm-up: topics, schema ids, consumer fetch loops and table statements are in place before timing.
     const warm = phase('warm-', 200);
@@ -225,7 +236,7 @@ export async function run(options: EndToEndOptions): Promise<Figure[]> {
 
     const lat = (r: PhaseResult): string =>
       `publish→projected p50 ${ms(quantile(r.latencies, 0.5))} p99 ${ms(quantile(r.latencies, 0.99))} ` +
-      `(publish→decided p50 ${ms(quantile(r.toDecision, 0.5))}, decided→row p50 ${ms(quantile(r.toRow, 0.5))})`;
+      `(publish→decided p50 ${ms(quantile(r.toDecision, 0.5))}, decided→row p50 ${ms(quantile(r.toRow, 0.5))}); ${r.cpu}`;
     const done = (r: PhaseResult, n: number): string =>
       `${r.rows}/${n} rows; projected at ${r.projectedSeconds.toFixed(1)} s, actions at ${r.actionsSeconds.toFixed(1)} s`;
     const copy = (r: PhaseResult) => ({ name: 'raw COPY of the same rows', value: r.copyRowsPerSecond, unit: 'rows/s' });

@@ -1,0 +1,60 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Client } from 'pg';
+
+/**
+ * CPU time spent by the service's process and by the PostgreSQL server, so a phase can be given in CPU per delta:
+ * unlike a rate, that figure hardly moves when other work shares this 2-core machine.
+ */
+export interface CpuSample {
+  /** This process (it hosts the service), user + system, µs. */
+  readonly service: number;
+  /** The PostgreSQL server's processes, user + system, µs; undefined when the server is not on this machine. */
+  readonly postgres: number | undefined;
+}
+
+const TICK_MICROS = 10_000; // USER_HZ is 100 on Linux
+
+export async function postgresServerPid(db: Client): Promise<number | undefined> {
+  try {
+    const dir = await db.query<{ setting: string }>(`select setting from pg_settings where name = 'data_directory'`);
+    const pid = Number(readFileSync(path.join(dir.rows[0]?.setting ?? '', 'postmaster.pid'), 'utf8').split('\n')[0]);
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined; // a remote server, or its files are not readable here
+  }
+}
+
+/** user + system µs of the postmaster and its children (the backends), from /proc. */
+function treeCpuMicros(root: number): number | undefined {
+  let ticks = 0;
+  let found = false;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // exited meanwhile
+    }
+    // Fields after the command name, which sits in parentheses and may hold spaces: state ppid … utime(14) stime(15).
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const pid = Number(entry);
+    if (pid !== root && Number(fields[1]) !== root) continue;
+    found = true;
+    ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return found ? ticks * TICK_MICROS : undefined;
+}
+
+export function sampleCpu(postgresPid: number | undefined): CpuSample {
+  const own = process.cpuUsage();
+  return { service: own.user + own.system, postgres: postgresPid === undefined ? undefined : treeCpuMicros(postgresPid) };
+}
+
+/** "CPU per delta: service 95 µs, PostgreSQL 160 µs" between two samples. */
+export function cpuPerDelta(before: CpuSample, after: CpuSample, deltas: number): string {
+  const per = (a: number, b: number): string => `${Math.round((b - a) / deltas)} µs`;
+  const pg = before.postgres === undefined || after.postgres === undefined ? 'not measured' : per(before.postgres, after.postgres);
+  return `CPU per delta: service ${per(before.service, after.service)}, PostgreSQL ${pg}`;
+}
