@@ -190,16 +190,23 @@ function rowOf(d: Exclude<Decision, { kind: 'repeat' }>): DeltaOutcomeRow {
 }
 
 function outcomeOf(delta: DeltaEnvelope, row: DeltaOutcomeRow): DeltaOutcome {
-  const base = { deltaId: delta.id, tenant: delta.tenant, entity: delta.entity, key: delta.key, decidedAt: Date.now() };
+  // Both shapes are written out whole, without spreads: one hidden class per status on this per-delta path.
+  const { id: deltaId, tenant, entity, key } = delta;
+  const decidedAt = Date.now();
   if (row.status === 'accepted') {
+    const { version, eventId, topic, partition, offset } = row;
     return {
-      ...base,
+      deltaId,
+      tenant,
+      entity,
+      key,
+      decidedAt,
       status: 'accepted',
-      version: row.version,
-      eventId: row.eventId,
-      topic: row.topic,
-      partition: row.partition,
-      offset: row.offset,
+      version,
+      eventId,
+      topic,
+      partition,
+      offset,
       code: null,
       stage: null,
       message: null,
@@ -208,7 +215,11 @@ function outcomeOf(delta: DeltaEnvelope, row: DeltaOutcomeRow): DeltaOutcome {
   }
   const problem = row.problem as { code?: string; stage?: string; message?: string; details?: unknown };
   return {
-    ...base,
+    deltaId,
+    tenant,
+    entity,
+    key,
+    decidedAt,
     status: 'refused',
     version: null,
     eventId: null,
