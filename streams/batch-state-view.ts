@@ -11,7 +11,7 @@ export interface LoadedStates {
 }
 
 /**
- * The state store as one batch of deltas sees it: the batch's records and stored outcomes read in two queries
+ * The state store as one batch of deltas sees it: the batch's records and stored outcomes read in one round trip
  * up front, plus the states the batch's own accepted deltas produce, so a later delta of the batch on the same
  * record sees the earlier one before anything is written.
  */
@@ -26,9 +26,12 @@ export class BatchStateView implements LoadedStates {
 
   static async load(store: RecordStateStore, deltas: readonly DeltaEnvelope[]): Promise<BatchStateView> {
     const ids = deltas.map((d) => ({ tenant: d.tenant, entity: d.entity, key: d.key }));
-    const [stored, outcomes] = await Promise.all([store.getMany(ids), store.outcomes(deltas.map((d) => ({ tenant: d.tenant, deltaId: d.id })))]);
+    const { states, outcomes } = await store.readBatch(
+      ids,
+      deltas.map((d) => ({ tenant: d.tenant, deltaId: d.id })),
+    );
     const byDelta = new Map(outcomes.map(({ tenant, outcome }) => [deltaKey(tenant, outcome.deltaId), outcome]));
-    return new BatchStateView(new Set(ids.map(recordIdKey)), stored, byDelta);
+    return new BatchStateView(new Set(ids.map(recordIdKey)), states, byDelta);
   }
 
   get(id: RecordId): RecordState {

@@ -40,6 +40,28 @@ export function describeRecordStateContract(name: string, open: () => Promise<Re
       expect((await store.getMany([])).size).toBe(0);
     });
 
+    test("readBatch answers the batch's states and stored outcomes together, as getMany and outcomes do", async () => {
+      const store = await open();
+      await store.recordVerdicts([accepted(id('m-1'), 'd1', 1, { name: 'Ada' }), accepted(id('m-2'), 'd2', 2, null), refused('globex', 'd3', 'DB_FORBIDDEN')]);
+      const ids = [id('m-1'), id('m-2'), id('m-3'), id('m-1', 'globex')];
+      const deltas = [
+        { tenant: 'acme', deltaId: 'd1' },
+        { tenant: 'globex', deltaId: 'd3' },
+        { tenant: 'acme', deltaId: 'd3' },
+        { tenant: 'acme', deltaId: 'never' },
+      ];
+      const read = await store.readBatch(ids, deltas);
+      expect(read.states).toEqual(await store.getMany(ids));
+      expect([...read.states.keys()].sort()).toEqual([recordIdKey(id('m-1')), recordIdKey(id('m-2'))].sort());
+      expect(read.states.get(recordIdKey(id('m-2')))).toEqual({ version: 2, deleted: true, doc: null });
+      const sorted = (rows: { tenant: string; outcome: { deltaId: string } }[]) => rows.map((r) => `${r.tenant}:${r.outcome.deltaId}`).sort();
+      expect(sorted(read.outcomes)).toEqual(['acme:d1', 'globex:d3']);
+      expect(read.outcomes.sort((a, b) => a.tenant.localeCompare(b.tenant))).toEqual(
+        (await store.outcomes(deltas)).sort((a, b) => a.tenant.localeCompare(b.tenant)),
+      );
+      expect(await store.readBatch([], [])).toEqual({ states: new Map(), outcomes: [] });
+    });
+
     test('a state only moves forward, within a batch and across batches; a delete keeps its version', async () => {
       const store = await open();
       await store.recordVerdicts([

@@ -61,6 +61,7 @@ export function createPostgresSearchIndex(sql: SqlClient, options: PostgresSearc
        on conflict (id) do update set source = excluded.source, version = excluded.version
        where t.version <= excluded.version`,
       [rows],
+      { prepare: true }, // the projector's statement for every batch
     );
   }
 

@@ -6,6 +6,7 @@
 import {
   recordIdKey,
   verdictsOfEvents,
+  type BatchReads,
   type DeltaOutcomeRow,
   type PersistedEvent,
   type RecordId,
@@ -43,6 +44,10 @@ export class InMemoryRecordStateStore implements RecordStateStore {
       if (state !== undefined) found.set(recordIdKey(id), structuredClone(state));
     }
     return found;
+  }
+
+  async readBatch(ids: readonly RecordId[], deltas: readonly { tenant: string; deltaId: string }[]): Promise<BatchReads> {
+    return { states: await this.getMany(ids), outcomes: await this.outcomes(deltas) };
   }
 
   async recordVerdicts(verdicts: readonly StoredVerdict[]): Promise<void> {

@@ -49,6 +49,12 @@ export interface PersistedEvent {
   offset: string;
 }
 
+/** What `readBatch` answers. */
+export interface BatchReads {
+  readonly states: Map<string, RecordState>;
+  readonly outcomes: { tenant: string; outcome: DeltaOutcomeRow }[];
+}
+
 /** Identifies a record in maps. */
 export const recordIdKey = (id: RecordId): string => JSON.stringify([id.tenant, id.entity, id.key]);
 
@@ -65,6 +71,11 @@ export interface RecordStateStore {
   outcomes(deltas: readonly { tenant: string; deltaId: string }[]): Promise<{ tenant: string; outcome: DeltaOutcomeRow }[]>;
   /** The states of several records at once, by recordIdKey; records never written are absent. */
   getMany(ids: readonly RecordId[]): Promise<Map<string, RecordState>>;
+  /**
+   * What deciding a batch reads, at once: `getMany(ids)` and `outcomes(deltas)` (one round trip to a database;
+   * the pipeline reads this for every batch).
+   */
+  readBatch(ids: readonly RecordId[], deltas: readonly { tenant: string; deltaId: string }[]): Promise<BatchReads>;
   /**
    * Records a batch of verdicts atomically: the records' newest states (a batch may change one record several
    * times; a stored state only moves forward) and the deltas' outcomes (the first stored outcome of a delta stays).

@@ -6,6 +6,7 @@ import type { SqlClient, SqlExecutor } from '../sql-client';
 import {
   recordIdKey,
   verdictsOfEvents,
+  type BatchReads,
   type DeltaOutcomeRow,
   type PersistedEvent,
   type RecordId,
@@ -29,6 +30,14 @@ interface OutcomeColumns {
 
 const OUTCOME_COLUMNS = 'delta_id, tenant, status, event_id, version, topic, partition, log_offset, problem';
 
+/**
+ * The pipeline runs these statements for every batch, and under HTTP writes a batch is a handful of deltas: parsed
+ * and planned once per connection, not per batch. Keys travel as typed arrays (`unnest`), so the planner knows
+ * how many rows a look-up brings; a jsonb recordset counts as 100, and on a table that grew faster than its
+ * statistics that chose a sequential scan of every outcome for each batch.
+ */
+const PREPARED = { prepare: true } as const;
+
 export class PostgresRecordStateStore implements RecordStateStore {
   constructor(private readonly sql: SqlClient) {}
 
@@ -39,38 +48,45 @@ export class PostgresRecordStateStore implements RecordStateStore {
   }
 
   async outcomes(deltas: readonly { tenant: string; deltaId: string }[]): Promise<{ tenant: string; outcome: DeltaOutcomeRow }[]> {
-    if (deltas.length === 0) return [];
-    const result = await this.sql.query<OutcomeColumns>(
-      `select o.* from delta_outcomes o join jsonb_to_recordset($1::jsonb) as r(tenant text, delta_id text) on o.tenant = r.tenant and o.delta_id = r.delta_id`,
-      [JSON.stringify(deltas.map((d) => ({ tenant: d.tenant, delta_id: d.deltaId })))],
-    );
-    return result.rows.map((row) => ({ tenant: row.tenant, outcome: outcomeRowOf(row) }));
+    return deltas.length === 0 ? [] : (await this.readBatch([], deltas)).outcomes;
   }
 
   async getMany(ids: readonly RecordId[]): Promise<Map<string, RecordState>> {
-    const found = new Map<string, RecordState>();
-    if (ids.length === 0) return found;
+    return ids.length === 0 ? new Map() : (await this.readBatch(ids, [])).states;
+  }
+
+  /** Both look-ups in one statement: states are the rows with a record key, outcomes the rows with an outcome. */
+  async readBatch(ids: readonly RecordId[], deltas: readonly { tenant: string; deltaId: string }[]): Promise<BatchReads> {
     const result = await this.sql.query<{
       tenant: string;
-      entity: string;
-      record_key: string;
-      version: string | number;
-      deleted: boolean;
+      entity: string | null;
+      record_key: string | null;
+      version: string | number | null;
+      deleted: boolean | null;
       doc: Record<string, unknown> | null;
+      outcome: OutcomeColumns | null;
     }>(
-      `select s.tenant, s.entity, s.record_key, s.version, s.deleted, s.doc
-         from record_state s join jsonb_to_recordset($1::jsonb) as r(tenant text, entity text, record_key text)
-           on s.tenant = r.tenant and s.entity = r.entity and s.record_key = r.record_key`,
-      [JSON.stringify(ids.map((id) => ({ tenant: id.tenant, entity: id.entity, record_key: id.key })))],
+      `select s.tenant, s.entity, s.record_key, s.version, s.deleted, s.doc, null::jsonb as outcome
+         from record_state s join unnest($1::text[], $2::text[], $3::text[]) as r(tenant, entity, record_key)
+           on s.tenant = r.tenant and s.entity = r.entity and s.record_key = r.record_key
+       union all
+       select o.tenant, null, null, null, null, null, to_jsonb(o)
+         from delta_outcomes o join unnest($4::text[], $5::text[]) as r(tenant, delta_id) on o.tenant = r.tenant and o.delta_id = r.delta_id`,
+      [ids.map((id) => id.tenant), ids.map((id) => id.entity), ids.map((id) => id.key), deltas.map((d) => d.tenant), deltas.map((d) => d.deltaId)],
+      PREPARED,
     );
+    const states = new Map<string, RecordState>();
+    const outcomes: { tenant: string; outcome: DeltaOutcomeRow }[] = [];
     for (const row of result.rows) {
-      found.set(recordIdKey({ tenant: row.tenant, entity: row.entity, key: row.record_key }), {
-        version: Number(row.version),
-        deleted: row.deleted,
-        doc: row.doc,
-      });
+      if (row.outcome !== null) outcomes.push({ tenant: row.tenant, outcome: outcomeRowOf(row.outcome) });
+      else
+        states.set(recordIdKey({ tenant: row.tenant, entity: row.entity ?? '', key: row.record_key ?? '' }), {
+          version: Number(row.version),
+          deleted: row.deleted === true,
+          doc: row.doc,
+        });
     }
-    return found;
+    return { states, outcomes };
   }
 
   /** One statement: atomic without a transaction of its own. */
@@ -108,6 +124,7 @@ async function writeCheckpoints(tx: SqlExecutor, checkpoints: readonly StateChec
      select topic, partition, next_offset from jsonb_to_recordset($1::jsonb) as r(topic text, partition integer, next_offset bigint)
      on conflict (topic, partition) do update set next_offset = greatest(state_checkpoints.next_offset, excluded.next_offset)`,
     [JSON.stringify(checkpoints.map((c) => ({ topic: c.topic, partition: c.partition, next_offset: c.nextOffset })))],
+    PREPARED,
   );
 }
 
@@ -163,6 +180,7 @@ async function writeVerdicts(tx: SqlExecutor, verdicts: readonly StoredVerdict[]
        from jsonb_to_recordset($2::jsonb) as r(delta_id text, tenant text, status text, event_id text, version bigint, topic text, partition integer, log_offset text, problem jsonb)
      on conflict (tenant, delta_id) do nothing`,
     [JSON.stringify([...newest.values()]), JSON.stringify(outcomes)],
+    PREPARED,
   );
 }
 
