@@ -283,9 +283,11 @@ class GroupConsumer<T> implements Subscription {
       return false;
     }
     const entry = { topic: log.topic, partition: log.partition, offset, leaderEpoch: -1, metadata: null, commitTimestamp: Date.now() };
-    // The journal line is written before commitOffsets returns; only its fsync is left to finish on its own.
+    // The journal line is written before commitOffsets returns, without an fsync of its own: every consumer of
+    // the service applies a batch idempotently (checkpoints, stored outcomes), so an offset a power loss rolls
+    // back only delivers that batch again; a later durable commit or the shutdown fsyncs the line.
     this.lastCommit = this.deps.broker.groups
-      .commitOffsets(this.groupId, [entry])
+      .commitOffsets(this.groupId, [entry], false)
       .catch((err: unknown) =>
         this.log.error({ err, topic: log.topic, partition: log.partition }, 'storing a committed offset failed; the batch may come again'),
       );

@@ -29,6 +29,28 @@ describe('committed offsets store', () => {
     await s.close();
   });
 
+  test('a commit that is not durable is written at once and fsynced with others within a second; a durable one waits for its fsync', async () => {
+    const fsyncs = jest.spyOn(fs, 'fdatasync');
+    try {
+      let s = open();
+      await s.commit('g', [entry('t', 0, 5)], false);
+      await s.commit('g', [entry('t', 0, 6)], false);
+      expect(fsyncs).not.toHaveBeenCalled();
+      expect(s.get('g', 't', 0)?.offset).toBe(6);
+      await new Promise((r) => setTimeout(r, 1200));
+      expect(fsyncs).toHaveBeenCalledTimes(1);
+      await s.commit('g', [entry('t', 0, 7)]);
+      expect(fsyncs).toHaveBeenCalledTimes(2);
+      await s.commit('g', [entry('t', 0, 8)], false);
+      await s.close();
+      s = open();
+      expect(s.get('g', 't', 0)?.offset).toBe(8);
+      await s.close();
+    } finally {
+      fsyncs.mockRestore();
+    }
+  });
+
   test('a torn last line is dropped and cut, earlier commits kept', async () => {
     let s = open();
     await s.commit('g', [entry('t', 0, 5)]);

@@ -274,8 +274,9 @@ export class GroupCoordinator {
     return group.state === 'CompletingRebalance' ? ErrorCode.REBALANCE_IN_PROGRESS : ErrorCode.NONE;
   }
 
-  commitOffsets(groupId: string, entries: OffsetCommitEntry[]): Promise<void> {
-    return this.offsets.commit(groupId, entries);
+  /** `durable`: see OffsetStore.commit. */
+  commitOffsets(groupId: string, entries: OffsetCommitEntry[], durable = true): Promise<void> {
+    return this.offsets.commit(groupId, entries, durable);
   }
 
   get offsetStore(): OffsetStore {

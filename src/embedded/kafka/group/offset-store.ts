@@ -25,6 +25,8 @@ type JournalRecord =
   | { do: string; p: [topic: string, partition: number][] };
 
 const FILE = 'offsets.journal';
+/** How long a line written without an fsync of its own waits for one at most. */
+const LAZY_SYNC_MS = 1000;
 
 /**
  * Committed offsets of consumer groups, durable. An append-only journal of lines `<crc32c hex> <json>\n`,
@@ -39,12 +41,14 @@ export class OffsetStore {
   private syncing: Promise<void> | null = null;
   private nextSync: Promise<void> | null = null;
   private timer: NodeJS.Timeout | undefined;
+  /** Pending fsync of lines written without one (`commit(…, false)`). */
+  private lazySync: NodeJS.Timeout | undefined;
 
   private constructor(
     private readonly dir: string,
     private readonly fsync: FsyncPolicy,
     fsyncIntervalMs: number,
-    logger: Logger,
+    private readonly logger: Logger,
   ) {
     fs.mkdirSync(dir, { recursive: true });
     const file = path.join(dir, FILE);
@@ -134,12 +138,18 @@ export class OffsetStore {
     this.size = data.length;
   }
 
-  private async write(record: JournalRecord): Promise<void> {
+  private async write(record: JournalRecord, durable: boolean): Promise<void> {
     const line = OffsetStore.line(record);
     writeAllSync(this.fd, line, this.size);
     this.size += line.length;
     this.apply(record);
-    if (this.fsync === 'always') await this.sync();
+    if (this.fsync !== 'always') return;
+    if (durable) await this.sync();
+    else
+      this.lazySync ??= setTimeout(() => {
+        this.lazySync = undefined;
+        this.sync().catch((err: unknown) => this.logger.error({ err }, 'offsets journal fsync failed'));
+      }, LAZY_SYNC_MS).unref();
   }
 
   /** fsync covering every write made before the call; concurrent callers share one. */
@@ -157,9 +167,16 @@ export class OffsetStore {
     return this.nextSync;
   }
 
-  commit(group: string, entries: OffsetCommitEntry[]): Promise<void> {
+  /**
+   * Journals a group's offsets. `durable` (the default) resolves once they are fsynced under the `always` policy,
+   * as a Kafka client's OffsetCommit is answered. Without it the line is written (so it survives the process), and
+   * the next durable commit's fsync, or one at most LAZY_SYNC_MS later, or the close makes it durable: for the
+   * service's own consumers, whose effects are idempotent and which never waited on that fsync (a power loss rolls
+   * their offsets back by up to that second, and those batches are delivered again).
+   */
+  commit(group: string, entries: OffsetCommitEntry[], durable = true): Promise<void> {
     if (entries.length === 0) return Promise.resolve();
-    return this.write({ c: group, ts: Date.now(), e: entries.map((x) => [x.topic, x.partition, x.offset, x.leaderEpoch, x.metadata]) });
+    return this.write({ c: group, ts: Date.now(), e: entries.map((x) => [x.topic, x.partition, x.offset, x.leaderEpoch, x.metadata]) }, durable);
   }
 
   get(group: string, topic: string, partition: number): CommittedOffset | undefined {
@@ -189,21 +206,22 @@ export class OffsetStore {
   }
 
   async deleteTopic(topic: string): Promise<void> {
-    await this.write({ dt: topic });
+    await this.write({ dt: topic }, true);
   }
 
   /** Forgets every offset of a group (DeleteGroups); durable when it resolves. */
   async deleteGroup(group: string): Promise<void> {
-    await this.write({ dg: group });
+    await this.write({ dg: group }, true);
   }
 
   /** Forgets some of a group's offsets (OffsetDelete); durable when it resolves. */
   async deleteOffsets(group: string, partitions: readonly { topic: string; partition: number }[]): Promise<void> {
-    if (partitions.length > 0) await this.write({ do: group, p: partitions.map((p) => [p.topic, p.partition]) });
+    if (partitions.length > 0) await this.write({ do: group, p: partitions.map((p) => [p.topic, p.partition]) }, true);
   }
 
   async close(): Promise<void> {
     clearInterval(this.timer);
+    clearTimeout(this.lazySync);
     await this.syncing;
     await this.nextSync;
     fs.fsyncSync(this.fd);
