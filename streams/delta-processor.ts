@@ -1,12 +1,13 @@
 import { DeltabrokerError } from '../src/errors';
 import type { Logger } from '../src/logger';
-import type { BatchHandled, DeltaEnvelope, DeltaOutcome, RecordBatch, RecordSchemas, Subscription, WriteLog } from '../src/log';
+import type { BatchHandled, DeltaEnvelope, DeltaOutcome, LogRecord, RecordSchemas, Subscription, WriteLog } from '../src/log';
 import type { EntityConfigSource } from '../src/tenant';
 import type { DeltaContext } from './context';
 import type { RecordedOffsets } from './recorded-offsets';
 import type { ActorProofVerifier } from '../src/auth/actor-proof';
 import { BatchActors } from './batch-actors';
 import { BatchConfigs } from './batch-configs';
+import { BatchRounds } from './batch-rounds';
 import { BatchStateView } from './batch-state-view';
 import { decide, type AcceptedRow, type Decision } from './decide-batch';
 import type { DeltaOutcomeRow, RecordStateStore, StoredVerdict } from '../src/store/record-states/port';
@@ -42,12 +43,13 @@ export async function startDeltaProcessor(options: DeltaProcessorOptions): Promi
     { topic: PIPELINE_TOPICS.outcomes, partitions: 3 },
   ]);
   const createdTopics = new Set<string>();
+  const rounds = new BatchRounds<LogRecord<DeltaEnvelope>>((records) => processBatch(options, createdTopics, records), ROUND_RECORDS);
   const subscription = await log.subscribe<DeltaEnvelope>({
     groupId: PIPELINE_GROUPS.pipeline,
     topics: [PIPELINE_TOPICS.deltas],
     partitionsConsumedConcurrently: options.concurrency ?? 6,
     readerSchema: options.schemas.DeltaEnvelope,
-    handleBatch: (batch) => processBatch(options, createdTopics, batch),
+    handleBatch: (batch) => rounds.handle(batch.records),
   });
   await subscription.joined;
   const { recorded } = options;
@@ -74,21 +76,24 @@ export async function startDeltaProcessor(options: DeltaProcessorOptions): Promi
   };
 }
 
+/** Deltas decided together at most, from the batches of several partitions (batch-rounds.ts). */
+const ROUND_RECORDS = 5000;
+
 /** How often the state checkpoints move on (a restart reads the events of at most about this long). */
 const CHECKPOINT_INTERVAL_MS = 1000;
 
 type AcceptedDecision = Extract<Decision, { kind: 'accepted' }>;
 
 /**
- * Decides a batch's deltas (decide-batch.ts), then writes them with a fixed number of round trips per batch
+ * Decides a round's deltas (decide-batch.ts), then writes them with a fixed number of round trips per batch
  * rather than per delta: the events and rejections in one publish, the states and outcomes in one statement,
  * the verdicts in one publish. A failure anywhere throws, so the batch is retried and its offsets are not
  * committed.
  */
-async function processBatch(options: DeltaProcessorOptions, createdTopics: Set<string>, batch: RecordBatch<DeltaEnvelope>): Promise<BatchHandled> {
-  const deltas = batch.records.map((r) => r.value);
+async function processBatch(options: DeltaProcessorOptions, createdTopics: Set<string>, records: readonly LogRecord<DeltaEnvelope>[]): Promise<BatchHandled> {
+  const deltas = records.map((r) => r.value);
   const [states, configs] = await Promise.all([BatchStateView.load(options.states, deltas), BatchConfigs.load(options.entities, deltas)]);
-  const ctxs = batch.records.map((record): DeltaContext => ({
+  const ctxs = records.map((record): DeltaContext => ({
     delta: record.value,
     source: { topic: record.topic, partition: record.partition, offset: record.offset },
     record: { headers: record.headers, timestamp: record.timestamp },

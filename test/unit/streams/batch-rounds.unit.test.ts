@@ -1,0 +1,65 @@
+import { BatchRounds } from '../../../streams/batch-rounds';
+
+/** A round runner that records each round's records and finishes a round only when told to. */
+function recordingRunner() {
+  const rounds: string[][] = [];
+  const finish: (() => void)[] = [];
+  const run = (records: string[]): Promise<{ settled: Promise<void> }> => {
+    rounds.push(records);
+    return new Promise((resolve) => finish.push(() => resolve({ settled: Promise.resolve() })));
+  };
+  return { rounds, finish, run };
+}
+
+const turn = (): Promise<void> => new Promise((r) => setImmediate(r));
+
+describe('the pipeline decides the partitions’ batches in rounds', () => {
+  test('batches handed in the same turn share a round; those handed while it runs share the next, in order', async () => {
+    const { rounds, finish, run } = recordingRunner();
+    const r = new BatchRounds<string>(run, 100);
+    const first = [r.handle(['p0-a', 'p0-b']), r.handle(['p1-a'])];
+    await turn();
+    expect(rounds).toEqual([['p0-a', 'p0-b', 'p1-a']]);
+    const second = [r.handle(['p2-a']), r.handle(['p0-c'])];
+    await turn();
+    expect(rounds).toHaveLength(1); // the first round is still running
+    finish[0]!();
+    await Promise.all(first);
+    await turn();
+    expect(rounds[1]).toEqual(['p2-a', 'p0-c']);
+    finish[1]!();
+    await expect(Promise.all(second)).resolves.toHaveLength(2);
+  });
+
+  test('a round takes batches up to its record limit (at least one batch); the rest wait for the next', async () => {
+    const { rounds, finish, run } = recordingRunner();
+    const r = new BatchRounds<string>(run, 3);
+    const all = [r.handle(['a', 'b', 'c', 'd']), r.handle(['e']), r.handle(['f', 'g']), r.handle(['h'])];
+    await turn();
+    expect(rounds).toEqual([['a', 'b', 'c', 'd']]);
+    finish[0]!();
+    await turn();
+    await turn();
+    expect(rounds[1]).toEqual(['e', 'f', 'g']);
+    finish[1]!();
+    await turn();
+    await turn();
+    expect(rounds[2]).toEqual(['h']);
+    finish[2]!();
+    await Promise.all(all);
+  });
+
+  test('a failed round fails every batch in it, and the next round still runs', async () => {
+    let calls = 0;
+    const r = new BatchRounds<string>(async (records) => {
+      calls++;
+      if (records.includes('bad')) throw new Error('store unavailable');
+      return undefined;
+    }, 100);
+    const failed = [r.handle(['ok-1']), r.handle(['bad'])];
+    await expect(failed[0]).rejects.toThrow('store unavailable');
+    await expect(failed[1]).rejects.toThrow('store unavailable');
+    await expect(r.handle(['ok-2'])).resolves.toBeUndefined();
+    expect(calls).toBe(2);
+  });
+});
