@@ -3,6 +3,7 @@ import type { ActionEvent, EntityEvent, OutgoingRecord, RecordSchemas, Subscript
 import type { EntityConfig, EntityConfigSource } from '../src/tenant';
 import { StoppedTopics } from './stopped-topics';
 import { PIPELINE_GROUPS, persistenceTopicSpec, persistenceTopicsOf, recordMessageKey } from '../src/log/topology';
+import { batchEntityConfigs } from './batch-entity-configs';
 
 export interface ActionEmitterOptions {
   log: WriteLog;
@@ -42,8 +43,12 @@ export async function startActionEmitters(o: ActionEmitterOptions): Promise<Subs
       onLostPosition: (lost) => void stopped.stop(groupId, lost),
       handleBatch: async (batch) => {
         const actions: OutgoingRecord[] = [];
+        const configOf = await batchEntityConfigs(
+          o.entities,
+          batch.records.map((r) => r.value),
+        );
         for (const { value: event } of batch.records) {
-          const config = await o.entities.get(event.tenant, event.entity);
+          const config = configOf(event.tenant, event.entity);
           const topic = config && target(config, event);
           if (topic)
             actions.push({

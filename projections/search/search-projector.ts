@@ -8,6 +8,7 @@ import { maskErasedDocuments } from '../erased-personal-fields';
 import type { StoppedTopics } from '../stopped-topics';
 import { consumePersistenceTopics, type PersistenceConsumer } from '../persistence-consumer';
 import { advanceCheckpoint, claimCheckpoint } from '../postgres/checkpoint-store';
+import { batchEntityConfigs } from '../batch-entity-configs';
 
 export interface SearchProjectorOptions {
   log: WriteLog;
@@ -65,8 +66,9 @@ export async function startSearchProjector(o: SearchProjectorOptions): Promise<S
         }
         const upserts = new Map<string, { config: EntityConfig; docs: SearchDocument[] }>();
         const deletes = new Map<string, string[]>();
+        const configOf = await batchEntityConfigs(o.entities, newest.values());
         for (const event of newest.values()) {
-          const config = await o.entities.get(event.tenant, event.entity);
+          const config = configOf(event.tenant, event.entity);
           if (!config) continue;
           const index = physicalNamesOf(config).index;
           if (event.payload === null) deletes.set(index, [...(deletes.get(index) ?? []), event.key]);
