@@ -63,10 +63,26 @@ function readOrCreatePassword(dataDir: string): string {
   return password;
 }
 
-/** The superuser's connection string of `database` on the embedded server at `port` (password included). */
+/** Longest path a Unix socket may have (sun_path less its terminating zero). */
+const SOCKET_PATH_MAX = 107;
+
+/**
+ * The server also listens on a Unix socket in its cluster directory, when the path fits: the service's queries go
+ * through it, which costs each round trip about a third less CPU on both sides than loopback TCP (a query's
+ * write on TCP runs the TCP stack and wakes the server from the sender's system call). Operators and printed URLs
+ * keep TCP on 127.0.0.1.
+ */
+const socketFile = (dataDir: string, port: number): string => path.join(clusterDir(dataDir), `.s.PGSQL.${port}`);
+
+/**
+ * The superuser's connection string of `database` on the embedded server at `port` (password included): through
+ * the server's Unix socket when it has one, else TCP. `host` in the query names the socket's directory (libpq's
+ * and node-postgres's convention).
+ */
 function connectionUrl(dataDir: string, port: number, database: string): URL {
   const url = new URL(`postgres://${SUPERUSER}@127.0.0.1:${port}/${database}`);
   url.password = readFileSync(passwordFile(dataDir), 'utf8').trim();
+  if (existsSync(socketFile(dataDir, port))) url.searchParams.set('host', clusterDir(dataDir));
   return url;
 }
 
@@ -128,8 +144,10 @@ async function initialise(bin: PostgresBinaries, dataDir: string, password: stri
 async function startServer(bin: PostgresBinaries, dataDir: string, port: number, account: OsAccount | undefined): Promise<void> {
   const cluster = clusterDir(dataDir);
   const log = path.join(cluster, 'server.log');
+  // The path goes through pg_ctl's shell command line: plain characters only, else TCP alone.
+  const socketDir = socketFile(dataDir, port).length <= SOCKET_PATH_MAX && /^[\w./-]+$/.test(cluster) ? cluster : '';
   // Detached: Ctrl-C at the terminal reaches the service, which stops the server itself, in order.
-  const options = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=''`;
+  const options = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories='${socketDir}'`;
   try {
     await run(bin.pgCtl, ['start', '-D', cluster, '-l', log, '-w', '-t', '60', '-o', options], account, true);
   } catch (error) {
@@ -183,6 +201,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   await ensureDatabase(url, database);
   const display = new URL(url);
   display.password = '';
+  display.search = '';
   return {
     url: url.toString(),
     displayUrl: display.toString(),
