@@ -13,14 +13,21 @@ import type { EntityConfig, Operation, RolePermissions, WriteDenied } from './en
 import { STAGES } from '../log/topology/stages';
 
 export interface Rights {
-  operation: Operation;
+  readonly operation: Operation;
   /** The caller's roles that are configured and allow the operation. */
-  granting: string[];
-  allowed: boolean;
-  writable: ReadonlySet<string>;
-  readable: ReadonlySet<string>;
-  writeDenied: WriteDenied;
+  readonly granting: readonly string[];
+  readonly allowed: boolean;
+  readonly writable: ReadonlySet<string>;
+  readonly readable: ReadonlySet<string>;
+  readonly writeDenied: WriteDenied;
 }
+
+/**
+ * Rights already worked out, per configuration object (sources hand out the same object while it is unchanged)
+ * and per roles and operation: stages 5 and 6 ask for every delta, and each answer built two sets.
+ */
+const known = new WeakMap<EntityConfig, Map<string, Rights>>();
+const KNOWN_ROLE_SETS = 256;
 
 function roleOf(config: EntityConfig, role: string): RolePermissions | undefined {
   return Object.hasOwn(config.roles, role) ? config.roles[role] : undefined;
@@ -28,6 +35,18 @@ function roleOf(config: EntityConfig, role: string): RolePermissions | undefined
 
 /** What the union of `roles` may do for `operation` on this entity. */
 export function rightsFor(config: EntityConfig, roles: readonly string[], operation: Operation): Rights {
+  let byRoles = known.get(config);
+  if (byRoles === undefined) known.set(config, (byRoles = new Map<string, Rights>()));
+  const id = `${operation}\0${roles.join('\0')}`;
+  let rights = byRoles.get(id);
+  if (rights === undefined) {
+    if (byRoles.size >= KNOWN_ROLE_SETS) byRoles.clear(); // roles come from tokens: bounded, whatever they hold
+    byRoles.set(id, (rights = workOutRights(config, roles, operation)));
+  }
+  return rights;
+}
+
+function workOutRights(config: EntityConfig, roles: readonly string[], operation: Operation): Rights {
   const granting: string[] = [];
   const writable = new Set<string>();
   const readable = new Set<string>();

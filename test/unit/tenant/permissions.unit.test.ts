@@ -105,6 +105,16 @@ describe('write restrictions', () => {
     expect(rightsFor(d, ['soft', 'other'], 'create').granting).toEqual(['soft']);
   });
 
+  it('works out the rights of a configuration, roles and operation once, and anew for a changed configuration', () => {
+    const first = rightsFor(c, ['writer'], 'create');
+    expect(rightsFor(c, ['writer'], 'create')).toBe(first);
+    expect(rightsFor(c, ['writer'], 'update')).not.toBe(first);
+    expect(rightsFor(c, ['writer', 'reader'], 'create')).not.toBe(first);
+    const changed = { ...c, roles: { ...c.roles, writer: { ...c.roles.writer!, write: [] } } };
+    expect(rightsFor(changed, ['writer'], 'create').writable.has('name')).toBe(false);
+    expect(first.writable.has('name')).toBe(true);
+  });
+
   it('treats fields that are not configured as not writable', () => {
     expect(applyWriteRestrictions(c, ['writer'], 'create', { merchantId: 'm', extra: 1 }).stripped).toEqual(['extra']);
     expect(() => applyWriteRestrictions(c, ['admin'], 'create', { merchantId: 'm', extra: 1 })).toThrow(DeltabrokerError);
