@@ -8,18 +8,19 @@ interface Waiting<T> {
 }
 
 /**
- * Group commit for the pipeline. The deltas topic's partitions hand over their batches concurrently. A round
- * takes every batch waiting when it starts (up to `maxRecords`) and decides and writes their deltas together, so
- * it pays the state read, the appends and the state statement once for all partitions. Under HTTP writes a
- * partition's batch is a handful of deltas, and six of them paid all of that six times.
+ * Group commit for the pipeline. The deltas topic's partitions hand over their batches concurrently, and the
+ * batches that become ready in the same turn of the event loop (one fsync of the deltas topic makes several
+ * partitions' records readable at once) form one round: their deltas are decided and written together, with
+ * one state read, one events publish, one state statement and one outcomes publish. Under HTTP writes a
+ * partition's batch is a handful of deltas, and each of the six paid all of that on its own.
  *
- * The batches that arrive while a round runs wait for the next round, which starts as soon as it ends. Every
- * record keeps its place within its partition. A round that fails fails each of its batches, and each is
- * delivered again; a round's `settled` is every one of its batches'.
+ * Rounds run side by side, as the partitions did: a partition has one batch in one round at a time (the
+ * subscription hands over its next batch only once this one is answered), so rounds never hold the same
+ * partition, and a partition's records keep their order. A round that fails fails each of its batches, which are
+ * delivered again; a round's `settled` is each of its batches'.
  */
 export class BatchRounds<T> {
   private waiting: Waiting<T>[] = [];
-  private running = false;
   private scheduled = false;
 
   constructor(
@@ -30,22 +31,17 @@ export class BatchRounds<T> {
   handle(records: readonly T[]): Promise<BatchHandled> {
     return new Promise((resolve, reject) => {
       this.waiting.push({ records, resolve, reject });
-      this.schedule();
+      if (this.scheduled) return;
+      this.scheduled = true;
+      setImmediate(() => {
+        this.scheduled = false;
+        while (this.waiting.length > 0) this.startRound();
+      });
     });
   }
 
-  /** Starts a round after the current turn of the event loop: batches that become ready in the same turn join it. */
-  private schedule(): void {
-    if (this.running || this.scheduled || this.waiting.length === 0) return;
-    this.scheduled = true;
-    setImmediate(() => {
-      this.scheduled = false;
-      this.startRound();
-    });
-  }
-
+  /** A round of the waiting batches, up to `maxRecords` records (at least one batch). */
   private startRound(): void {
-    if (this.running || this.waiting.length === 0) return;
     const round: Waiting<T>[] = [];
     let count = 0;
     while (this.waiting.length > 0 && (round.length === 0 || count + (this.waiting[0] as Waiting<T>).records.length <= this.maxRecords)) {
@@ -53,15 +49,9 @@ export class BatchRounds<T> {
       round.push(next);
       count += next.records.length;
     }
-    this.running = true;
-    this.run(round.flatMap((w) => w.records))
-      .then(
-        (handled) => round.forEach((w) => w.resolve(handled)),
-        (error: unknown) => round.forEach((w) => w.reject(error)),
-      )
-      .finally(() => {
-        this.running = false;
-        this.schedule();
-      });
+    this.run(round.flatMap((w) => w.records)).then(
+      (handled) => round.forEach((w) => w.resolve(handled)),
+      (error: unknown) => round.forEach((w) => w.reject(error)),
+    );
   }
 }

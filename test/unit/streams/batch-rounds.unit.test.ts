@@ -14,42 +14,35 @@ function recordingRunner() {
 const turn = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 describe('the pipeline decides the partitions’ batches in rounds', () => {
-  test('batches handed in the same turn share a round; those handed while it runs share the next, in order', async () => {
+  test('batches handed in the same turn share a round, in order; a later turn starts another beside it', async () => {
     const { rounds, finish, run } = recordingRunner();
     const r = new BatchRounds<string>(run, 100);
     const first = [r.handle(['p0-a', 'p0-b']), r.handle(['p1-a'])];
     await turn();
     expect(rounds).toEqual([['p0-a', 'p0-b', 'p1-a']]);
-    const second = [r.handle(['p2-a']), r.handle(['p0-c'])];
+    const second = [r.handle(['p2-a']), r.handle(['p3-a'])];
     await turn();
-    expect(rounds).toHaveLength(1); // the first round is still running
-    finish[0]!();
-    await Promise.all(first);
-    await turn();
-    expect(rounds[1]).toEqual(['p2-a', 'p0-c']);
+    expect(rounds[1]).toEqual(['p2-a', 'p3-a']); // while the first still runs
+    let firstDone = false;
+    void Promise.all(first).then(() => (firstDone = true));
     finish[1]!();
     await expect(Promise.all(second)).resolves.toHaveLength(2);
+    expect(firstDone).toBe(false);
+    finish[0]!();
+    await expect(Promise.all(first)).resolves.toHaveLength(2);
   });
 
-  test('a round takes batches up to its record limit (at least one batch); the rest wait for the next', async () => {
+  test('a round takes batches up to its record limit (at least one batch); the rest form further rounds', async () => {
     const { rounds, finish, run } = recordingRunner();
     const r = new BatchRounds<string>(run, 3);
     const all = [r.handle(['a', 'b', 'c', 'd']), r.handle(['e']), r.handle(['f', 'g']), r.handle(['h'])];
     await turn();
-    expect(rounds).toEqual([['a', 'b', 'c', 'd']]);
-    finish[0]!();
-    await turn();
-    await turn();
-    expect(rounds[1]).toEqual(['e', 'f', 'g']);
-    finish[1]!();
-    await turn();
-    await turn();
-    expect(rounds[2]).toEqual(['h']);
-    finish[2]!();
+    expect(rounds).toEqual([['a', 'b', 'c', 'd'], ['e', 'f', 'g'], ['h']]);
+    finish.forEach((f) => f());
     await Promise.all(all);
   });
 
-  test('a failed round fails every batch in it, and the next round still runs', async () => {
+  test('a failed round fails every batch in it, and later rounds still run', async () => {
     let calls = 0;
     const r = new BatchRounds<string>(async (records) => {
       calls++;
