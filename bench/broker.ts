@@ -7,6 +7,7 @@ import { type FsyncPolicy, startEmbeddedKafka } from '../src/embedded/kafka';
 import { BrokerClientProcess } from './support/broker-client-process';
 import type { ClientRun } from './support/broker-clients';
 import type { Figure } from './support/figures';
+import { kcatAvailable, kcatInput, produceWithKcat } from './support/kcat-producer';
 
 /**
  * Embedded broker throughput with kafkajs: produce and consume of 1 KiB values in kafkajs batches, and the
@@ -30,6 +31,8 @@ const TOPIC = 'bench';
 /** Written first, unmeasured, so neither the client nor the broker is timed while its code is being compiled. */
 const WARM_UP_TOPIC = 'bench-warm-up';
 const WARM_UP_MESSAGES = 5000;
+/** librdkafka's records (kcat), kept apart from the kafkajs consumer's topic. */
+const KCAT_TOPIC = 'bench-librdkafka';
 const PARTITIONS = 3;
 
 const mb = (bytes: number): number => bytes / (1024 * 1024);
@@ -60,6 +63,8 @@ interface Measured extends ClientRun {
 interface BrokerResult {
   produce: Measured;
   consume: Measured;
+  /** librdkafka (kcat) produce; absent when kcat is not installed. */
+  kcat?: Measured;
   /** Raw sequential append (+fsync per stored batch when fsync=always), MB/s. */
   raw: number;
 }
@@ -79,20 +84,31 @@ async function measure(o: BrokerOptions): Promise<BrokerResult> {
     const kafka = new Kafka({ clientId: 'bench-admin', brokers: broker.brokers, logLevel: logLevel.NOTHING });
     const admin = kafka.admin();
     await admin.connect();
-    await admin.createTopics({ topics: [TOPIC, WARM_UP_TOPIC].map((topic) => ({ topic, numPartitions: PARTITIONS })) });
+    await admin.createTopics({ topics: [TOPIC, WARM_UP_TOPIC, KCAT_TOPIC].map((topic) => ({ topic, numPartitions: PARTITIONS })) });
     await admin.disconnect();
 
     // Each kafkajs send of BATCH values spreads over the partitions: one stored batch (≈ BATCH/PARTITIONS values)
     // per partition. The baseline runs before and after the broker's turn (disks drift); the mean is used.
-    const chunk = Math.round((o.batch / PARTITIONS) * (VALUE_BYTES + 20));
+    const recordsPerBatch = o.batch / PARTITIONS;
+    const chunk = Math.round(recordsPerBatch * (VALUE_BYTES + 20));
     const rawBefore = rawAppendFsync(dataDir, chunk, o.messages * VALUE_BYTES, o.fsync);
     const sends = { brokers: broker.brokers, valueBytes: VALUE_BYTES, batch: o.batch, inFlight: o.inFlight };
     await clients.produce({ ...sends, topic: WARM_UP_TOPIC, messages: WARM_UP_MESSAGES });
     const order = { brokers: broker.brokers, topic: TOPIC, messages: o.messages };
     const p = await withBrokerCpu(() => clients.produce({ ...order, ...sends }));
     const c = await withBrokerCpu(() => clients.consume(order));
+    const input = kcatAvailable() ? kcatInput(dataDir, o.messages, VALUE_BYTES) : undefined;
+    const k = input
+      ? await withBrokerCpu(() =>
+          produceWithKcat({ ...order, topic: KCAT_TOPIC, valueBytes: VALUE_BYTES, recordsPerBatch: Math.round(recordsPerBatch), input }),
+        )
+      : undefined;
+    if (k) {
+      const stored = broker.parts.logs.topic(KCAT_TOPIC)!.partitions.reduce((n, log) => n + log.highWatermark, 0);
+      if (stored !== o.messages) throw new Error(`kcat: ${stored} of ${o.messages} records stored`);
+    }
     const raw = (rawBefore + rawAppendFsync(dataDir, chunk, p.bytes, o.fsync)) / 2;
-    return { produce: p, consume: c, raw };
+    return { produce: p, consume: c, kcat: k, raw };
   } finally {
     clients.stop();
     await broker.stop();
@@ -100,7 +116,8 @@ async function measure(o: BrokerOptions): Promise<BrokerResult> {
   }
 }
 
-const cpuNote = (m: Measured): string => `CPU per MB: broker ${((m.brokerCpuSeconds / mb(m.bytes)) * 1000).toFixed(1)} ms, client ${((m.cpuSeconds / mb(m.bytes)) * 1000).toFixed(1)} ms`;
+const perMb = (m: Measured, seconds: number): string => (Number.isNaN(seconds) ? 'n/a' : `${((seconds / mb(m.bytes)) * 1000).toFixed(1)} ms`);
+const cpuNote = (m: Measured): string => `CPU per MB: broker ${perMb(m, m.brokerCpuSeconds)}, client ${perMb(m, m.cpuSeconds)}`;
 
 /** The figures for the one table of bench/run.ts. */
 export async function run(o: BrokerOptions): Promise<Figure[]> {
@@ -111,6 +128,17 @@ export async function run(o: BrokerOptions): Promise<Figure[]> {
   return [
     { name: 'embedded broker: kafkajs produce', value: mb(r.produce.bytes) / r.produce.seconds, unit: 'MB/s', baseline: raw, notes: notes(r.produce) },
     { name: 'embedded broker: kafkajs consume', value: mb(r.consume.bytes) / r.consume.seconds, unit: 'MB/s', baseline: raw, notes: notes(r.consume) },
+    ...(r.kcat
+      ? [
+          {
+            name: 'embedded broker: librdkafka (kcat) produce',
+            value: mb(r.kcat.bytes) / r.kcat.seconds,
+            unit: 'MB/s',
+            baseline: raw,
+            notes: `${Math.round(o.messages / r.kcat.seconds).toLocaleString('en-US')} msg/s; batches of ${Math.round(o.batch / PARTITIONS)} per partition, acks=all, fsync=${o.fsync}, kcat's start included; ${cpuNote(r.kcat)}`,
+          },
+        ]
+      : []),
   ];
 }
 
@@ -121,7 +149,7 @@ async function main(): Promise<void> {
     inFlight: Number(process.argv[4] ?? 4),
     fsync: (process.argv[5] ?? 'always') as FsyncPolicy,
   };
-  const { produce: p, consume: c, raw } = await measure(o);
+  const { produce: p, consume: c, kcat: k, raw } = await measure(o);
   const produceMBs = mb(p.bytes) / p.seconds;
   const line = (what: string, r: Measured): string =>
     `${what.padEnd(8)} ${(o.messages / r.seconds).toFixed(0).padStart(8)} msg/s ${(mb(r.bytes) / r.seconds).toFixed(1).padStart(7)} MB/s  (${r.seconds.toFixed(2)} s; ${cpuNote(r)})`;
@@ -130,6 +158,7 @@ async function main(): Promise<void> {
   );
   console.log(line('produce', p));
   console.log(line('consume', c));
+  if (k) console.log(`${line('kcat', k)} produce / raw = ${(mb(k.bytes) / k.seconds / raw).toFixed(2)}`);
   console.log(
     `raw sequential append${o.fsync === 'always' ? '+fsync per stored batch' : ', one fsync at the end'}: ${raw.toFixed(1)} MB/s; produce / raw = ${(produceMBs / raw).toFixed(2)}`,
   );

@@ -27,7 +27,9 @@ export class BrokerClientProcess {
 
   /** Forks this file with the parent's loader flags (tsx), so TypeScript runs in the child as here. */
   static start(): BrokerClientProcess {
-    return new BrokerClientProcess(fork(__filename, ['--broker-client-process'], { execArgv: process.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
+    return new BrokerClientProcess(
+      fork(__filename, ['--broker-client-process'], { execArgv: process.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }),
+    );
   }
 
   produce(order: ProduceOrder): Promise<ClientRun> {
