@@ -15,6 +15,8 @@ import { kcatAvailable, kcatInput, produceWithKcat } from './support/kcat-produc
  * file on the same disk, measured in the same run. The broker runs in this process; the kafkajs clients in a
  * process of their own (support/broker-client-process.ts), as outside clients would, so the figure does not
  * also carry the client's CPU (before 2026-11-24 the producer shared this process, the broker a worker thread).
+ * kafkajs needs more CPU per MB than the broker (see the notes), so a librdkafka producer (kcat, when installed)
+ * writes the same records in batches of the same size too: its rate is what the broker's produce path reaches.
  * Usage: npx tsx bench/broker.ts [messages=30000] [batch=100] [in-flight sends=4] [fsync=always]
  */
 export interface BrokerOptions {
