@@ -64,3 +64,27 @@ describe('embedded kafka: produces in flight on one connection', () => {
     c.close();
   });
 });
+
+describe('embedded kafka: produces from several connections at once', () => {
+  let broker: TestBroker;
+  beforeAll(async () => {
+    broker = await startTestBroker();
+    broker.kafka.parts.logs.createTopic(TOPIC, 1);
+  });
+  afterAll(() => broker.stop());
+
+  test('share group commits: fewer fsyncs than produces, each answered once durable with its own offsets', async () => {
+    const log = broker.kafka.parts.logs.partition(TOPIC, 0)!;
+    const syncs = jest.spyOn(log, 'sync');
+    const connections = 8;
+    const clients = await Promise.all(Array.from({ length: connections }, () => RawClient.connect(broker.kafka.port)));
+    const produced = (await Promise.all(clients.map((c, i) => c.request(PRODUCE, 3, 200 + i, produceBody([`x${i}`, `y${i}`]))))).map(readProduce);
+    expect(produced.map((p) => p.errorCode)).toEqual(Array.from({ length: connections }, () => 0));
+    // Each got two offsets of its own; together they cover 0 … 2 × connections - 1 once.
+    expect(produced.map((p) => p.baseOffset).sort((a, b) => a - b)).toEqual(Array.from({ length: connections }, (_, i) => 2 * i));
+    expect(log.highWatermark).toBe(2 * connections);
+    expect(syncs.mock.calls.length).toBeGreaterThanOrEqual(1);
+    expect(syncs.mock.calls.length).toBeLessThan(connections);
+    for (const c of clients) c.close();
+  });
+});

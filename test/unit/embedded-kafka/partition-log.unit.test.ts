@@ -182,6 +182,40 @@ describe('partition log', () => {
     log.close();
   });
 
+  test('index entries are written at sync, one write for the batches since the last; a copy taken before it (a crash) still reads every batch', async () => {
+    const log = open({ segmentBytes: 400 });
+    const indexBytes = (): number =>
+      fs
+        .readdirSync(dir)
+        .filter((f) => f.endsWith('.index'))
+        .reduce((n, f) => n + fs.statSync(path.join(dir, f)).size, 0);
+    for (let i = 0; i < 3; i++) append(log, batch([`a${i}`.padEnd(80, '-')]));
+    await log.sync();
+    expect(indexBytes()).toBe(3 * 20);
+    for (let i = 3; i < 8; i++) append(log, batch([`a${i}`.padEnd(80, '-')]));
+    expect(segments().length).toBeGreaterThan(1);
+    expect(indexBytes()).toBe(3 * 20);
+    const crashed = fs.mkdtempSync(path.join(os.tmpdir(), 'deltabroker-plog-crash-'));
+    try {
+      for (const f of fs.readdirSync(dir)) fs.copyFileSync(path.join(dir, f), path.join(crashed, f));
+      const copy = PartitionLog.open(crashed, 't', 0, { ...DEFAULT_LOG_CONFIG, segmentBytes: 400 });
+      copy.advanceHighWatermark(copy.logEndOffset);
+      const read: string[] = [];
+      for (let offset = 0; offset < copy.highWatermark; offset++) {
+        const { records } = await copy.read(offset, 1);
+        const r = decodeRecords(splitBatches(records!)[0]!)!;
+        read.push(r[0]!.value!.toString().replace(/-+$/, ''));
+      }
+      expect(read).toEqual(Array.from({ length: 8 }, (_, i) => `a${i}`));
+      copy.close();
+    } finally {
+      fs.rmSync(crashed, { recursive: true, force: true });
+    }
+    await log.sync();
+    expect(indexBytes()).toBe(8 * 20);
+    log.close();
+  });
+
   test('retention by size deletes the oldest closed segments; earlier offsets are then out of range', async () => {
     const log = open({ segmentBytes: 250, retentionBytes: 500 });
     for (let i = 0; i < 10; i++) append(log, batch([`${i}`.padEnd(100, '#')]));

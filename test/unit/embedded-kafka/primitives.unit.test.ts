@@ -17,9 +17,17 @@ describe('CRC-32C', () => {
     expect(crc32c(b, 2, 11)).toBe(0xe3069283);
   });
 
-  test.each([1, 7, 8, 9, 63, 4096, 100_003])('agrees with kafkajs on %i random bytes', (n) => {
-    const b = randomBytes(n);
-    expect(crc32c(b)).toBe(kafkajsCrc32c(b) >>> 0);
+  test.each([1, 7, 8, 9, 63, 511, 512, 513, 4096, 100_003])(
+    'agrees with kafkajs on %i random bytes (the JavaScript loop below 512, native code from there)',
+    (n) => {
+      const b = randomBytes(n);
+      expect(crc32c(b)).toBe(kafkajsCrc32c(b) >>> 0);
+    },
+  );
+
+  test('a long sub-range (native code) equals the CRC of those bytes alone', () => {
+    const b = randomBytes(40_000);
+    expect(crc32c(b, 21, 39_000)).toBe(kafkajsCrc32c(b.subarray(21, 39_000)) >>> 0);
   });
 });
 

@@ -7,7 +7,8 @@ import { fdatasync, readAt, readAtSync, writeAllSync } from './fs-util';
  * One segment of a partition log: `<baseOffset>.log` holds record batches exactly as served (baseOffset
  * assigned), `<baseOffset>.index` one 20-byte entry per batch: relative base offset i32, relative last
  * offset i32, file position i32, max timestamp i64. The index is a cache of the log: it is not fsynced
- * and is rebuilt from the log whenever it does not match it.
+ * and is rebuilt from the log whenever it does not match it. Its entries are written in one write per sync
+ * (and at close), not one per batch: an index that lags its log is one that does not match it.
  */
 const INDEX_ENTRY = 20;
 /** Bytes of the newest batches an active segment keeps in memory for its readers (see `recent`). */
@@ -34,6 +35,8 @@ export class Segment {
   private readonly lasts: number[] = [];
   private readonly positions: number[] = [];
   private readonly stamps: number[] = [];
+  /** Index entries already in the index file; the rest are written at the next sync or at close. */
+  private indexed = 0;
   private closed = false;
   /**
    * The batches appended last, as written (at most about RECENT_BYTES): the readers that follow the tail, the
@@ -100,11 +103,13 @@ export class Segment {
       if (header.length < BATCH_HEADER_SIZE || lastPos + header.readInt32BE(8) + BATCH_LOG_OVERHEAD !== fileSize) return this.resetIndex();
     }
     this.size = fileSize;
+    this.indexed = this.bases.length;
     return true;
   }
 
   private resetIndex(): false {
     this.bases.length = this.lasts.length = this.positions.length = this.stamps.length = 0;
+    this.indexed = 0;
     this.maxTimestamp = -1;
     return false;
   }
@@ -135,6 +140,17 @@ export class Segment {
     for (let i = 0; i < this.bases.length; i++) this.encodeEntry(buf, i * INDEX_ENTRY, i);
     fs.ftruncateSync(this.indexFd, 0);
     writeAllSync(this.indexFd, buf, 0);
+    this.indexed = this.bases.length;
+  }
+
+  /** Writes the index entries of the batches appended since the last call, in one write. */
+  private writeIndexTail(): void {
+    const count = this.bases.length - this.indexed;
+    if (count === 0 || this.closed) return;
+    const buf = Buffer.allocUnsafe(count * INDEX_ENTRY);
+    for (let i = 0; i < count; i++) this.encodeEntry(buf, i * INDEX_ENTRY, this.indexed + i);
+    writeAllSync(this.indexFd, buf, this.indexed * INDEX_ENTRY);
+    this.indexed += count;
   }
 
   private encodeEntry(buf: Buffer, at: number, i: number): void {
@@ -161,9 +177,6 @@ export class Segment {
     this.recent.push(batch);
     this.recentBytes += batch.length;
     while (this.recentBytes > RECENT_BYTES && this.recent.length > 1) this.recentBytes -= (this.recent.shift() as Buffer).length;
-    const entry = Buffer.allocUnsafe(INDEX_ENTRY);
-    this.encodeEntry(entry, 0, this.bases.length - 1);
-    writeAllSync(this.indexFd, entry, (this.bases.length - 1) * INDEX_ENTRY);
   }
 
   /** The batch containing `offset`, or undefined when the offset is outside this segment. */
@@ -221,11 +234,15 @@ export class Segment {
   }
 
   sync(): Promise<void> {
-    return this.closed ? Promise.resolve() : fdatasync(this.logFd);
+    if (this.closed) return Promise.resolve();
+    this.writeIndexTail();
+    return fdatasync(this.logFd);
   }
 
   syncIndexSync(): void {
-    if (!this.closed) fs.fdatasyncSync(this.indexFd);
+    if (this.closed) return;
+    this.writeIndexTail();
+    fs.fdatasyncSync(this.indexFd);
   }
 
   /** Last time the segment received data, for time retention when batches carry no timestamps. */
@@ -241,6 +258,7 @@ export class Segment {
 
   close(): void {
     if (this.closed) return;
+    this.writeIndexTail();
     this.closed = true;
     this.releaseRecent();
     fs.closeSync(this.logFd);
