@@ -6,8 +6,9 @@ import { loadDevIssuer } from '../src/auth/dev-issuer';
 import { loadConfig } from '../src/config';
 import { silentLogger } from '../src/logger';
 import { startService } from '../src/composition';
-import { runHttpLoad, type LoadResult } from './http-load';
+import { servedLoad, type ServedLoad } from './http-load';
 import { createBenchDatabase } from './support/database';
+import { LoadProcess } from './support/load-process';
 import type { Figure } from './support/figures';
 import type { EncryptionService } from '../src/crypto/encryption-service';
 
@@ -28,10 +29,10 @@ export interface EncryptOptions {
 const WARM_UP_SECONDS = 1;
 
 interface EncryptResult {
-  health: LoadResult;
-  noop: LoadResult;
-  aes: LoadResult;
-  hsm: LoadResult | undefined;
+  health: ServedLoad;
+  noop: ServedLoad;
+  aes: ServedLoad;
+  hsm: ServedLoad | undefined;
   core: { raw: number; service: number };
 }
 
@@ -49,6 +50,8 @@ async function measure(o: EncryptOptions): Promise<EncryptResult> {
     DELTABROKER_REGISTRY_PORT: '0',
   });
   const service = await startService(config, silentLogger());
+  // The HTTP clients run in a process of their own, so the service's thread does only the service's work.
+  const clients = LoadProcess.start();
   try {
     const issuer = await loadDevIssuer(config.dataDir, config.auth.issuer, config.auth.audience);
     const token = await issuer.mint({ sub: 'bench', tenant: 'acme', roles: ['admin'] });
@@ -57,11 +60,11 @@ async function measure(o: EncryptOptions): Promise<EncryptResult> {
     const body = (method: string): string => JSON.stringify({ dispatch: { operation: 'encrypt', method }, payload });
 
     const load = (method: 'GET' | 'POST', url: string, requestBody?: string) =>
-      runHttpLoad({ url: `${service.url}${url}`, method, headers, seconds, concurrency, ...(requestBody && { body: requestBody }) });
+      servedLoad(() => clients.httpLoad({ url: `${service.url}${url}`, method, headers, seconds, concurrency, ...(requestBody && { body: requestBody }) }));
     // Not counted: the first case measured would otherwise also pay for JIT compilation and the service's own
     // start-up work (consumer groups joining, projections starting), which made /health look slower than /whoami.
     const warmUp = (method: 'GET' | 'POST', url: string, requestBody?: string) =>
-      runHttpLoad({ url: `${service.url}${url}`, method, headers, seconds: WARM_UP_SECONDS, concurrency, ...(requestBody && { body: requestBody }) });
+      clients.httpLoad({ url: `${service.url}${url}`, method, headers, seconds: WARM_UP_SECONDS, concurrency, ...(requestBody && { body: requestBody }) });
     await warmUp('GET', '/health');
     await warmUp('GET', '/whoami');
     await warmUp('POST', '/dispatch', body('aes'));
@@ -72,27 +75,30 @@ async function measure(o: EncryptOptions): Promise<EncryptResult> {
     const core = await coreVsNodeCrypto(service.crypto, payload, seconds);
     return { health, noop, aes, hsm, core };
   } finally {
+    clients.stop();
     await service.stop();
     await database?.drop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
+const cpu = (load: ServedLoad): string => `${load.serviceCpuUsPerRequest.toFixed(1)} µs/req`;
+
 /** The figures for the one table of bench/run.ts. */
 export async function run(o: EncryptOptions): Promise<Figure[]> {
   const r = await measure(o);
   const health = { name: 'GET /health (anonymous, no work)', value: r.health.perSecond, unit: 'req/s' };
-  const http = (name: string, load: LoadResult): Figure => ({
+  const http = (name: string, load: ServedLoad): Figure => ({
     name,
     value: load.perSecond,
     unit: 'req/s',
     baseline: health,
-    notes: `1 KiB, ${o.concurrency} clients; p50 ${load.p50Ms.toFixed(2)} ms p99 ${load.p99Ms.toFixed(2)} ms, ${load.errors} errors (health p50 ${r.health.p50Ms.toFixed(2)} ms)`,
+    notes: `1 KiB, ${o.concurrency} clients; p50 ${load.p50Ms.toFixed(2)} ms p99 ${load.p99Ms.toFixed(2)} ms, ${load.errors} errors; service CPU ${cpu(load)} (health ${cpu(r.health)}, p50 ${r.health.p50Ms.toFixed(2)} ms)`,
   });
   return [
     {
       ...http('GET /whoami (authenticated no-op)', r.noop),
-      notes: `${o.concurrency} clients; p50 ${r.noop.p50Ms.toFixed(2)} ms p99 ${r.noop.p99Ms.toFixed(2)} ms, ${r.noop.errors} errors`,
+      notes: `${o.concurrency} clients; p50 ${r.noop.p50Ms.toFixed(2)} ms p99 ${r.noop.p99Ms.toFixed(2)} ms, ${r.noop.errors} errors; service CPU ${cpu(r.noop)} (health ${cpu(r.health)})`,
     },
     http('encrypt aes via HTTP POST /dispatch', r.aes),
     ...(r.hsm ? [http('encrypt hsm (SoftHSM2) via HTTP POST /dispatch', r.hsm)] : []),
@@ -111,7 +117,7 @@ async function main(): Promise<void> {
   const concurrency = Number(process.argv[3] ?? 16);
   const { health, noop, aes, hsm, core } = await measure({ seconds, concurrency });
   const row = (name: string, r: typeof noop) =>
-    `${name.padEnd(34)} ${r.perSecond.toFixed(0).padStart(8)} req/s  p50 ${r.p50Ms.toFixed(2).padStart(6)} ms  p99 ${r.p99Ms.toFixed(2).padStart(6)} ms  errors ${r.errors}  ratio to health ${(r.perSecond / health.perSecond).toFixed(2)}`;
+    `${name.padEnd(34)} ${r.perSecond.toFixed(0).padStart(8)} req/s  p50 ${r.p50Ms.toFixed(2).padStart(6)} ms  p99 ${r.p99Ms.toFixed(2).padStart(6)} ms  errors ${r.errors}  service CPU ${cpu(r)}  ratio to health ${(r.perSecond / health.perSecond).toFixed(2)}`;
   console.log(`encryption dispatch, 1 KiB payloads, ${concurrency} keep-alive clients, ${seconds}s per case`);
   console.log(row('GET /health', health));
   console.log(row('GET /whoami (no-op, authenticated)', noop));

@@ -1,21 +1,31 @@
-import pino, { type Logger } from 'pino';
+import pino, { type Bindings, type ChildLoggerOptions, type DestinationStream, type Logger } from 'pino';
 import pretty from 'pino-pretty';
+import { redactSecrets } from './log-redaction';
 
 export type { Logger };
-
-/** Paths that may hold secrets; pino replaces them before a line is written. */
-const REDACT = ['req.headers.authorization', '*.authorization', '*.password', '*.pin', '*.masterKey', '*.key', '*.keyMaterial', '*.plaintext', '*.payload'];
 
 /**
  * JSON lines for machines; at a terminal, readable lines (pino-pretty) unless LOG_FORMAT=json. The same
  * redaction applies to both, since it runs before a line is formatted.
  */
 export function createLogger(level: string = process.env.LOG_LEVEL ?? 'info', env: NodeJS.ProcessEnv = process.env): Logger {
-  const options = { level, redact: { paths: REDACT, censor: '[redacted]' }, base: { service: 'deltabroker' } };
   const readable = env.LOG_FORMAT !== 'json' && (env.LOG_FORMAT === 'pretty' || process.stdout.isTTY === true);
-  return readable
-    ? pino(options, pretty({ colorize: process.stdout.isTTY === true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' }))
-    : pino(options);
+  return redactingLogger(
+    level,
+    readable ? pretty({ colorize: process.stdout.isTTY === true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' }) : undefined,
+  );
+}
+
+/** The service's logger on a destination (stdout when none): secrets in a line's fields or a child's bindings are replaced. */
+export function redactingLogger(level: string, destination?: DestinationStream): Logger {
+  const logger = pino({ level, formatters: { log: redactSecrets }, base: { service: 'deltabroker' } }, destination);
+  // Children inherit this from the root (pino makes them with Object.create), so every descendant's bindings
+  // pass through redactSecrets too; pino's own bindings formatter is not applied to children.
+  const child = logger.child;
+  logger.child = function (this: unknown, bindings: Bindings, options?: ChildLoggerOptions) {
+    return Reflect.apply(child, this, [redactSecrets(bindings), options]) as unknown;
+  } as typeof child;
+  return logger;
 }
 
 /** A logger that writes nothing, for tests and library use. */

@@ -1,16 +1,21 @@
 import { fork, type ChildProcess } from 'node:child_process';
+import { runHttpLoad, type HttpLoadOrder, type LoadResult } from '../http-load';
 import { produceDeltas, writeOverHttp, type HttpAnswers, type HttpWriteOrder, type ProduceOrder, type SentTimes } from './load-clients';
 
 /**
  * A process of its own for a benchmark's clients (load-clients.ts): the service under test keeps its thread,
  * and the load runs on the machine's other core, as an outside producer or HTTP client would.
  */
-type Order = { id: number; kind: 'produce'; order: ProduceOrder } | { id: number; kind: 'http'; order: HttpWriteOrder };
-type Answer = { id: number; result?: SentTimes | HttpAnswers; error?: string };
+type Order =
+  | { id: number; kind: 'produce'; order: ProduceOrder }
+  | { id: number; kind: 'http'; order: HttpWriteOrder }
+  | { id: number; kind: 'load'; order: HttpLoadOrder };
+type Result = SentTimes | HttpAnswers | LoadResult;
+type Answer = { id: number; result?: Result; error?: string };
 
 export class LoadProcess {
   private next = 0;
-  private readonly waiting = new Map<number, { resolve: (r: SentTimes | HttpAnswers) => void; reject: (e: Error) => void }>();
+  private readonly waiting = new Map<number, { resolve: (r: Result) => void; reject: (e: Error) => void }>();
 
   private constructor(private readonly child: ChildProcess) {
     child.on('message', (answer: Answer) => {
@@ -31,18 +36,23 @@ export class LoadProcess {
   }
 
   produce(order: ProduceOrder): Promise<SentTimes> {
-    return this.send({ kind: 'produce', order });
+    return this.send({ kind: 'produce', order }) as Promise<SentTimes>;
   }
 
   writeOverHttp(order: HttpWriteOrder): Promise<HttpAnswers> {
     return this.send({ kind: 'http', order }) as Promise<HttpAnswers>;
   }
 
+  /** Closed-loop keep-alive HTTP load (http-load.ts), timed in this process. */
+  httpLoad(order: HttpLoadOrder): Promise<LoadResult> {
+    return this.send({ kind: 'load', order }) as Promise<LoadResult>;
+  }
+
   stop(): void {
     this.child.kill();
   }
 
-  private send(order: Omit<Order, 'id'>): Promise<SentTimes | HttpAnswers> {
+  private send(order: Omit<Order, 'id'>): Promise<Result> {
     const id = this.next++;
     return new Promise((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
@@ -54,7 +64,8 @@ export class LoadProcess {
 /** Child side: runs each order as it comes and answers with its result. */
 function serve(): void {
   process.on('message', (message: Order) => {
-    const work = message.kind === 'produce' ? produceDeltas(message.order) : writeOverHttp(message.order);
+    const work: Promise<Result> =
+      message.kind === 'produce' ? produceDeltas(message.order) : message.kind === 'http' ? writeOverHttp(message.order) : runHttpLoad(message.order);
     work.then(
       (result) => process.send?.({ id: message.id, result } satisfies Answer),
       (error: unknown) => process.send?.({ id: message.id, error: error instanceof Error ? error.message : String(error) } satisfies Answer),

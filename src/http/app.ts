@@ -2,10 +2,11 @@ import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { DeltabrokerError } from '../errors';
 import type { Logger } from '../logger';
 import type { Principal, TokenVerifier } from '../auth/principal';
+import { AccessLog } from './access-log';
 import { fromFrameworkError, httpStatusOf, toProblem } from './problem';
 import { loneSurrogatePath, mayHoldLoneSurrogate } from '../text/well-formed';
 
@@ -39,7 +40,7 @@ export function buildHttpApp(options: HttpAppOptions): FastifyInstance {
       const given = req.headers['request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
-    logController: new LogController({ requestIdLogLabel: 'requestId' }),
+    logController: new AccessLog({ requestIdLogLabel: 'requestId' }),
     return503OnClosing: true,
     // Above this fastify answers its own 414 before authentication; Node's 16 KiB header limit bounds URLs, so
     // every path parameter reaches the auth hook and the route's own problem+json refusal.
@@ -77,13 +78,17 @@ export function buildHttpApp(options: HttpAppOptions): FastifyInstance {
     });
   });
 
-  app.addHook('onSend', async (request, reply) => {
+  // Callback hooks: an async hook costs a promise per request, and these run on every request.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('Request-ID', request.id);
-  });
-
-  app.addHook('onRequest', async (request) => {
-    if (request.routeOptions.config?.public) return;
-    request.principal = await authenticate(request, options.verifier);
+    if (request.routeOptions.config?.public) {
+      done();
+      return;
+    }
+    authenticate(request, options.verifier).then((principal) => {
+      request.principal = principal;
+      done();
+    }, done);
   });
 
   app.setErrorHandler(async (error, request, reply) => {

@@ -41,8 +41,11 @@ describe('log correlation', () => {
     const { deltaId, eventId } = answer.body as { deltaId: string; eventId: string };
     const position = answer.body.position as { topic: string; partition: number; offset: string };
 
-    const http = lines().filter((l) => l.requestId === 'corr-accepted-1');
-    expect(http.map((l) => l.msg)).toEqual(expect.arrayContaining(['incoming request', 'request completed']));
+    // One access line per request, at completion: no separate line when it arrived.
+    const http = lines().filter((l) => l.requestId === 'corr-accepted-1' && /^(incoming request|request completed)$/.test(l.msg));
+    expect(http).toHaveLength(1);
+    expect(http[0]).toMatchObject({ msg: 'request completed', method: 'POST', url: '/', route: '/', status: 201, remoteAddress: '127.0.0.1' });
+    expect(http[0]?.durationMs).toEqual(expect.any(Number));
 
     const accepted = lines().filter((l) => l.msg === 'delta accepted' && l.requestId === 'corr-accepted-1');
     expect(accepted).toHaveLength(1);
