@@ -28,7 +28,7 @@ const BENCHMARKS: readonly Benchmark[] = [
     name: 'e2e',
     title: 'end to end (deltas → persisted + projected + action topics)',
     run: async (quick) =>
-      (await import('./end-to-end')).run(quick ? { deltas: 3000, httpDeltas: 600, loneWrites: 50 } : { deltas: 20_000, httpDeltas: 2000, loneWrites: 200 }),
+      (await import('./end-to-end')).run(quick ? { deltas: 3000, httpDeltas: 600, loneWrites: 50 } : { deltas: 20_000, httpDeltas: 6000, loneWrites: 200 }),
   },
   {
     name: 'encrypt',
