@@ -1,13 +1,21 @@
 import { DeltabrokerError } from '../src/errors';
 import type { Logger } from '../src/logger';
-import type { BatchHandled, DeltaEnvelope, DeltaOutcome, LogRecord, RecordSchemas, Subscription, WriteLog } from '../src/log';
+import {
+  BatchRounds,
+  type BatchHandled,
+  type DeltaEnvelope,
+  type DeltaOutcome,
+  type LogRecord,
+  type RecordSchemas,
+  type Subscription,
+  type WriteLog,
+} from '../src/log';
 import type { EntityConfigSource } from '../src/tenant';
 import type { DeltaContext } from './context';
 import type { RecordedOffsets } from './recorded-offsets';
 import type { ActorProofVerifier } from '../src/auth/actor-proof';
 import { BatchActors } from './batch-actors';
 import { BatchConfigs } from './batch-configs';
-import { BatchRounds } from './batch-rounds';
 import { BatchStateView } from './batch-state-view';
 import { decide, type AcceptedRow, type Decision } from './decide-batch';
 import type { DeltaOutcomeRow, RecordStateStore, StoredVerdict } from '../src/store/record-states/port';
@@ -43,7 +51,15 @@ export async function startDeltaProcessor(options: DeltaProcessorOptions): Promi
     { topic: PIPELINE_TOPICS.outcomes, partitions: 3 },
   ]);
   const createdTopics = new Set<string>();
-  const rounds = new BatchRounds<LogRecord<DeltaEnvelope>>((records) => processBatch(options, createdTopics, records), ROUND_RECORDS);
+  // One round decides the batches of several partitions together (src/log/batch-rounds.ts); each gets its answer.
+  const rounds = new BatchRounds<readonly LogRecord<DeltaEnvelope>[], BatchHandled>(
+    async (batches) => {
+      const handled = await processBatch(options, createdTopics, batches.flat());
+      return batches.map(() => handled);
+    },
+    ROUND_RECORDS,
+    (records) => records.length,
+  );
   const subscription = await log.subscribe<DeltaEnvelope>({
     groupId: PIPELINE_GROUPS.pipeline,
     topics: [PIPELINE_TOPICS.deltas],
@@ -76,7 +92,7 @@ export async function startDeltaProcessor(options: DeltaProcessorOptions): Promi
   };
 }
 
-/** Deltas decided together at most, from the batches of several partitions (batch-rounds.ts). */
+/** Deltas decided together at most, from the batches of several partitions. */
 const ROUND_RECORDS = 5000;
 
 /** How often the state checkpoints move on (a restart reads the events of at most about this long). */

@@ -1,22 +1,22 @@
-import { BatchRounds } from '../../../streams/batch-rounds';
+import { BatchRounds } from '../../../src/log/batch-rounds';
 
 /** A round runner that records each round's records and finishes a round only when told to. */
 function recordingRunner() {
   const rounds: string[][] = [];
   const finish: (() => void)[] = [];
-  const run = (records: string[]): Promise<{ settled: Promise<void> }> => {
-    rounds.push(records);
-    return new Promise((resolve) => finish.push(() => resolve({ settled: Promise.resolve() })));
+  const run = (batches: string[][]): Promise<number[]> => {
+    rounds.push(batches.flat());
+    return new Promise((resolve) => finish.push(() => resolve(batches.map((b) => b.length))));
   };
   return { rounds, finish, run };
 }
 
 const turn = (): Promise<void> => new Promise((r) => setImmediate(r));
 
-describe('the pipeline decides the partitions’ batches in rounds', () => {
+describe('a subscription’s batches are handled in rounds', () => {
   test('batches handed in the same turn share a round, in order; a later turn starts another beside it', async () => {
     const { rounds, finish, run } = recordingRunner();
-    const r = new BatchRounds<string>(run, 100);
+    const r = new BatchRounds<string[], number>(run, 100, (b) => b.length);
     const first = [r.handle(['p0-a', 'p0-b']), r.handle(['p1-a'])];
     await turn();
     expect(rounds).toEqual([['p0-a', 'p0-b', 'p1-a']]);
@@ -26,7 +26,7 @@ describe('the pipeline decides the partitions’ batches in rounds', () => {
     let firstDone = false;
     void Promise.all(first).then(() => (firstDone = true));
     finish[1]!();
-    await expect(Promise.all(second)).resolves.toHaveLength(2);
+    await expect(Promise.all(second)).resolves.toEqual([1, 1]); // each batch gets its own answer
     expect(firstDone).toBe(false);
     finish[0]!();
     await expect(Promise.all(first)).resolves.toHaveLength(2);
@@ -34,7 +34,7 @@ describe('the pipeline decides the partitions’ batches in rounds', () => {
 
   test('a round takes batches up to its record limit (at least one batch); the rest form further rounds', async () => {
     const { rounds, finish, run } = recordingRunner();
-    const r = new BatchRounds<string>(run, 3);
+    const r = new BatchRounds<string[], number>(run, 3, (b) => b.length);
     const all = [r.handle(['a', 'b', 'c', 'd']), r.handle(['e']), r.handle(['f', 'g']), r.handle(['h'])];
     await turn();
     expect(rounds).toEqual([['a', 'b', 'c', 'd'], ['e', 'f', 'g'], ['h']]);
@@ -44,15 +44,19 @@ describe('the pipeline decides the partitions’ batches in rounds', () => {
 
   test('a failed round fails every batch in it, and later rounds still run', async () => {
     let calls = 0;
-    const r = new BatchRounds<string>(async (records) => {
-      calls++;
-      if (records.includes('bad')) throw new Error('store unavailable');
-      return undefined;
-    }, 100);
+    const r = new BatchRounds<string[], string>(
+      async (batches) => {
+        calls++;
+        if (batches.flat().includes('bad')) throw new Error('store unavailable');
+        return batches.map((b) => `done ${b.join()}`);
+      },
+      100,
+      (b) => b.length,
+    );
     const failed = [r.handle(['ok-1']), r.handle(['bad'])];
     await expect(failed[0]).rejects.toThrow('store unavailable');
     await expect(failed[1]).rejects.toThrow('store unavailable');
-    await expect(r.handle(['ok-2'])).resolves.toBeUndefined();
+    await expect(r.handle(['ok-2'])).resolves.toBe('done ok-2');
     expect(calls).toBe(2);
   });
 });
