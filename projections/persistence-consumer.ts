@@ -1,4 +1,5 @@
 import {
+  BatchRounds,
   isTopicRecreated,
   lostPositionOf,
   type EntityEvent,
@@ -30,21 +31,23 @@ export interface PersistenceConsumerOptions {
   topics: readonly string[];
   concurrency: number;
   /**
-   * Applies one batch and answers the partition's next offset once it is stored. Throws DB_TOPIC_RECREATED
-   * (`assertPositionHeld`) when its checkpoint lies beyond the batch's partition.
+   * Applies the batches of a round, at most one per partition, and answers each partition's next offset once
+   * they are stored. Throws DB_TOPIC_RECREATED (`assertPositionHeld`) when a checkpoint lies beyond its batch's
+   * partition.
    */
-  apply(batch: RecordBatch<EntityEvent>): Promise<bigint>;
+  applyRound(batches: readonly RecordBatch<EntityEvent>[]): Promise<bigint[]>;
   /** Where partitions whose position the log lost are reported (default: kept to this consumer). */
   stopped?: StoppedTopics;
 }
 
 /**
- * What every projector shares: one consumer group over the persistence topics, a batch handed to `apply` per
- * partition in order, and the applied positions readers may wait on. Resolves once the group is joined.
+ * What every projector shares: one consumer group over the persistence topics, the batches of each partition
+ * in order, handed to `applyRound` together with other partitions' batches that became readable at the same
+ * time, and the applied positions readers may wait on. Resolves once the group is joined.
  *
  * Topic identity: a persistence topic deleted and created again starts at offset 0 under a checkpoint that
  * counted the old topic's records, so its new records would pass for records applied before. A partition whose
- * checkpoint lies beyond its end (found at start, or by `apply` on a batch), or whose group offset the log lost,
+ * checkpoint lies beyond its end (found at start, or by `applyRound` on a batch), or whose group offset the log lost,
  * is stopped with DB_TOPIC_RECREATED; the projector's other partitions go on.
  */
 export async function consumePersistenceTopics(o: PersistenceConsumerOptions): Promise<PersistenceConsumer> {
@@ -52,6 +55,12 @@ export async function consumePersistenceTopics(o: PersistenceConsumerOptions): P
   const positions = new AppliedPositions(checkpointOf);
   const stopped = o.stopped ?? new StoppedTopics();
   let subscription: Subscription | undefined;
+  // The batches of partitions that become readable together are applied together (one transaction per round).
+  const rounds = new BatchRounds<RecordBatch<EntityEvent>, bigint>(
+    (batches) => o.applyRound(batches),
+    ROUND_RECORDS,
+    (b) => b.records.length,
+  );
   if (o.topics.length > 0) {
     await o.log.createTopics(o.topics.map(persistenceTopicSpec));
     await findLostCheckpoints(o, checkpointOf, stopped);
@@ -65,12 +74,14 @@ export async function consumePersistenceTopics(o: PersistenceConsumerOptions): P
         const known = stopped.errorOf(o.projector, batch.topic, batch.partition);
         if (known) throw known;
         try {
-          positions.advance(batch.topic, batch.partition, await o.apply(batch));
+          positions.advance(batch.topic, batch.partition, await rounds.handle(batch));
         } catch (e) {
           if (!isTopicRecreated(e)) throw e;
+          // Another partition of the round lost its position: this batch comes again, in a round without it.
+          const lost = lostPositionOf(e);
+          if (lost.topic !== batch.topic || lost.partition !== batch.partition) throw e;
           // The batch's high watermark is as of its fetch: a replay's handover or another member may have moved
           // the checkpoint past it since. Only a checkpoint beyond the partition's end now means a new topic.
-          const lost = lostPositionOf(e);
           const now = (await o.log.topicOffsets(batch.topic)).find((p) => p.partition === batch.partition);
           if (now && BigInt(lost.position) <= BigInt(now.high)) return; // every record of the batch is applied already
           throw stopped.stop(o.projector, { ...lost, ...(now && { logStart: now.low, highWatermark: now.high }) });
@@ -91,6 +102,9 @@ export async function consumePersistenceTopics(o: PersistenceConsumerOptions): P
     },
   };
 }
+
+/** Records applied in one round at most (several partitions' batches). */
+const ROUND_RECORDS = 10_000;
 
 /** Stops, before consuming, the partitions whose stored checkpoint lies beyond their end. */
 async function findLostCheckpoints(

@@ -18,23 +18,51 @@ export interface PartitionRef {
  * other, and the second one sees the first one's checkpoint.
  */
 export async function claimCheckpoint(tx: SqlExecutor, ref: PartitionRef): Promise<bigint> {
-  const result = await tx.query<{ next_offset: string | number | bigint }>(
-    `insert into projection_checkpoints (projector, topic, partition, next_offset) values ($1, $2, $3, 0)
+  return (await claimCheckpoints(tx, [ref]))[0] as bigint;
+}
+
+/**
+ * claimCheckpoint for several partitions in one statement (a round of batches), in the order given. Rows are
+ * locked in (projector, topic, partition) order, whatever the order given, so two transactions claiming
+ * overlapping sets wait for each other instead of deadlocking.
+ */
+export async function claimCheckpoints(tx: SqlExecutor, refs: readonly PartitionRef[]): Promise<bigint[]> {
+  const result = await tx.query<{ topic: string; partition: number; next_offset: string | number | bigint }>(
+    `insert into projection_checkpoints (projector, topic, partition, next_offset)
+       select projector, topic, partition, 0 from unnest($1::text[], $2::text[], $3::int[]) as r(projector, topic, partition)
+       order by projector, topic, partition
        on conflict (projector, topic, partition) do update set next_offset = projection_checkpoints.next_offset
-     returning next_offset`,
-    [ref.projector, ref.topic, ref.partition],
+     returning topic, partition, next_offset`,
+    [refs.map((r) => r.projector), refs.map((r) => r.topic), refs.map((r) => r.partition)],
+    PREPARED,
   );
-  return BigInt(result.rows[0]?.next_offset ?? 0);
+  const claimed = new Map(result.rows.map((row) => [`${row.topic}\0${row.partition}`, BigInt(row.next_offset)]));
+  return refs.map((r) => claimed.get(`${r.topic}\0${r.partition}`) ?? 0n);
 }
 
 export async function advanceCheckpoint(tx: SqlExecutor, ref: PartitionRef, nextOffset: bigint): Promise<void> {
-  await tx.query('update projection_checkpoints set next_offset = $4, updated_at = now() where projector = $1 and topic = $2 and partition = $3', [
-    ref.projector,
-    ref.topic,
-    ref.partition,
-    nextOffset.toString(),
-  ]);
+  await advanceCheckpoints(tx, [{ ref, nextOffset }]);
 }
+
+/** advanceCheckpoint for several partitions in one statement. */
+export async function advanceCheckpoints(tx: SqlExecutor, advances: readonly { ref: PartitionRef; nextOffset: bigint }[]): Promise<void> {
+  if (advances.length === 0) return;
+  await tx.query(
+    `update projection_checkpoints c set next_offset = r.next_offset, updated_at = now()
+       from unnest($1::text[], $2::text[], $3::int[], $4::bigint[]) as r(projector, topic, partition, next_offset)
+      where c.projector = r.projector and c.topic = r.topic and c.partition = r.partition`,
+    [
+      advances.map((a) => a.ref.projector),
+      advances.map((a) => a.ref.topic),
+      advances.map((a) => a.ref.partition),
+      advances.map((a) => a.nextOffset.toString()),
+    ],
+    PREPARED,
+  );
+}
+
+/** Every projector batch runs these: parsed and planned once per connection. */
+const PREPARED = { prepare: true } as const;
 
 /** The stored next offset of a partition, or undefined when this projector never applied it. */
 export async function readCheckpoint(sql: SqlExecutor, ref: PartitionRef): Promise<bigint | undefined> {

@@ -9,7 +9,7 @@ import { assertPositionHeld, type EntityEvent, type LogRecord, type RecordBatch 
 import type { Logger } from '../../src/logger';
 import type { SqlClient, SqlExecutor } from '../../src/store/sql-client';
 import type { EntityConfig, EntityConfigSource } from '../../src/tenant';
-import { advanceCheckpoint, claimCheckpoint, type PartitionRef } from './checkpoint-store';
+import { advanceCheckpoints, claimCheckpoints, type PartitionRef } from './checkpoint-store';
 import { maskErasedPersonalFields } from '../erased-personal-fields';
 import { foldRecordChanges, type RowChange } from './row-changes';
 import { writeRowChanges } from './row-writer';
@@ -40,6 +40,12 @@ export interface BatchReport {
   /** Rows inserted or updated, and rows deleted. */
   readonly upserted: number;
   readonly deleted: number;
+}
+
+/** A batch's records of one entity, in offset order; `table` is undefined for an entity with no configuration. */
+interface TableGroup {
+  readonly table: ProjectionTable | undefined;
+  readonly records: LogRecord<EntityEvent>[];
 }
 
 export class TableProjection {
@@ -76,55 +82,75 @@ export class TableProjection {
   }
 
   async apply(batch: RecordBatch<EntityEvent>): Promise<BatchReport> {
-    const { sql, logger, projector } = this.options;
-    const ref: PartitionRef = { projector, topic: batch.topic, partition: batch.partition };
-    const groups = await this.groupByTable(batch.records);
+    return (await this.applyRound([batch]))[0] as BatchReport;
+  }
+
+  /**
+   * Applies batches of several partitions (a round, see BatchRounds) in one transaction: their checkpoints are
+   * claimed in one statement and advanced in one, each batch's rows written as `apply` writes them.
+   */
+  async applyRound(batches: readonly RecordBatch<EntityEvent>[]): Promise<BatchReport[]> {
+    const { sql, projector } = this.options;
+    const refs: PartitionRef[] = batches.map((b) => ({ projector, topic: b.topic, partition: b.partition }));
+    const groups = await Promise.all(batches.map((b) => this.groupByTable(b.records)));
+    return sql.transaction(async (tx) => {
+      const befores = await claimCheckpoints(tx, refs);
+      // A checkpoint beyond a log's end: that topic was recreated (the whole round is refused, and delivered again).
+      batches.forEach((batch, i) => assertPositionHeld(projector, batch, befores[i] as bigint));
+      const reports: BatchReport[] = [];
+      for (const [i, batch] of batches.entries()) reports.push(await this.writeBatch(tx, batch, groups[i] ?? [], befores[i] as bigint));
+      const advances = reports.flatMap((r, i) =>
+        r.checkpointAfter === r.checkpointBefore ? [] : [{ ref: refs[i] as PartitionRef, nextOffset: BigInt(r.checkpointAfter) }],
+      );
+      await advanceCheckpoints(tx, advances);
+      return reports;
+    });
+  }
+
+  /** One batch's rows, inside the round's transaction: records below its checkpoint `before` were applied already. */
+  private async writeBatch(tx: SqlExecutor, batch: RecordBatch<EntityEvent>, groups: TableGroup[], before: bigint): Promise<BatchReport> {
+    const { logger } = this.options;
     const last = batch.records[batch.records.length - 1];
     const batchEnd = last === undefined ? 0n : BigInt(last.offset) + 1n;
-
-    const report = await sql.transaction(async (tx) => {
-      const before = await claimCheckpoint(tx, ref);
-      assertPositionHeld(projector, batch, before); // a checkpoint beyond the log's end: the topic was recreated
-      const applied: string[] = [];
-      let alreadyApplied = 0;
-      let unprojectable = 0;
-      let upserted = 0;
-      let deleted = 0;
-      for (const group of groups) {
-        const fresh = group.records.filter((r) => BigInt(r.offset) >= before);
-        alreadyApplied += group.records.length - fresh.length;
-        if (fresh.length === 0) continue;
-        if (group.table === undefined) {
-          unprojectable += fresh.length;
-          continue;
-        }
-        const folded = foldRecordChanges(group.table, fresh);
-        const counts = await writeRowChanges(tx, group.table, await maskErasedSubjects(tx, group.table, folded.changes));
-        upserted += counts.upserted;
-        deleted += counts.deleted;
-        unprojectable += folded.skipped.length;
-        const skipped = new Set(folded.skipped.map((s) => s.record.offset));
-        applied.push(...fresh.filter((r) => !skipped.has(r.offset)).map((r) => r.offset));
-        for (const s of folded.skipped)
-          logger.warn({ topic: batch.topic, partition: batch.partition, offset: s.record.offset, reason: s.reason }, 'event not projectable; passed over');
+    const applied: string[] = [];
+    let alreadyApplied = 0;
+    let unprojectable = 0;
+    let upserted = 0;
+    let deleted = 0;
+    for (const group of groups) {
+      const fresh = group.records.filter((r) => BigInt(r.offset) >= before);
+      alreadyApplied += group.records.length - fresh.length;
+      if (fresh.length === 0) continue;
+      if (group.table === undefined) {
+        unprojectable += fresh.length;
+        continue;
       }
-      const after = batchEnd > before ? batchEnd : before;
-      if (after > before) await advanceCheckpoint(tx, ref, after);
-      return {
-        checkpointBefore: before.toString(),
-        checkpointAfter: after.toString(),
-        appliedOffsets: applied,
-        alreadyApplied,
-        unprojectable,
-        upserted,
-        deleted,
-      };
-    });
-    return { topic: batch.topic, partition: batch.partition, ...report };
+      const folded = foldRecordChanges(group.table, fresh);
+      const counts = await writeRowChanges(tx, group.table, await maskErasedSubjects(tx, group.table, folded.changes));
+      upserted += counts.upserted;
+      deleted += counts.deleted;
+      unprojectable += folded.skipped.length;
+      const skipped = new Set(folded.skipped.map((s) => s.record.offset));
+      applied.push(...fresh.filter((r) => !skipped.has(r.offset)).map((r) => r.offset));
+      for (const s of folded.skipped)
+        logger.warn({ topic: batch.topic, partition: batch.partition, offset: s.record.offset, reason: s.reason }, 'event not projectable; passed over');
+    }
+    const after = batchEnd > before ? batchEnd : before;
+    return {
+      topic: batch.topic,
+      partition: batch.partition,
+      checkpointBefore: before.toString(),
+      checkpointAfter: after.toString(),
+      appliedOffsets: applied,
+      alreadyApplied,
+      unprojectable,
+      upserted,
+      deleted,
+    };
   }
 
   /** The batch's records per entity, in offset order; `table` is undefined for an entity with no configuration. */
-  private async groupByTable(records: readonly LogRecord<EntityEvent>[]): Promise<{ table: ProjectionTable | undefined; records: LogRecord<EntityEvent>[] }[]> {
+  private async groupByTable(records: readonly LogRecord<EntityEvent>[]): Promise<TableGroup[]> {
     const groups = new Map<string, LogRecord<EntityEvent>[]>();
     for (const record of records) {
       const id = `${record.value.tenant}/${record.value.entity}`;

@@ -1,6 +1,6 @@
 /**
  * The Postgres table projector: one consumer group over the persistence topics of every configured entity,
- * each batch applied to the entity tables in one transaction with its checkpoint (table-projection.ts), and
+ * each round of batches applied to the entity tables in one transaction with their checkpoints (table-projection.ts), and
  * `waitFor` for readers that want their own writes. Needs the service migrations (projection_checkpoints)
  * to have run. The topics are those configured at start; an entity added later needs a restart, while a
  * field added to a configured entity is picked up on its next batch (column added and filled from `_doc`).
@@ -23,7 +23,7 @@ export interface TableProjectorOptions {
   readonly logger: Logger;
   /** Consumer group and checkpoint name (default TABLE_PROJECTOR_GROUP). */
   readonly groupId?: string;
-  /** Partitions applied at the same time, each in its own transaction (default 3). */
+  /** Partitions read at the same time (default 3); those readable together are applied in one transaction. */
   readonly concurrency?: number;
   /** Told about every committed batch (metrics, tests). */
   readonly onBatch?: (report: BatchReport) => void;
@@ -62,14 +62,16 @@ export async function startTableProjector(o: TableProjectorOptions): Promise<Tab
     topics,
     concurrency: o.concurrency ?? 3,
     ...(o.stopped && { stopped: o.stopped }),
-    apply: async (batch) => {
-      const report = await projection.apply(batch);
-      logger.info(
-        { topic: report.topic, partition: report.partition, applied: report.appliedOffsets.length, checkpoint: report.checkpointAfter },
-        'batch projected',
-      );
-      o.onBatch?.(report);
-      return BigInt(report.checkpointAfter);
+    applyRound: async (batches) => {
+      const reports = await projection.applyRound(batches);
+      for (const report of reports) {
+        logger.info(
+          { topic: report.topic, partition: report.partition, applied: report.appliedOffsets.length, checkpoint: report.checkpointAfter },
+          'batch projected',
+        );
+        o.onBatch?.(report);
+      }
+      return reports.map((report) => BigInt(report.checkpointAfter));
     },
   });
   logger.info({ topics, tables: configs.map((c) => projectionTableOf(c).qualifiedName) }, 'table projector running');

@@ -7,7 +7,7 @@ import { persistenceTopicsOf, SEARCH_PROJECTOR_GROUP } from '../../src/log/topol
 import { maskErasedDocuments } from '../erased-personal-fields';
 import type { StoppedTopics } from '../stopped-topics';
 import { consumePersistenceTopics, type PersistenceConsumer } from '../persistence-consumer';
-import { advanceCheckpoint, claimCheckpoint } from '../postgres/checkpoint-store';
+import { advanceCheckpoints, claimCheckpoints, type PartitionRef } from '../postgres/checkpoint-store';
 import { batchEntityConfigs } from '../batch-entity-configs';
 
 export interface SearchProjectorOptions {
@@ -52,18 +52,23 @@ export async function startSearchProjector(o: SearchProjectorOptions): Promise<S
     topics,
     concurrency: 3,
     ...(o.stopped && { stopped: o.stopped }),
-    // The batch is written while its checkpoint row is held (claimed first, advanced last), so a replay's swap,
-    // which holds the same rows, never runs between a write to the old index and its checkpoint.
-    apply: (batch) =>
+    // A round's batches are written while their checkpoint rows are held (claimed first, advanced last), so a
+    // replay's swap, which holds the same rows, never runs between a write to the old index and its checkpoint.
+    applyRound: (batches) =>
       o.sql.transaction(async (tx) => {
-        // Records below the checkpoint are already in the index: a replay's handover may have moved it ahead.
-        const ref = { projector, topic: batch.topic, partition: batch.partition };
-        const from = await claimCheckpoint(tx, ref);
-        assertPositionHeld(projector, batch, from); // a checkpoint beyond the log's end: the topic was recreated
+        // Records below a checkpoint are already in the index: a replay's handover may have moved it ahead.
+        const refs = batches.map((b) => ({ projector, topic: b.topic, partition: b.partition }));
+        const froms = await claimCheckpoints(tx, refs);
+        batches.forEach((batch, i) => assertPositionHeld(projector, batch, froms[i] as bigint)); // a checkpoint beyond the log's end: the topic was recreated
+        // Each record's newest event in the round (a record lives on one partition; the higher version wins anyway).
         const newest = new Map<string, EntityEvent>();
-        for (const { value, offset } of batch.records) {
-          if (BigInt(offset) >= from) newest.set(`${value.tenant}/${value.entity}/${value.key}`, value);
-        }
+        batches.forEach((batch, i) => {
+          for (const { value, offset } of batch.records) {
+            if (BigInt(offset) < (froms[i] as bigint)) continue;
+            const id = `${value.tenant}/${value.entity}/${value.key}`;
+            if ((newest.get(id)?.version ?? -1) < value.version) newest.set(id, value);
+          }
+        });
         const upserts = new Map<string, { config: EntityConfig; docs: SearchDocument[] }>();
         const deletes = new Map<string, string[]>();
         const configOf = await batchEntityConfigs(o.entities, newest.values());
@@ -80,11 +85,17 @@ export async function startSearchProjector(o: SearchProjectorOptions): Promise<S
         }
         for (const [index, { config, docs }] of upserts) await o.search.upsert(index, await maskErasedDocuments(tx, config, docs));
         for (const [index, ids] of deletes) await o.search.delete(index, ids);
-        const last = batch.records[batch.records.length - 1];
-        const next = last === undefined ? from : BigInt(last.offset) + 1n;
-        if (next <= from) return from;
-        await advanceCheckpoint(tx, ref, next);
-        return next;
+        const nexts = batches.map((batch, i) => {
+          const last = batch.records[batch.records.length - 1];
+          const from = froms[i] as bigint;
+          const next = last === undefined ? from : BigInt(last.offset) + 1n;
+          return next > from ? next : from;
+        });
+        await advanceCheckpoints(
+          tx,
+          nexts.flatMap((nextOffset, i) => (nextOffset > (froms[i] as bigint) ? [{ ref: refs[i] as PartitionRef, nextOffset }] : [])),
+        );
+        return nexts;
       }),
   });
   logger.info({ topics }, 'search projector running');

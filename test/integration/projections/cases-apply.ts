@@ -46,6 +46,30 @@ export function applyCases({ sql, projectionOf, rows, rowOf }: ProjectionContext
     expect(checkpoint).toBe(4n);
   });
 
+  test("a round applies several partitions' batches in one transaction, each against its own checkpoint", async () => {
+    const { entities, configs } = configSource(accountConfig(uniqueEntity('round')));
+    const config = configs[0] as EntityConfig;
+    const projection = projectionOf(entities);
+    const ev = (key: string, version: number) =>
+      entityEvent(
+        config,
+        version === 1
+          ? { operation: 'create', key, version, payload: { accountId: key, name: `${key}${version}` } }
+          : { operation: 'update', key, version, payload: { accountId: key, name: `${key}${version}` } },
+      );
+    await projection.apply(batchOf(config, 0, [ev('p0', 1)], 0));
+    // Partition 0's batch is redelivered from offset 0 (its first record applied before); partition 2 is new.
+    const reports = await projection.applyRound([batchOf(config, 0, [ev('p0', 1), ev('p0', 2)], 0), batchOf(config, 0, [ev('p2', 1)], 2)]);
+    expect(reports.map((r) => [r.partition, r.checkpointBefore, r.checkpointAfter, r.alreadyApplied, r.appliedOffsets])).toEqual([
+      [0, '1', '2', 1, ['1']],
+      [2, '0', '1', 0, ['0']],
+    ]);
+    expect((await rowOf(config, 'p0'))?.name).toBe('p02');
+    expect((await rowOf(config, 'p2'))?.name).toBe('p21');
+    const checkpoint = (partition: number) => readCheckpoint(sql(), { projector: projection.projector, topic: config.persistence.topic, partition });
+    expect([await checkpoint(0), await checkpoint(2)]).toEqual([2n, 1n]);
+  });
+
   test('an update merges into the stored document: absent fields keep their value, null clears one', async () => {
     const { entities, configs } = configSource(accountConfig(uniqueEntity('merge')));
     const config = configs[0] as EntityConfig;
