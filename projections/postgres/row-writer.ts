@@ -1,10 +1,9 @@
 /**
  * Writes folded row changes into a projection table with a few multi-row statements (one round trip per
  * mode and chunk, never one per row). The rows travel column by column: an array per key and scalar column
- * (`unnest($n::bigint[])`), a JSON array for the documents and for each object column
- * (`jsonb_array_elements($n::jsonb)`), zipped into rows by `rows from (…)`. The typed column values are taken
- * from each document in JavaScript (column-values.ts), so PostgreSQL parses every document once and takes no
- * field out of it again. Each statement only moves a row forward: an upsert updates a row only when its version
+ * (`unnest($n::bigint[])`), one JSON array for the documents (`jsonb_array_elements($n::jsonb)`), zipped into
+ * rows by `rows from (…)`. The scalar column values are taken from each document in JavaScript
+ * (column-values.ts), so PostgreSQL parses every document once and converts no field of it to text again. Each statement only moves a row forward: an upsert updates a row only when its version
  * is newer, a delete only removes an older row. Identifiers are validated and quoted (table-schema), every value
  * is inside a parameter.
  */
@@ -13,7 +12,7 @@ import { quoteIdent } from '../../src/store/sql-identifier';
 import { arrayLiteral } from './array-literal';
 import { columnValue } from './column-values';
 import type { ChangeMode, RowChange } from './row-changes';
-import type { FieldColumn, ProjectionTable } from './table-schema';
+import { fieldValueSql, type FieldColumn, type ProjectionTable } from './table-schema';
 
 /**
  * Rows per statement: a whole log batch (a few thousand records) or a replay run's share in one or two round
@@ -44,26 +43,17 @@ export async function writeRowChanges(tx: SqlExecutor, table: ProjectionTable, c
 const keyInput = (i: number): string => quoteIdent(`_k${i}`, 'column');
 const valueInput = (i: number): string => quoteIdent(`_c${i}`, 'column');
 
+/**
+ * The non-key columns, and of them those that travel as arrays. An object column is taken from the parsed
+ * document in SQL (a lookup in it, where a JSON array of its own would be parsed a second time).
+ */
 const valueColumnsOf = (table: ProjectionTable): FieldColumn[] => table.fieldColumns.filter((c) => !table.keyColumns.includes(c));
-
-/** The set-returning function that yields the column's values from parameter `$n`. */
-function inputOf(column: FieldColumn, n: number): string {
-  return column.type === 'object' ? `jsonb_array_elements($${n}::jsonb)` : `unnest($${n}::${column.sqlType}[])`;
-}
-
-/** An object column's JSON array holds JSON null where the field is absent: that is SQL null in the column. */
-const selectOf = (column: FieldColumn, input: string): string => (column.type === 'object' ? `nullif(r.${input}, 'null'::jsonb)` : `r.${input}`);
+const sentColumnsOf = (table: ProjectionTable): FieldColumn[] => valueColumnsOf(table).filter((c) => c.type !== 'object');
 
 function upsertValues(table: ProjectionTable, chunk: readonly RowChange[]): string[] {
-  const param = (column: FieldColumn, values: unknown[]): string => (column.type === 'object' ? JSON.stringify(values) : arrayLiteral(values));
   return [
     ...table.keyColumns.map((_, i) => arrayLiteral(chunk.map((c) => c.key[i]))),
-    ...valueColumnsOf(table).map((column) =>
-      param(
-        column,
-        chunk.map((c) => columnValue(column, c.doc)),
-      ),
-    ),
+    ...sentColumnsOf(table).map((column) => arrayLiteral(chunk.map((c) => columnValue(column, c.doc)))),
     JSON.stringify(chunk.map((c) => c.doc)),
     arrayLiteral(chunk.map((c) => c.version)),
     arrayLiteral(chunk.map((c) => c.eventId)),
@@ -74,11 +64,12 @@ function upsertValues(table: ProjectionTable, chunk: readonly RowChange[]): stri
 
 function upsertSql(table: ProjectionTable, mode: 'replace' | 'merge'): string {
   const valueColumns = valueColumnsOf(table);
+  const sent = sentColumnsOf(table);
   const keys = table.keyColumns.length;
-  const system = keys + valueColumns.length;
+  const system = keys + sent.length;
   const inputs = [
-    ...table.keyColumns.map((k, i) => inputOf(k, i + 1)),
-    ...valueColumns.map((c, i) => inputOf(c, keys + i + 1)),
+    ...table.keyColumns.map((k, i) => `unnest($${i + 1}::${k.sqlType}[])`),
+    ...sent.map((c, i) => `unnest($${keys + i + 1}::${c.sqlType}[])`),
     `jsonb_array_elements($${system + 1}::jsonb)`,
     `unnest($${system + 2}::bigint[])`,
     `unnest($${system + 3}::text[])`,
@@ -87,7 +78,7 @@ function upsertSql(table: ProjectionTable, mode: 'replace' | 'merge'): string {
   ];
   const names = [
     ...table.keyColumns.map((_, i) => keyInput(i)),
-    ...valueColumns.map((_, i) => valueInput(i)),
+    ...sent.map((_, i) => valueInput(i)),
     '"_doc"',
     '"_version"',
     '"_event_id"',
@@ -96,7 +87,7 @@ function upsertSql(table: ProjectionTable, mode: 'replace' | 'merge'): string {
   ];
   const selectValues = [
     ...table.keyColumns.map((_, i) => `r.${keyInput(i)}`),
-    ...valueColumns.map((c, i) => selectOf(c, valueInput(i))),
+    ...valueColumns.map((c) => (c.type === 'object' ? fieldValueSql(c, 'r."_doc"') : `r.${valueInput(sent.indexOf(c))}`)),
     'r."_doc"',
     'r."_version"',
     'r."_event_id"',
@@ -128,7 +119,7 @@ function deleteValues(table: ProjectionTable, chunk: readonly RowChange[]): stri
 
 function deleteSql(table: ProjectionTable): string {
   const keys = table.keyColumns.length;
-  const inputs = [...table.keyColumns.map((k, i) => inputOf(k, i + 1)), `unnest($${keys + 1}::bigint[])`];
+  const inputs = [...table.keyColumns.map((k, i) => `unnest($${i + 1}::${k.sqlType}[])`), `unnest($${keys + 1}::bigint[])`];
   const names = [...table.keyColumns.map((_, i) => keyInput(i)), '"_version"'];
   const matches = table.keyColumns.map((k, i) => `t.${k.ident} = r.${keyInput(i)}`).join(' and ');
   return `delete from ${table.qualifiedName} as t using rows from (${inputs.join(', ')}) as r(${names.join(', ')}) where ${matches} and t."_version" < r."_version"`;
