@@ -29,6 +29,8 @@ export interface PersistenceConsumerOptions {
   projector: string;
   topics: readonly string[];
   concurrency: number;
+  /** Bytes read per partition at a time (the log's default when absent): more records to fold while behind. */
+  maxBytesPerPartition?: number;
   /**
    * Applies one batch and answers the partition's next offset once it is stored. Throws DB_TOPIC_RECREATED
    * (`assertPositionHeld`) when its checkpoint lies beyond the batch's partition.
@@ -60,6 +62,7 @@ export async function consumePersistenceTopics(o: PersistenceConsumerOptions): P
       topics: o.topics,
       readerSchema: o.schemas.EntityEvent,
       partitionsConsumedConcurrently: o.concurrency,
+      ...(o.maxBytesPerPartition !== undefined && { maxBytesPerPartition: o.maxBytesPerPartition }),
       onLostPosition: (lost) => void stopped.stop(o.projector, lost),
       handleBatch: async (batch) => {
         const known = stopped.errorOf(o.projector, batch.topic, batch.partition);
