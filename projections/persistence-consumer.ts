@@ -30,6 +30,8 @@ export interface PersistenceConsumerOptions {
   projector: string;
   topics: readonly string[];
   concurrency: number;
+  /** Bytes read per partition at a time (the log's default when absent): more records to fold while behind. */
+  maxBytesPerPartition?: number;
   /**
    * Applies the batches of a round, at most one per partition, and answers each partition's next offset once
    * they are stored. Throws DB_TOPIC_RECREATED (`assertPositionHeld`) when a checkpoint lies beyond its batch's
@@ -69,6 +71,7 @@ export async function consumePersistenceTopics(o: PersistenceConsumerOptions): P
       topics: o.topics,
       readerSchema: o.schemas.EntityEvent,
       partitionsConsumedConcurrently: o.concurrency,
+      ...(o.maxBytesPerPartition !== undefined && { maxBytesPerPartition: o.maxBytesPerPartition }),
       onLostPosition: (lost) => void stopped.stop(o.projector, lost),
       handleBatch: async (batch) => {
         const known = stopped.errorOf(o.projector, batch.topic, batch.partition);

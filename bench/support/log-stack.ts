@@ -5,7 +5,8 @@ import { Client } from 'pg';
 import { startEmbeddedKafka } from '../../src/embedded/kafka';
 import { startEmbeddedRegistry } from '../../src/embedded/registry';
 import { loadSchemas, type RecordSchemas } from '../../src/log';
-import { openKafkaWriteLog, type KafkaWriteLog } from '../../src/log/kafka';
+import { openInProcessWriteLog } from '../../src/log/in-process';
+import type { WriteLog } from '../../src/log';
 import { silentLogger } from '../../src/logger';
 import { migrate } from '../../src/store/migrator';
 import { openPgSqlClient } from '../../src/store/pg-sql-client';
@@ -14,12 +15,13 @@ import { createBenchDatabase, type BenchDatabase } from './database';
 
 /**
  * What the projection and replay benchmarks run on: the embedded broker and registry in a temp directory, the
- * write log on them, a fresh migrated database, and a plain pg client for the COPY baseline. `close` undoes all.
+ * write log on them (in-process, as the service's projectors and `POST /admin/replay` reach the broker it
+ * started), a fresh migrated database, and a plain pg client for the COPY baseline. `close` undoes all.
  */
 export interface BenchLogStack {
   database: BenchDatabase;
   schemas: RecordSchemas;
-  log: KafkaWriteLog;
+  log: WriteLog;
   sql: SqlClient;
   copyClient: Client;
   close(): Promise<void>;
@@ -30,7 +32,8 @@ export async function openBenchLogStack(prefix: string): Promise<BenchLogStack> 
   const database = await createBenchDatabase(prefix.replace(/-/g, '_'));
   const kafka = await startEmbeddedKafka({ dataDir: path.join(dir, 'kafka'), port: 0 });
   const registry = await startEmbeddedRegistry({ dataDir: path.join(dir, 'registry'), port: 0 });
-  const log = await openKafkaWriteLog({ brokers: kafka.brokers, registryUrl: registry.url, logger: silentLogger(), fetchMaxWaitMs: 100 });
+  // In-process, as the service reaches the broker it started (src/composition/write-log.ts): no Kafka client.
+  const log = await openInProcessWriteLog({ broker: kafka.parts, registryUrl: registry.url, logger: silentLogger() });
   const sql = await openPgSqlClient(database.url);
   const copyClient = new Client({ connectionString: database.url });
   await copyClient.connect();

@@ -94,14 +94,16 @@ function mergeInto(doc: Record<string, unknown>, payload: Readonly<Record<string
   }
 }
 
-/** The document carries its key fields even when the payload left them out (the delta's key names them). */
+/**
+ * The document carries its key fields even when the payload left them out (the delta's key names them). The
+ * payload was parsed for this fold alone, so it becomes the document itself instead of a copy.
+ */
 function withKeyFields(table: ProjectionTable, payload: Record<string, unknown>, key: readonly string[]): Record<string, unknown> {
-  const doc = { ...payload };
   table.keyColumns.forEach((column, i) => {
     const value = key[i] as string;
-    if (doc[column.name] === undefined) doc[column.name] = column.type === 'integer' && Number.isSafeInteger(Number(value)) ? Number(value) : value;
+    if (payload[column.name] === undefined) payload[column.name] = column.type === 'integer' && Number.isSafeInteger(Number(value)) ? Number(value) : value;
   });
-  return doc;
+  return payload;
 }
 
 /** The payload as an object ({} for a delete), or undefined when it is not a JSON object. */

@@ -1,18 +1,22 @@
 /**
  * Writes folded row changes into a projection table with a few multi-row statements (one round trip per
- * mode and chunk, never one per row): the rows travel as one jsonb parameter and come back as a record set
- * (`jsonb_to_recordset`). Each statement only moves a row forward: an upsert updates a row only when its
- * version is newer, a delete only removes an older row. Identifiers are validated and quoted (table-schema),
- * every value is inside the parameter.
+ * mode and chunk, never one per row). The rows travel column by column: an array per key and scalar column
+ * (`unnest($n::bigint[])`), one JSON array for the documents (`jsonb_array_elements($n::jsonb)`), zipped into
+ * rows by `rows from (…)`. The scalar column values are taken from each document in JavaScript
+ * (column-values.ts), so PostgreSQL parses every document once and converts no field of it to text again. Each statement only moves a row forward: an upsert updates a row only when its version
+ * is newer, a delete only removes an older row. Identifiers are validated and quoted (table-schema), every value
+ * is inside a parameter.
  */
 import type { SqlExecutor } from '../../src/store/sql-client';
 import { quoteIdent } from '../../src/store/sql-identifier';
+import { arrayLiteral } from './array-literal';
+import { columnValue } from './column-values';
 import type { ChangeMode, RowChange } from './row-changes';
-import { fieldValueSql, type ProjectionTable } from './table-schema';
+import { fieldValueSql, type FieldColumn, type ProjectionTable } from './table-schema';
 
 /**
  * Rows per statement: a whole log batch (a few thousand records) or a replay run's share in one or two round
- * trips and plans, while one parameter stays a couple of megabytes.
+ * trips and plans, while the parameters stay a couple of megabytes.
  */
 export const ROWS_PER_STATEMENT = 5000;
 
@@ -28,37 +32,69 @@ export async function writeRowChanges(tx: SqlExecutor, table: ProjectionTable, c
     const rows = changes.filter((c) => c.mode === mode);
     for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
       const chunk = rows.slice(i, i + ROWS_PER_STATEMENT);
-      const result = await tx.query(mode === 'delete' ? deleteSql(table) : upsertSql(table, mode), [JSON.stringify(chunk.map(asRecord))]);
-      if (mode === 'delete') counts.deleted += result.rowCount;
-      else counts.upserted += result.rowCount;
+      if (mode === 'delete') counts.deleted += (await tx.query(deleteSql(table), deleteValues(table, chunk))).rowCount;
+      else counts.upserted += (await tx.query(upsertSql(table, mode), upsertValues(table, chunk))).rowCount;
     }
   }
   return counts;
 }
 
-/** Recordset columns of the key: `_k0`, `_k1`, … (field names never start with an underscore). */
-const keyParam = (i: number): string => quoteIdent(`_k${i}`, 'column');
+/** Input columns of the row set: `_k0`, `_k1`, … for the key, `_c0`, … for the other fields (field names never start with an underscore). */
+const keyInput = (i: number): string => quoteIdent(`_k${i}`, 'column');
+const valueInput = (i: number): string => quoteIdent(`_c${i}`, 'column');
 
-function asRecord(change: RowChange): Record<string, unknown> {
-  const row: Record<string, unknown> = {
-    _doc: change.doc,
-    _version: change.version,
-    _event_id: change.eventId,
-    _position: change.position,
-    _updated_at: change.updatedAt,
-  };
-  change.key.forEach((value, i) => (row[`_k${i}`] = value));
-  return row;
+/**
+ * The non-key columns, and of them those that travel as arrays. An object column is taken from the parsed
+ * document in SQL (a lookup in it, where a JSON array of its own would be parsed a second time).
+ */
+const valueColumnsOf = (table: ProjectionTable): FieldColumn[] => table.fieldColumns.filter((c) => !table.keyColumns.includes(c));
+const sentColumnsOf = (table: ProjectionTable): FieldColumn[] => valueColumnsOf(table).filter((c) => c.type !== 'object');
+
+function upsertValues(table: ProjectionTable, chunk: readonly RowChange[]): string[] {
+  return [
+    ...table.keyColumns.map((_, i) => arrayLiteral(chunk.map((c) => c.key[i]))),
+    ...sentColumnsOf(table).map((column) => arrayLiteral(chunk.map((c) => columnValue(column, c.doc)))),
+    JSON.stringify(chunk.map((c) => c.doc)),
+    arrayLiteral(chunk.map((c) => c.version)),
+    arrayLiteral(chunk.map((c) => c.eventId)),
+    arrayLiteral(chunk.map((c) => c.position)),
+    arrayLiteral(chunk.map((c) => c.updatedAt)),
+  ];
 }
 
-const SYSTEM_PARAMS = '"_doc" jsonb, "_version" bigint, "_event_id" text, "_position" text, "_updated_at" timestamptz';
-
 function upsertSql(table: ProjectionTable, mode: 'replace' | 'merge'): string {
-  const keyIndex = (name: string): number => table.keyColumns.findIndex((k) => k.name === name);
-  const valueColumns = table.fieldColumns.filter((c) => keyIndex(c.name) < 0);
-  const recordset = `jsonb_to_recordset($1::jsonb) as r(${table.keyColumns.map((k, i) => `${keyParam(i)} ${k.sqlType}`).join(', ')}, ${SYSTEM_PARAMS})`;
+  const valueColumns = valueColumnsOf(table);
+  const sent = sentColumnsOf(table);
+  const keys = table.keyColumns.length;
+  const system = keys + sent.length;
+  const inputs = [
+    ...table.keyColumns.map((k, i) => `unnest($${i + 1}::${k.sqlType}[])`),
+    ...sent.map((c, i) => `unnest($${keys + i + 1}::${c.sqlType}[])`),
+    `jsonb_array_elements($${system + 1}::jsonb)`,
+    `unnest($${system + 2}::bigint[])`,
+    `unnest($${system + 3}::text[])`,
+    `unnest($${system + 4}::text[])`,
+    `unnest($${system + 5}::timestamptz[])`,
+  ];
+  const names = [
+    ...table.keyColumns.map((_, i) => keyInput(i)),
+    ...sent.map((_, i) => valueInput(i)),
+    '"_doc"',
+    '"_version"',
+    '"_event_id"',
+    '"_position"',
+    '"_updated_at"',
+  ];
+  const selectValues = [
+    ...table.keyColumns.map((_, i) => `r.${keyInput(i)}`),
+    ...valueColumns.map((c) => (c.type === 'object' ? fieldValueSql(c, 'r."_doc"') : `r.${valueInput(sent.indexOf(c))}`)),
+    'r."_doc"',
+    'r."_version"',
+    'r."_event_id"',
+    'r."_position"',
+    'r."_updated_at"',
+  ];
   const insertColumns = [...table.keyColumns, ...valueColumns].map((c) => c.ident);
-  const selectValues = [...table.keyColumns.map((_, i) => `r.${keyParam(i)}`), ...valueColumns.map((c) => fieldValueSql(c, 'r."_doc"'))];
   // A merge keeps the stored value of every field the update does not carry; a replace takes the new row.
   // The field name inside '…' is a validated identifier.
   const setValue = (ident: string, name: string): string =>
@@ -72,13 +108,19 @@ function upsertSql(table: ProjectionTable, mode: 'replace' | 'merge'): string {
     '"_updated_at" = excluded."_updated_at"',
   ];
   return `insert into ${table.qualifiedName} as t (${insertColumns.join(', ')}, "_doc", "_version", "_event_id", "_position", "_updated_at")
-    select ${selectValues.join(', ')}, r."_doc", r."_version", r."_event_id", r."_position", r."_updated_at" from ${recordset}
+    select ${selectValues.join(', ')} from rows from (${inputs.join(', ')}) as r(${names.join(', ')})
     on conflict (${table.keyColumns.map((k) => k.ident).join(', ')}) do update set ${assignments.join(', ')}
     where t."_version" < excluded."_version"`;
 }
 
+function deleteValues(table: ProjectionTable, chunk: readonly RowChange[]): string[] {
+  return [...table.keyColumns.map((_, i) => arrayLiteral(chunk.map((c) => c.key[i]))), arrayLiteral(chunk.map((c) => c.version))];
+}
+
 function deleteSql(table: ProjectionTable): string {
-  const recordset = `jsonb_to_recordset($1::jsonb) as r(${table.keyColumns.map((k, i) => `${keyParam(i)} ${k.sqlType}`).join(', ')}, "_version" bigint)`;
-  const matches = table.keyColumns.map((k, i) => `t.${k.ident} = r.${keyParam(i)}`).join(' and ');
-  return `delete from ${table.qualifiedName} as t using ${recordset} where ${matches} and t."_version" < r."_version"`;
+  const keys = table.keyColumns.length;
+  const inputs = [...table.keyColumns.map((k, i) => `unnest($${i + 1}::${k.sqlType}[])`), `unnest($${keys + 1}::bigint[])`];
+  const names = [...table.keyColumns.map((_, i) => keyInput(i)), '"_version"'];
+  const matches = table.keyColumns.map((k, i) => `t.${k.ident} = r.${keyInput(i)}`).join(' and ');
+  return `delete from ${table.qualifiedName} as t using rows from (${inputs.join(', ')}) as r(${names.join(', ')}) where ${matches} and t."_version" < r."_version"`;
 }

@@ -44,6 +44,13 @@ export interface TableProjector {
 }
 
 /**
+ * Bytes of a partition read per batch. A batch is folded to one row change per record and written in one
+ * transaction, so a projector that is behind writes a record updated several times in that stretch once, and
+ * pays its statements and checkpoint once per few thousand records. Caught up, a batch is what arrived.
+ */
+export const PROJECTOR_READ_BYTES = 4 * 1024 * 1024;
+
+/**
  * Creates or migrates every configured entity's table (throws DB_CONFLICT when one needs a rebuild), then
  * joins the consumer group; resolves once it has its partitions.
  */
@@ -61,6 +68,7 @@ export async function startTableProjector(o: TableProjectorOptions): Promise<Tab
     projector,
     topics,
     concurrency: o.concurrency ?? 3,
+    maxBytesPerPartition: PROJECTOR_READ_BYTES,
     ...(o.stopped && { stopped: o.stopped }),
     applyRound: async (batches) => {
       const reports = await projection.applyRound(batches);

@@ -99,7 +99,7 @@ export function fieldValueSql(column: FieldColumn, doc: string): string {
 }
 
 /** ISO 8601 dates and date-times as the write pipeline accepts them (validate-delta), which Postgres parses. */
-const TIMESTAMP_PATTERN = '^[0-9]{4}-[0-9]{2}-[0-9]{2}([T ][0-9]{2}:[0-9]{2}(:[0-9]{2}(\\.[0-9]+)?)?(Z|[+-][0-9]{2}(:?[0-9]{2})?)?)?$';
+export const TIMESTAMP_PATTERN = '^[0-9]{4}-[0-9]{2}-[0-9]{2}([T ][0-9]{2}:[0-9]{2}(:[0-9]{2}(\\.[0-9]+)?)?(Z|[+-][0-9]{2}(:?[0-9]{2})?)?)?$';
 
 /**
  * Creates the table (and the tenant's schema) when missing, else adds the columns of new fields and fills

@@ -80,45 +80,69 @@ export async function readIntoShadows(o: LogPassOptions): Promise<ReplayResult> 
   };
 }
 
+/**
+ * One replay of the topic. Outside a transaction (`parallel`) a partition's full run is handed to the targets
+ * while the next run is read and decoded, and the targets apply it at the same time (each in its own
+ * transaction, with its own checkpoint); the next run of the partition waits for the last one. Inside a
+ * transaction everything goes one at a time on its one connection.
+ */
 async function readOnce(o: LogPassOptions): Promise<ReplayResult> {
   const seen = new Set<number>();
+  const overlap = o.parallel === true;
   const runs = new Map<number, { batch: RecordBatch<EntityEvent>; records: LogRecord<EntityEvent>[]; rejected: number }>();
+  const applying = new Map<number, Promise<void>>();
   const applyRun = async (partition: number): Promise<void> => {
     const run = runs.get(partition);
     if (run === undefined) return;
     runs.delete(partition);
     const batch = { ...run.batch, records: run.records, rejected: run.rejected };
-    for (const apply of o.appliers) await apply(batch);
+    if (overlap) await Promise.all(o.appliers.map((apply) => apply(batch)));
+    else for (const apply of o.appliers) await apply(batch);
   };
-  const result = await o.log.replay<EntityEvent>({
-    topic: o.topic,
-    from: o.from,
-    readerSchema: o.schemas.EntityEvent,
-    handleBatch: async (batch) => {
-      o.signal?.throwIfAborted();
-      const first = batch.records[0];
-      let skippedBefore = 0;
-      if (first !== undefined && !seen.has(batch.partition)) {
-        seen.add(batch.partition);
-        const assumed = o.assumedStart?.get(batch.partition);
-        if (assumed !== undefined && BigInt(first.offset) > assumed) skippedBefore = Number(BigInt(first.offset) - assumed);
-      }
-      const limit = o.limits?.get(batch.partition);
-      const records = limit === undefined ? batch.records : batch.records.filter((r) => BigInt(r.offset) < limit);
-      if (records.length > 0) {
-        const run = runs.get(batch.partition);
-        if (run === undefined) runs.set(batch.partition, { batch, records: [...records], rejected: batch.rejected });
-        else {
-          run.batch = batch;
-          run.rejected += batch.rejected;
-          for (const r of records) run.records.push(r);
+  /** Hands the partition's gathered run over once its previous run is applied (a failure of that one throws here). */
+  const handOver = async (partition: number): Promise<void> => {
+    await applying.get(partition);
+    if (!overlap) return applyRun(partition);
+    const applied = applyRun(partition);
+    applied.catch(() => undefined); // awaited by the next hand-over or at the end
+    applying.set(partition, applied);
+  };
+  let result: ReplayResult;
+  try {
+    result = await o.log.replay<EntityEvent>({
+      topic: o.topic,
+      from: o.from,
+      readerSchema: o.schemas.EntityEvent,
+      handleBatch: async (batch) => {
+        o.signal?.throwIfAborted();
+        const first = batch.records[0];
+        let skippedBefore = 0;
+        if (first !== undefined && !seen.has(batch.partition)) {
+          seen.add(batch.partition);
+          const assumed = o.assumedStart?.get(batch.partition);
+          if (assumed !== undefined && BigInt(first.offset) > assumed) skippedBefore = Number(BigInt(first.offset) - assumed);
         }
-        if ((runs.get(batch.partition)?.records.length ?? 0) >= RUN_RECORDS) await applyRun(batch.partition);
-      }
-      o.progress?.advance(batch.records.length + batch.rejected, skippedBefore);
-    },
-  });
-  for (const partition of [...runs.keys()]) await applyRun(partition);
+        const limit = o.limits?.get(batch.partition);
+        const records = limit === undefined ? batch.records : batch.records.filter((r) => BigInt(r.offset) < limit);
+        if (records.length > 0) {
+          const run = runs.get(batch.partition);
+          if (run === undefined) runs.set(batch.partition, { batch, records: [...records], rejected: batch.rejected });
+          else {
+            run.batch = batch;
+            run.rejected += batch.rejected;
+            for (const r of records) run.records.push(r);
+          }
+          if ((runs.get(batch.partition)?.records.length ?? 0) >= RUN_RECORDS) await handOver(batch.partition);
+        }
+        o.progress?.advance(batch.records.length + batch.rejected, skippedBefore);
+      },
+    });
+    for (const partition of [...runs.keys()]) await handOver(partition);
+  } finally {
+    // Nothing is left applying when the pass ends, whether it read everything or stopped.
+    await Promise.allSettled(applying.values());
+  }
+  for (const applied of applying.values()) await applied;
   return result;
 }
 

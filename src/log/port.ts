@@ -96,6 +96,12 @@ export interface SubscribeOptions<T = unknown> {
   readonly readerSchema?: RecordSchema<T>;
   /** How many partitions are handled at the same time (default 1); order holds within each partition. */
   readonly partitionsConsumedConcurrently?: number;
+  /**
+   * Bytes read per partition at a time, at least one stored batch (default 1 MiB, Kafka's
+   * max.partition.fetch.bytes). A handler that folds a batch into one write per record (a projector) gets more
+   * records per batch while it is behind; a partition that is caught up hands over what is there, as before.
+   */
+  readonly maxBytesPerPartition?: number;
 }
 
 export interface Subscription {

@@ -40,8 +40,9 @@ export class OffsetOutOfRange extends Error {
 }
 
 /**
- * Reads records at `from` and after, below `end` (exclusive; the high watermark by default). Answers null when
- * nothing is there yet. With `shared`, batches another reader already decoded are taken from it.
+ * Reads records at `from` and after, below `end` (exclusive; the high watermark by default), about `maxBytes` of
+ * them (at least one batch). Answers null when nothing is there yet. With `shared`, batches another reader
+ * already decoded are taken from it.
  */
 export async function readPartition<T>(
   log: PartitionLog,
@@ -50,9 +51,10 @@ export async function readPartition<T>(
   readerSchema: RecordSchema<T> | undefined,
   end = log.highWatermark,
   shared?: DecodedBatches,
+  maxBytes = READ_MAX_BYTES,
 ): Promise<ReadBatch<T> | null> {
   const highWatermark = log.highWatermark;
-  const read = await log.read(from, READ_MAX_BYTES);
+  const read = await log.read(from, maxBytes);
   if (read.errorCode === ErrorCode.OFFSET_OUT_OF_RANGE) throw new OffsetOutOfRange(log, from);
   if (read.errorCode !== ErrorCode.NONE) throw brokerRefused(`a read of ${log.topic}/${log.partition}`, read.errorCode);
   if (!read.records) return null;

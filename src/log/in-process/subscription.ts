@@ -45,6 +45,8 @@ export function subscribe<T>(deps: SubscriptionDeps, o: SubscribeOptions<T>): Su
   if (o.topics.length === 0) throw new TypeError('subscribe: at least one topic is required');
   for (const topic of o.topics) if (!deps.broker.logs.topic(topic)) throw unknownTopic(topic);
   const concurrency = o.partitionsConsumedConcurrently ?? 1;
+  if (o.maxBytesPerPartition !== undefined && !(Number.isInteger(o.maxBytesPerPartition) && o.maxBytesPerPartition > 0))
+    throw new TypeError('subscribe: maxBytesPerPartition must be a positive integer');
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new TypeError('subscribe: partitionsConsumedConcurrently must be a positive integer');
   return new GroupConsumer(deps, o, concurrency);
 }
@@ -213,7 +215,7 @@ class GroupConsumer<T> implements Subscription {
   /** Reads, hands over and commits one batch (or queues its commit behind the work it is still settling). */
   private async handleOnce(log: PartitionLog, offset: number, revoked: AbortController, commits: OrderedCommits): Promise<Outcome> {
     try {
-      const batch = await readPartition(log, this.deps.codec, offset, this.o.readerSchema, log.highWatermark, this.deps.decoded);
+      const batch = await readPartition(log, this.deps.codec, offset, this.o.readerSchema, log.highWatermark, this.deps.decoded, this.o.maxBytesPerPartition);
       if (revoked.signal.aborted) return { kind: 'again' };
       if (!batch) return { kind: 'idle' };
       if (batch.rejections.length > 0) {

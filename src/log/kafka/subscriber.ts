@@ -21,7 +21,12 @@ export interface SubscriberDeps {
 }
 
 export async function subscribe<T>(deps: SubscriberDeps, o: SubscribeOptions<T>): Promise<Subscription & { consumer: Consumer }> {
-  const consumer = deps.kafka.consumer({ groupId: o.groupId, allowAutoTopicCreation: false, maxWaitTimeInMs: deps.fetchMaxWaitMs });
+  const consumer = deps.kafka.consumer({
+    groupId: o.groupId,
+    allowAutoTopicCreation: false,
+    maxWaitTimeInMs: deps.fetchMaxWaitMs,
+    ...(o.maxBytesPerPartition !== undefined && { maxBytesPerPartition: o.maxBytesPerPartition }),
+  });
   let markJoined: () => void = () => undefined;
   const joined = new Promise<void>((resolve) => (markJoined = resolve));
   const latest = o.start === 'latest';

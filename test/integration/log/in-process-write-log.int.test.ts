@@ -131,6 +131,33 @@ describe('in-process write log on the embedded broker', () => {
     expect(late[0]?.value).toBe(first[4]?.value);
   });
 
+  test('maxBytesPerPartition sets how much of a partition one batch holds: a batch per stored batch at the least, everything at once with room', async () => {
+    await log.createTopics([{ topic: 'sized', partitions: 1 }]);
+    for (let n = 0; n < 6; n++) await log.publish(Array.from({ length: 50 }, (_, i) => record('sized', n * 50 + i))); // six stored batches
+    const batchSizes = async (groupId: string, maxBytesPerPartition: number): Promise<number[]> => {
+      const sizes: number[] = [];
+      let done: () => void = () => undefined;
+      const all = new Promise<void>((resolve) => (done = resolve));
+      const sub = await log.subscribe({
+        groupId,
+        topics: ['sized'],
+        maxBytesPerPartition,
+        handleBatch: async (batch) => {
+          sizes.push(batch.records.length);
+          if (batch.records.at(-1)?.offset === '299') done();
+        },
+      });
+      await all;
+      await sub.stop();
+      return sizes;
+    };
+    expect(await batchSizes('one-byte', 1)).toEqual([50, 50, 50, 50, 50, 50]);
+    expect(await batchSizes('roomy', 4 * 1024 * 1024)).toEqual([300]);
+    await expect(log.subscribe({ groupId: 'bad', topics: ['sized'], maxBytesPerPartition: 0, handleBatch: async () => undefined })).rejects.toThrow(
+      /maxBytesPerPartition/,
+    );
+  });
+
   test('a handler answering `settled` gets the next batch at once; the offset waits for it, and a failure redelivers', async () => {
     await log.createTopics([{ topic: 'settling', partitions: 1 }]);
     const committed = () => kafka.parts.groups.offsetStore.get('settle', 'settling', 0)?.offset ?? -1;

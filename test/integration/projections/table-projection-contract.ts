@@ -10,6 +10,7 @@ import { silentLogger } from '../../../src/logger';
 import { migrate } from '../../../src/store/migrator';
 import type { SqlClient } from '../../../src/store/sql-client';
 import { applyCases } from './cases-apply';
+import { columnCases } from './cases-columns';
 import { keyCases } from './cases-keys';
 import { tableCases } from './cases-table';
 import type { ProjectionContext, Row } from './projection-context';
@@ -45,5 +46,6 @@ export function describeTableProjectionContract(name: string, open: () => Promis
     describe('the table: shape, migration, refusals, injection, reads, waitFor', () => tableCases(context));
     describe('applying batches', () => applyCases(context));
     describe('keys and payloads', () => keyCases(context));
+    describe('typed columns', () => columnCases(context));
   });
 }
