@@ -106,8 +106,12 @@ export async function consumePersistenceTopics(o: PersistenceConsumerOptions): P
   };
 }
 
-/** Records applied in one round at most (several partitions' batches). */
-const ROUND_RECORDS = 10_000;
+/**
+ * Records applied in one round at most. Rounds are for the small batches of a projector that keeps up (a few
+ * dozen records each); a projector that is behind reads large batches, and those go in transactions of their
+ * own, on their own connections, side by side.
+ */
+const ROUND_RECORDS = 1000;
 
 /** Stops, before consuming, the partitions whose stored checkpoint lies beyond their end. */
 async function findLostCheckpoints(
