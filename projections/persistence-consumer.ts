@@ -58,8 +58,24 @@ export async function consumePersistenceTopics(o: PersistenceConsumerOptions): P
   const stopped = o.stopped ?? new StoppedTopics();
   let subscription: Subscription | undefined;
   // The batches of partitions that become readable together are applied together (one transaction per round).
-  const rounds = new BatchRounds<RecordBatch<EntityEvent>, bigint>(
-    (batches) => o.applyRound(batches),
+  const rounds = new BatchRounds<RecordBatch<EntityEvent>, { next: bigint } | { error: unknown }>(
+    async (batches) => {
+      try {
+        return (await o.applyRound(batches)).map((next) => ({ next }));
+      } catch (e) {
+        if (batches.length === 1 || !isTopicRecreated(e)) throw e;
+        // A partition of the round lost its position (often a replay's handover that moved its checkpoint on): each
+        // batch is applied on its own, so only that partition's batch answers with the error.
+        return Promise.all(
+          batches.map((b) =>
+            o.applyRound([b]).then(
+              ([next]) => ({ next: next as bigint }),
+              (error: unknown) => ({ error }),
+            ),
+          ),
+        );
+      }
+    },
     ROUND_RECORDS,
     (b) => b.records.length,
   );
@@ -77,12 +93,12 @@ export async function consumePersistenceTopics(o: PersistenceConsumerOptions): P
         const known = stopped.errorOf(o.projector, batch.topic, batch.partition);
         if (known) throw known;
         try {
-          positions.advance(batch.topic, batch.partition, await rounds.handle(batch));
+          const applied = await rounds.handle(batch);
+          if ('error' in applied) throw applied.error;
+          positions.advance(batch.topic, batch.partition, applied.next);
         } catch (e) {
           if (!isTopicRecreated(e)) throw e;
-          // Another partition of the round lost its position: this batch comes again, in a round without it.
           const lost = lostPositionOf(e);
-          if (lost.topic !== batch.topic || lost.partition !== batch.partition) throw e;
           // The batch's high watermark is as of its fetch: a replay's handover or another member may have moved
           // the checkpoint past it since. Only a checkpoint beyond the partition's end now means a new topic.
           const now = (await o.log.topicOffsets(batch.topic)).find((p) => p.partition === batch.partition);
