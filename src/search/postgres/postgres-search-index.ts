@@ -53,14 +53,19 @@ export function createPostgresSearchIndex(sql: SqlClient, options: PostgresSearc
     return loaded;
   }
 
+  /**
+   * Ids and versions travel as typed arrays and the sources as one JSON array, parsed once: a jsonb recordset
+   * parsed each source a second time (about 7 µs of server CPU per document in a replay).
+   */
   async function upsertBatch(tx: SqlExecutor, table: string, docs: readonly SearchDocument[]): Promise<void> {
-    const rows = JSON.stringify(docs.map((d) => ({ id: d.id, source: d.source, version: d.version })));
     await tx.query(
       `insert into ${table} as t (id, source, version)
-       select r.id, r.source, r.version from jsonb_to_recordset($1::jsonb) as r(id text, source jsonb, version bigint)
+       select r.id, d.source, r.version
+         from unnest($1::text[], $2::bigint[]) with ordinality as r(id, version, n)
+         join jsonb_array_elements($3::jsonb) with ordinality as d(source, n) on d.n = r.n
        on conflict (id) do update set source = excluded.source, version = excluded.version
        where t.version <= excluded.version`,
-      [rows],
+      [docs.map((d) => d.id), docs.map((d) => d.version), JSON.stringify(docs.map((d) => d.source))],
       { prepare: true }, // the projector's statement for every batch
     );
   }
