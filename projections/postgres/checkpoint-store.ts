@@ -3,6 +3,7 @@
  * offset of the next record to apply. Written in the same transaction as the projected rows, so the rows and
  * the checkpoint are either both there or both not; the log's own consumer offset only saves re-reading.
  */
+import { assertPositionHeld, type RecordBatch } from '../../src/log';
 import type { SqlExecutor } from '../../src/store/sql-client';
 
 export interface PartitionRef {
@@ -26,7 +27,7 @@ export async function claimCheckpoint(tx: SqlExecutor, ref: PartitionRef): Promi
  * locked in (projector, topic, partition) order, whatever the order given, so two transactions claiming
  * overlapping sets wait for each other instead of deadlocking.
  */
-export async function claimCheckpoints(tx: SqlExecutor, refs: readonly PartitionRef[]): Promise<bigint[]> {
+async function claimCheckpoints(tx: SqlExecutor, refs: readonly PartitionRef[]): Promise<bigint[]> {
   const result = await tx.query<{ topic: string; partition: number; next_offset: string | number | bigint }>(
     `insert into projection_checkpoints (projector, topic, partition, next_offset)
        select projector, topic, partition, 0 from unnest($1::text[], $2::text[], $3::int[]) as r(projector, topic, partition)
@@ -45,7 +46,7 @@ export async function advanceCheckpoint(tx: SqlExecutor, ref: PartitionRef, next
 }
 
 /** advanceCheckpoint for several partitions in one statement. */
-export async function advanceCheckpoints(tx: SqlExecutor, advances: readonly { ref: PartitionRef; nextOffset: bigint }[]): Promise<void> {
+async function advanceCheckpoints(tx: SqlExecutor, advances: readonly { ref: PartitionRef; nextOffset: bigint }[]): Promise<void> {
   if (advances.length === 0) return;
   await tx.query(
     `update projection_checkpoints c set next_offset = r.next_offset, updated_at = now()
@@ -59,6 +60,36 @@ export async function advanceCheckpoints(tx: SqlExecutor, advances: readonly { r
     ],
     PREPARED,
   );
+}
+
+/**
+ * A projector's round of batches (at most one per partition) written under their checkpoints, inside the
+ * caller's transaction: the checkpoints are claimed first, `write` gets each batch's checkpoint before the round
+ * (records below it were applied already), and each checkpoint then moves past its batch's last record, never
+ * back. Throws DB_TOPIC_RECREATED (`assertPositionHeld`) when a checkpoint lies beyond its batch's partition.
+ * Answers what `write` answered and each partition's checkpoint after the round.
+ */
+export async function underCheckpoints<R>(
+  tx: SqlExecutor,
+  projector: string,
+  batches: readonly RecordBatch[],
+  write: (befores: readonly bigint[]) => Promise<R>,
+): Promise<{ written: R; afters: bigint[] }> {
+  const refs = batches.map((b): PartitionRef => ({ projector, topic: b.topic, partition: b.partition }));
+  const befores = await claimCheckpoints(tx, refs);
+  batches.forEach((batch, i) => assertPositionHeld(projector, batch, befores[i] as bigint));
+  const written = await write(befores);
+  const afters = batches.map((batch, i) => {
+    const before = befores[i] as bigint;
+    const last = batch.records[batch.records.length - 1];
+    const end = last === undefined ? before : BigInt(last.offset) + 1n;
+    return end > before ? end : before;
+  });
+  await advanceCheckpoints(
+    tx,
+    afters.flatMap((nextOffset, i) => (nextOffset > (befores[i] as bigint) ? [{ ref: refs[i] as PartitionRef, nextOffset }] : [])),
+  );
+  return { written, afters };
 }
 
 /** Every projector batch runs these: parsed and planned once per connection. */

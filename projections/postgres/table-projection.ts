@@ -5,11 +5,11 @@
  * and are skipped, so every event takes effect exactly once. The projector (table-projector.ts) feeds it
  * from a consumer group; a rebuild could feed it from a replay.
  */
-import { assertPositionHeld, type EntityEvent, type LogRecord, type RecordBatch } from '../../src/log';
+import type { EntityEvent, LogRecord, RecordBatch } from '../../src/log';
 import type { Logger } from '../../src/logger';
 import type { SqlClient, SqlExecutor } from '../../src/store/sql-client';
 import type { EntityConfig, EntityConfigSource } from '../../src/tenant';
-import { advanceCheckpoints, claimCheckpoints, type PartitionRef } from './checkpoint-store';
+import { underCheckpoints } from './checkpoint-store';
 import { maskErasedPersonalFields } from '../erased-personal-fields';
 import { foldRecordChanges, type RowChange } from './row-changes';
 import { writeRowChanges } from './row-writer';
@@ -91,27 +91,25 @@ export class TableProjection {
    */
   async applyRound(batches: readonly RecordBatch<EntityEvent>[]): Promise<BatchReport[]> {
     const { sql, projector } = this.options;
-    const refs: PartitionRef[] = batches.map((b) => ({ projector, topic: b.topic, partition: b.partition }));
     const groups = await Promise.all(batches.map((b) => this.groupByTable(b.records)));
     return sql.transaction(async (tx) => {
-      const befores = await claimCheckpoints(tx, refs);
-      // A checkpoint beyond a log's end: that topic was recreated (the whole round is refused, and delivered again).
-      batches.forEach((batch, i) => assertPositionHeld(projector, batch, befores[i] as bigint));
-      const reports: BatchReport[] = [];
-      for (const [i, batch] of batches.entries()) reports.push(await this.writeBatch(tx, batch, groups[i] ?? [], befores[i] as bigint));
-      const advances = reports.flatMap((r, i) =>
-        r.checkpointAfter === r.checkpointBefore ? [] : [{ ref: refs[i] as PartitionRef, nextOffset: BigInt(r.checkpointAfter) }],
-      );
-      await advanceCheckpoints(tx, advances);
-      return reports;
+      const { written, afters } = await underCheckpoints(tx, projector, batches, async (befores) => {
+        const reports: Omit<BatchReport, 'checkpointAfter'>[] = [];
+        for (const [i, batch] of batches.entries()) reports.push(await this.writeBatch(tx, batch, groups[i] ?? [], befores[i] as bigint));
+        return reports;
+      });
+      return written.map((report, i) => ({ ...report, checkpointAfter: (afters[i] as bigint).toString() }));
     });
   }
 
   /** One batch's rows, inside the round's transaction: records below its checkpoint `before` were applied already. */
-  private async writeBatch(tx: SqlExecutor, batch: RecordBatch<EntityEvent>, groups: TableGroup[], before: bigint): Promise<BatchReport> {
+  private async writeBatch(
+    tx: SqlExecutor,
+    batch: RecordBatch<EntityEvent>,
+    groups: TableGroup[],
+    before: bigint,
+  ): Promise<Omit<BatchReport, 'checkpointAfter'>> {
     const { logger } = this.options;
-    const last = batch.records[batch.records.length - 1];
-    const batchEnd = last === undefined ? 0n : BigInt(last.offset) + 1n;
     const applied: string[] = [];
     let alreadyApplied = 0;
     let unprojectable = 0;
@@ -135,12 +133,10 @@ export class TableProjection {
       for (const s of folded.skipped)
         logger.warn({ topic: batch.topic, partition: batch.partition, offset: s.record.offset, reason: s.reason }, 'event not projectable; passed over');
     }
-    const after = batchEnd > before ? batchEnd : before;
     return {
       topic: batch.topic,
       partition: batch.partition,
       checkpointBefore: before.toString(),
-      checkpointAfter: after.toString(),
       appliedOffsets: applied,
       alreadyApplied,
       unprojectable,

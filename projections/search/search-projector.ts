@@ -1,4 +1,4 @@
-import { assertPositionHeld, type EntityEvent, type RecordSchemas, type WriteLog } from '../../src/log';
+import type { EntityEvent, RecordSchemas, WriteLog } from '../../src/log';
 import type { Logger } from '../../src/logger';
 import type { IndexDefinition, SearchDocument, SearchIndex } from '../../src/search';
 import type { SqlClient } from '../../src/store/sql-client';
@@ -7,7 +7,7 @@ import { persistenceTopicsOf, SEARCH_PROJECTOR_GROUP } from '../../src/log/topol
 import { maskErasedDocuments } from '../erased-personal-fields';
 import type { StoppedTopics } from '../stopped-topics';
 import { consumePersistenceTopics, type PersistenceConsumer } from '../persistence-consumer';
-import { advanceCheckpoints, claimCheckpoints, type PartitionRef } from '../postgres/checkpoint-store';
+import { underCheckpoints } from '../postgres/checkpoint-store';
 import { batchEntityConfigs } from '../batch-entity-configs';
 
 export interface SearchProjectorOptions {
@@ -56,46 +56,35 @@ export async function startSearchProjector(o: SearchProjectorOptions): Promise<S
     // replay's swap, which holds the same rows, never runs between a write to the old index and its checkpoint.
     applyRound: (batches) =>
       o.sql.transaction(async (tx) => {
-        // Records below a checkpoint are already in the index: a replay's handover may have moved it ahead.
-        const refs = batches.map((b) => ({ projector, topic: b.topic, partition: b.partition }));
-        const froms = await claimCheckpoints(tx, refs);
-        batches.forEach((batch, i) => assertPositionHeld(projector, batch, froms[i] as bigint)); // a checkpoint beyond the log's end: the topic was recreated
-        // Each record's newest event in the round (a record lives on one partition; the higher version wins anyway).
-        const newest = new Map<string, EntityEvent>();
-        batches.forEach((batch, i) => {
-          for (const { value, offset } of batch.records) {
-            if (BigInt(offset) < (froms[i] as bigint)) continue;
-            const id = `${value.tenant}/${value.entity}/${value.key}`;
-            if ((newest.get(id)?.version ?? -1) < value.version) newest.set(id, value);
+        const { afters } = await underCheckpoints(tx, projector, batches, async (froms) => {
+          // Records below a checkpoint are already in the index: a replay's handover may have moved it ahead.
+          // Each record's newest event in the round (a record lives on one partition; the higher version wins anyway).
+          const newest = new Map<string, EntityEvent>();
+          batches.forEach((batch, i) => {
+            for (const { value, offset } of batch.records) {
+              if (BigInt(offset) < (froms[i] as bigint)) continue;
+              const id = `${value.tenant}/${value.entity}/${value.key}`;
+              if ((newest.get(id)?.version ?? -1) < value.version) newest.set(id, value);
+            }
+          });
+          const upserts = new Map<string, { config: EntityConfig; docs: SearchDocument[] }>();
+          const deletes = new Map<string, string[]>();
+          const configOf = await batchEntityConfigs(o.entities, newest.values());
+          for (const event of newest.values()) {
+            const config = configOf(event.tenant, event.entity);
+            if (!config) continue;
+            const index = physicalNamesOf(config).index;
+            if (event.payload === null) deletes.set(index, [...(deletes.get(index) ?? []), event.key]);
+            else {
+              const entry = upserts.get(index) ?? { config, docs: [] };
+              entry.docs.push({ id: event.key, source: JSON.parse(event.payload) as Record<string, unknown>, version: event.version });
+              upserts.set(index, entry);
+            }
           }
+          for (const [index, { config, docs }] of upserts) await o.search.upsert(index, await maskErasedDocuments(tx, config, docs));
+          for (const [index, ids] of deletes) await o.search.delete(index, ids);
         });
-        const upserts = new Map<string, { config: EntityConfig; docs: SearchDocument[] }>();
-        const deletes = new Map<string, string[]>();
-        const configOf = await batchEntityConfigs(o.entities, newest.values());
-        for (const event of newest.values()) {
-          const config = configOf(event.tenant, event.entity);
-          if (!config) continue;
-          const index = physicalNamesOf(config).index;
-          if (event.payload === null) deletes.set(index, [...(deletes.get(index) ?? []), event.key]);
-          else {
-            const entry = upserts.get(index) ?? { config, docs: [] };
-            entry.docs.push({ id: event.key, source: JSON.parse(event.payload) as Record<string, unknown>, version: event.version });
-            upserts.set(index, entry);
-          }
-        }
-        for (const [index, { config, docs }] of upserts) await o.search.upsert(index, await maskErasedDocuments(tx, config, docs));
-        for (const [index, ids] of deletes) await o.search.delete(index, ids);
-        const nexts = batches.map((batch, i) => {
-          const last = batch.records[batch.records.length - 1];
-          const from = froms[i] as bigint;
-          const next = last === undefined ? from : BigInt(last.offset) + 1n;
-          return next > from ? next : from;
-        });
-        await advanceCheckpoints(
-          tx,
-          nexts.flatMap((nextOffset, i) => (nextOffset > (froms[i] as bigint) ? [{ ref: refs[i] as PartitionRef, nextOffset }] : [])),
-        );
-        return nexts;
+        return afters;
       }),
   });
   logger.info({ topics }, 'search projector running');
