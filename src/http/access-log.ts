@@ -1,7 +1,5 @@
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
-
-/** Requests that matched no route are logged under this route name, as in the HTTP metrics. */
-const UNMATCHED_ROUTE = 'unmatched';
+import { routeLabel } from './route-label';
 
 /**
  * One log line per request, at its completion, like an access log: the request id (the logger's binding),
@@ -16,7 +14,7 @@ export class AccessLog extends LogController {
     const line = {
       method: request.method,
       url: request.url,
-      route: request.routeOptions.url ?? UNMATCHED_ROUTE,
+      route: routeLabel(request),
       status: reply.statusCode,
       durationMs: Math.round(reply.elapsedTime * 100) / 100,
       remoteAddress: request.ip,
