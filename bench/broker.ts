@@ -8,6 +8,7 @@ import { BrokerClientProcess } from './support/broker-client-process';
 import type { ClientRun } from './support/broker-clients';
 import type { Figure } from './support/figures';
 import { kcatAvailable, kcatInput, produceWithKcat } from './support/kcat-producer';
+import { measured } from './support/cpu-time';
 
 /**
  * Embedded broker throughput with kafkajs: produce and consume of 1 KiB values in kafkajs batches, and the
@@ -72,10 +73,8 @@ interface BrokerResult {
 }
 
 async function withBrokerCpu(work: () => Promise<ClientRun>): Promise<Measured> {
-  const cpu = process.cpuUsage();
-  const run = await work();
-  const used = process.cpuUsage(cpu);
-  return { ...run, brokerCpuSeconds: (used.user + used.system) / 1e6 };
+  const { value: run, cpuMicros } = await measured(work);
+  return { ...run, brokerCpuSeconds: cpuMicros / 1e6 };
 }
 
 async function measure(o: BrokerOptions): Promise<BrokerResult> {

@@ -1,4 +1,5 @@
 import net from 'node:net';
+import { measured } from './support/cpu-time';
 
 export interface LoadResult {
   requests: number;
@@ -98,8 +99,6 @@ export interface ServedLoad extends LoadResult {
  * per request: a figure that other work on a shared machine disturbs far less than the rate does.
  */
 export async function servedLoad(run: () => Promise<LoadResult>): Promise<ServedLoad> {
-  const before = process.cpuUsage();
-  const result = await run();
-  const used = process.cpuUsage(before);
-  return { ...result, serviceCpuUsPerRequest: (used.user + used.system) / Math.max(1, result.requests) };
+  const { value: result, cpuMicros } = await measured(run);
+  return { ...result, serviceCpuUsPerRequest: cpuMicros / Math.max(1, result.requests) };
 }

@@ -6,6 +6,7 @@ import { startEmbeddedRegistry } from '../src/embedded/registry';
 import { loadSchemas, type DeltaEnvelope, type OutgoingRecord, type WriteLog } from '../src/log';
 import { openInProcessWriteLog } from '../src/log/in-process';
 import { openKafkaWriteLog } from '../src/log/kafka';
+import { measured } from './support/cpu-time';
 
 /**
  * Not in `npm run bench`'s table: the two WriteLog adapters on the same embedded broker, side by side. Each
@@ -45,12 +46,8 @@ interface Phase {
 }
 
 async function timed(count: number, work: () => Promise<void>): Promise<Phase> {
-  const cpu = process.cpuUsage();
-  const started = process.hrtime.bigint();
-  await work();
-  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  const used = process.cpuUsage(cpu);
-  return { perSecond: Math.round(count / seconds), cpuMicrosPerRecord: Math.round((used.user + used.system) / count) };
+  const { seconds, cpuMicros } = await measured(work);
+  return { perSecond: Math.round(count / seconds), cpuMicrosPerRecord: Math.round(cpuMicros / count) };
 }
 
 async function measure(

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
+import { measured } from './cpu-time';
 
 /**
  * The broker benchmark's kafkajs clients: a producer sending batches of 1 KiB values with acks=-1, and a
@@ -33,12 +34,8 @@ export interface ClientRun {
 const kafkaFor = (brokers: string[]): Kafka => new Kafka({ clientId: 'bench', brokers, logLevel: logLevel.NOTHING });
 
 async function timed(work: () => Promise<number>): Promise<ClientRun> {
-  const cpu = process.cpuUsage();
-  const started = process.hrtime.bigint();
-  const bytes = await work();
-  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  const used = process.cpuUsage(cpu);
-  return { seconds, bytes, cpuSeconds: (used.user + used.system) / 1e6 };
+  const { value: bytes, seconds, cpuMicros } = await measured(work);
+  return { seconds, bytes, cpuSeconds: cpuMicros / 1e6 };
 }
 
 export async function produce(order: ProduceOrder): Promise<ClientRun> {

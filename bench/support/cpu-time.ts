@@ -58,3 +58,13 @@ export function cpuPerDelta(before: CpuSample, after: CpuSample, deltas: number)
   const pg = before.postgres === undefined || after.postgres === undefined ? 'not measured' : per(before.postgres, after.postgres);
   return `CPU per delta: service ${per(before.service, after.service)}, PostgreSQL ${pg}`;
 }
+
+/** Runs `work` and answers its result with the wall-clock seconds and this process's CPU (user + system, µs) it took. */
+export async function measured<T>(work: () => Promise<T>): Promise<{ value: T; seconds: number; cpuMicros: number }> {
+  const cpu = process.cpuUsage();
+  const started = process.hrtime.bigint();
+  const value = await work();
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const used = process.cpuUsage(cpu);
+  return { value, seconds, cpuMicros: used.user + used.system };
+}
