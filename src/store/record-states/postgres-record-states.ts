@@ -57,7 +57,12 @@ export class PostgresRecordStateStore implements RecordStateStore {
     return ids.length === 0 ? new Map() : (await this.readBatch(ids, [])).states;
   }
 
-  /** Both look-ups in one statement: states are the rows with a record key, outcomes the rows with an outcome. */
+  /**
+   * Both look-ups in one statement: states are the rows with a record key, outcomes the rows with an outcome.
+   * Each key is looked up through its primary key (a lateral subquery with `limit 1` cannot be flattened into a
+   * join): with a plain join on the unnested keys the planner chose a hash join over a scan of the whole table
+   * once a batch held a few hundred keys, 30-60 ms per batch at 30,000 records and growing with the table.
+   */
   async readBatch(ids: readonly RecordId[], deltas: readonly { tenant: string; deltaId: string }[]): Promise<BatchReads> {
     const result = await this.sql.query<{
       tenant: string;
@@ -69,11 +74,13 @@ export class PostgresRecordStateStore implements RecordStateStore {
       outcome: OutcomeColumns | null;
     }>(
       `select s.tenant, s.entity, s.record_key, s.version, s.deleted, s.doc, null::jsonb as outcome
-         from record_state s join unnest($1::text[], $2::text[], $3::text[]) as r(tenant, entity, record_key)
-           on s.tenant = r.tenant and s.entity = r.entity and s.record_key = r.record_key
+         from unnest($1::text[], $2::text[], $3::text[]) as r(tenant, entity, record_key)
+         cross join lateral (
+           select * from record_state s where s.tenant = r.tenant and s.entity = r.entity and s.record_key = r.record_key limit 1) s
        union all
        select o.tenant, null, null, null, null, null, to_jsonb(o)
-         from delta_outcomes o join unnest($4::text[], $5::text[]) as r(tenant, delta_id) on o.tenant = r.tenant and o.delta_id = r.delta_id`,
+         from unnest($4::text[], $5::text[]) as r(tenant, delta_id)
+         cross join lateral (select * from delta_outcomes o where o.delta_id = r.delta_id and o.tenant = r.tenant limit 1) o`,
       [ids.map((id) => id.tenant), ids.map((id) => id.entity), ids.map((id) => id.key), deltas.map((d) => d.tenant), deltas.map((d) => d.deltaId)],
     );
     const states = new Map<string, RecordState>();
