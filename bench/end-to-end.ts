@@ -51,6 +51,8 @@ interface Phase {
   readonly count: number;
   /** Wall-clock ms at which each key's delta was handed to the producer or HTTP client. */
   readonly sentAt: Map<string, number>;
+  /** CPU the client process spent on the phase, µs. */
+  clientCpuMicros: number;
 }
 
 interface PhaseResult {
@@ -60,7 +62,7 @@ interface PhaseResult {
   readonly latencies: number[];
   /** Publish → the pipeline's decision (the event's recordedAt), and decision → projected row. */
   readonly toDecision: number[];
-  /** CPU per delta of the service and of PostgreSQL while the phase ran. */
+  /** CPU per delta of the service, PostgreSQL and the clients while the phase ran. */
   readonly cpu: string;
   readonly toRow: number[];
   readonly rows: number;
@@ -113,7 +115,10 @@ class Harness {
       }
       await new Promise((r) => setTimeout(r, 10));
     }
-    const cpu = cpuPerDelta(cpuBefore, sampleCpu(this.postgresPid), phase.count);
+    const cpu = cpuPerDelta(cpuBefore, sampleCpu(this.postgresPid), phase.count, {
+      cpuMicros: phase.clientCpuMicros,
+      seconds: Math.max(projectedSeconds, actionsSeconds),
+    });
     // _updated_at is the event's recordedAt: when the pipeline decided. It splits the latency in two.
     const seen = await this.db.query<{ key: string; ms: string; decided: string }>(
       `select s.key, (extract(epoch from s.seen_at) * 1000)::text as ms, (extract(epoch from t."_updated_at") * 1000)::text as decided
@@ -179,9 +184,10 @@ export async function run(options: EndToEndOptions): Promise<Figure[]> {
     // A Kafka producer proves its actor with the caller's token (stage 5).
     const proof = { authorization: `Bearer ${token}` };
 
-    const phase = (prefix: string, count: number): Phase => ({ prefix, count, sentAt: new Map() });
+    const phase = (prefix: string, count: number): Phase => ({ prefix, count, sentAt: new Map(), clientCpuMicros: 0 });
     const noted = (p: Phase, times: SentTimes): void => {
       for (const [key, at] of times.sentAt) p.sentAt.set(key, at);
+      p.clientCpuMicros += times.cpuMicros;
     };
     const produceDeltas = async (p: Phase, sendBatch: number, inFlight: number, perSecond?: number): Promise<void> =>
       noted(

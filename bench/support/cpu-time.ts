@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import type { Client } from 'pg';
 
@@ -52,11 +53,21 @@ export function sampleCpu(postgresPid: number | undefined): CpuSample {
   return { service: own.user + own.system, postgres: postgresPid === undefined ? undefined : treeCpuMicros(postgresPid) };
 }
 
-/** "CPU per delta: service 95 µs, PostgreSQL 160 µs" between two samples. */
-export function cpuPerDelta(before: CpuSample, after: CpuSample, deltas: number): string {
-  const per = (a: number, b: number): string => `${Math.round((b - a) / deltas)} µs`;
-  const pg = before.postgres === undefined || after.postgres === undefined ? 'not measured' : per(before.postgres, after.postgres);
-  return `CPU per delta: service ${per(before.service, after.service)}, PostgreSQL ${pg}`;
+/**
+ * "CPU per delta: service 95 µs, PostgreSQL 60 µs, clients 40 µs (2 cores 90 % busy)" between two samples; the
+ * clients' part and the share of the machine when the clients' CPU and the phase's seconds are given.
+ */
+export function cpuPerDelta(before: CpuSample, after: CpuSample, deltas: number, clients?: { cpuMicros: number; seconds: number }): string {
+  const per = (micros: number): string => `${Math.round(micros / deltas)} µs`;
+  const service = after.service - before.service;
+  const postgres = before.postgres === undefined || after.postgres === undefined ? undefined : after.postgres - before.postgres;
+  let text = `CPU per delta: service ${per(service)}, PostgreSQL ${postgres === undefined ? 'not measured' : per(postgres)}`;
+  if (clients === undefined) return text;
+  text += `, clients ${per(clients.cpuMicros)}`;
+  if (postgres === undefined) return text;
+  const cores = availableParallelism();
+  const busy = (service + postgres + clients.cpuMicros) / (clients.seconds * 1e6 * cores);
+  return `${text} (${cores} cores ${Math.round(busy * 100)} % busy)`;
 }
 
 /** Runs `work` and answers its result with the wall-clock seconds and this process's CPU (user + system, µs) it took. */

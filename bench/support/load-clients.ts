@@ -46,6 +46,8 @@ export interface HttpWriteOrder extends SentPhase {
 
 export interface SentTimes {
   readonly sentAt: [string, number][];
+  /** CPU (user + system, µs) the client process spent sending and waiting for answers. */
+  readonly cpuMicros: number;
 }
 
 export interface HttpAnswers extends SentTimes {
@@ -65,6 +67,7 @@ export async function produceDeltas(order: ProduceOrder): Promise<SentTimes> {
     { subject: 'deltas-value' },
   );
   const sentAt: [string, number][] = [];
+  const cpu = process.cpuUsage();
   try {
     let next = 0;
     const started = performance.now();
@@ -106,7 +109,7 @@ export async function produceDeltas(order: ProduceOrder): Promise<SentTimes> {
   } finally {
     await producer.disconnect();
   }
-  return { sentAt };
+  return { sentAt, cpuMicros: cpuMicrosSince(cpu) };
 }
 
 /** Creates through HTTP by `concurrency` keep-alive clients, each waiting for its answer before the next. */
@@ -115,6 +118,7 @@ export async function writeOverHttp(order: HttpWriteOrder): Promise<HttpAnswers>
   const agent = new http.Agent({ keepAlive: true, maxSockets: order.concurrency });
   const latencies: number[] = [];
   const sentAt: [string, number][] = [];
+  const cpu = process.cpuUsage();
   let errors = 0;
   let next = 0;
   const once = (i: number): Promise<void> =>
@@ -153,5 +157,10 @@ export async function writeOverHttp(order: HttpWriteOrder): Promise<HttpAnswers>
     }),
   );
   agent.destroy();
-  return { latencies: latencies.sort((a, b) => a - b), errors, sentAt };
+  return { latencies: latencies.sort((a, b) => a - b), errors, sentAt, cpuMicros: cpuMicrosSince(cpu) };
+}
+
+function cpuMicrosSince(start: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(start);
+  return used.user + used.system;
 }
