@@ -1,5 +1,14 @@
 import type { Logger } from '../src/logger';
-import type { ActionEvent, EntityEvent, OutgoingRecord, RecordSchemas, Subscription, WriteLog } from '../src/log';
+import {
+  BatchRounds,
+  type ActionEvent,
+  type EntityEvent,
+  type OutgoingRecord,
+  type RecordBatch,
+  type RecordSchemas,
+  type Subscription,
+  type WriteLog,
+} from '../src/log';
 import type { EntityConfig, EntityConfigSource } from '../src/tenant';
 import { StoppedTopics } from './stopped-topics';
 import { PIPELINE_GROUPS, persistenceTopicSpec, persistenceTopicsOf, recordMessageKey } from '../src/log/topology';
@@ -14,6 +23,9 @@ export interface ActionEmitterOptions {
   /** Where partitions whose position the log lost are reported (Kafka's auto.offset.reset=none). */
   stopped?: StoppedTopics;
 }
+
+/** The action topic an event goes to, if any, for one emitter. */
+type ActionTarget = (config: EntityConfig, event: EntityEvent) => string | undefined;
 
 /**
  * The notification stage (seed section 6): after an event is persisted, publish it to its entity's action
@@ -34,34 +46,44 @@ export async function startActionEmitters(o: ActionEmitterOptions): Promise<Subs
     ...configs.flatMap((c) => actionTopicsOf(c, o.datacenter).map((topic) => ({ topic, partitions: 3 }))),
   ]);
   const stopped = o.stopped ?? new StoppedTopics();
-  const emitter = (groupId: string, target: (config: EntityConfig, event: EntityEvent) => string | undefined) =>
-    o.log.subscribe<EntityEvent>({
+  const publishActions = async (batches: readonly RecordBatch<EntityEvent>[], target: ActionTarget) => {
+    const events = batches.flatMap((batch) => batch.records.map((r) => r.value));
+    const configOf = await batchEntityConfigs(o.entities, events);
+    const actions: OutgoingRecord[] = [];
+    for (const event of events) {
+      const config = configOf(event.tenant, event.entity);
+      const topic = config && target(config, event);
+      if (topic)
+        actions.push({
+          topic,
+          key: recordMessageKey(event.tenant, event.entity, event.key),
+          value: actionOf(event),
+          schema: o.schemas.ActionEvent,
+          headers: { 'event-id': event.eventId },
+        });
+    }
+    if (actions.length > 0) await o.log.publish(actions);
+  };
+  const emitter = (groupId: string, target: ActionTarget) => {
+    // The batches of the partitions that became readable together are published together: one publish (an
+    // append and an fsync per action partition) per round instead of one per persistence partition's batch.
+    const rounds = new BatchRounds<RecordBatch<EntityEvent>, void>(
+      async (batches) => {
+        await publishActions(batches, target);
+        return batches.map(() => undefined);
+      },
+      ROUND_RECORDS,
+      (batch) => batch.records.length,
+    );
+    return o.log.subscribe<EntityEvent>({
       groupId,
       topics,
       readerSchema: o.schemas.EntityEvent,
       partitionsConsumedConcurrently: 3,
       onLostPosition: (lost) => void stopped.stop(groupId, lost),
-      handleBatch: async (batch) => {
-        const actions: OutgoingRecord[] = [];
-        const configOf = await batchEntityConfigs(
-          o.entities,
-          batch.records.map((r) => r.value),
-        );
-        for (const { value: event } of batch.records) {
-          const config = configOf(event.tenant, event.entity);
-          const topic = config && target(config, event);
-          if (topic)
-            actions.push({
-              topic,
-              key: recordMessageKey(event.tenant, event.entity, event.key),
-              value: actionOf(event),
-              schema: o.schemas.ActionEvent,
-              headers: { 'event-id': event.eventId },
-            });
-        }
-        if (actions.length > 0) await o.log.publish(actions);
-      },
+      handleBatch: (batch) => rounds.handle(batch),
     });
+  };
   const subscriptions = await Promise.all([
     emitter(PIPELINE_GROUPS.globalEmitter, (c) => (c.notifications.methods.includes('global') ? c.notifications.globalTopic : undefined)),
     emitter(PIPELINE_GROUPS.localEmitter(o.datacenter), (c, e) =>
@@ -72,6 +94,9 @@ export async function startActionEmitters(o: ActionEmitterOptions): Promise<Subs
   o.logger.info({ topics, datacenter: o.datacenter }, 'action emitters running');
   return subscriptions;
 }
+
+/** Records published in one round at most (a persistence partition's batch is never split). */
+const ROUND_RECORDS = 5000;
 
 const localTopic = (config: EntityConfig, datacenter: string): string => `${config.notifications.localTopicPrefix}.${datacenter}`;
 
