@@ -9,7 +9,7 @@ import { ErrorCode } from '../../embedded/kafka/protocol/errors';
 import { BATCH_HEADER_SIZE, encodeRecordBatch, type RecordInput } from '../../embedded/kafka/protocol/record-batch';
 import type { PartitionLog } from '../../embedded/kafka/storage/partition-log';
 import type { SubjectStrategy, ValueCodec } from '../codec';
-import type { OutgoingRecord, LogPosition } from '../port';
+import type { Headers, OutgoingRecord, LogPosition } from '../port';
 import { brokerRefused, brokerStopped, notDurable, unknownPartition, unknownTopic } from './log-errors';
 import { Partitioner } from './partitioner';
 
@@ -45,14 +45,12 @@ export class Publisher {
       const log = this.broker.logs.partition(r.topic, partitions[i]!);
       if (!log) throw unknownPartition(r.topic, partitions[i]!);
       const value = this.codec.encodeWithId(ids[i]!, r.schema, r.value);
-      const key = r.key === null ? null : Buffer.from(r.key, 'utf8');
-      let size = RECORD_OVERHEAD + value.length + (key?.length ?? 0);
-      for (const [name, text] of Object.entries(r.headers ?? {})) size += HEADER_OVERHEAD + Buffer.byteLength(name) + Buffer.byteLength(text);
       let slot = byPartition.get(log);
       if (!slot) byPartition.set(log, (slot = { log, indexes: [], inputs: [], sizes: [] }));
       slot.indexes.push(i);
-      slot.sizes.push(size);
-      slot.inputs.push({ key, value, ...(r.timestamp !== undefined && { timestamp: r.timestamp }), ...(r.headers && { headers: r.headers }) });
+      slot.sizes.push(recordSize(r.key, value, r.headers));
+      // The key and headers stay text: the batch encoder writes them as UTF-8 straight into the batch.
+      slot.inputs.push({ key: r.key, value, timestamp: r.timestamp, headers: r.headers });
     });
 
     // Every batch is built and checked before the first append, so a refused publish writes nothing.
@@ -97,6 +95,13 @@ export class Publisher {
     if (known.every((id) => id !== undefined)) return known;
     return Promise.all(records.map(async (r, i) => known[i] ?? this.codec.schemaId(subjects[i]!, r.schema)));
   }
+}
+
+/** An upper bound of a record's bytes in a batch. */
+function recordSize(key: string | null, value: Buffer, headers: Headers | undefined): number {
+  let size = RECORD_OVERHEAD + value.length + (key === null ? 0 : Buffer.byteLength(key, 'utf8'));
+  for (const name in headers) size += HEADER_OVERHEAD + Buffer.byteLength(name, 'utf8') + Buffer.byteLength(headers[name]!, 'utf8');
+  return size;
 }
 
 /** The partition's records as record batches within the topic's `max.message.bytes` (one unless they are big). */
