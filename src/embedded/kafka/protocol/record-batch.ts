@@ -279,7 +279,7 @@ const fieldSize = (length: number): number => (length < 0 ? 1 : varintSize(lengt
 function putField(buf: Buffer, at: number, field: Buffer | string | null, length: number): number {
   at = putVarint(buf, at, length);
   if (field === null) return at;
-  return at + (typeof field === 'string' ? buf.write(field, at, length, 'utf8') : field.copy(buf, at));
+  return at + (typeof field === 'string' ? buf.write(field, at) : field.copy(buf, at));
 }
 
 /**
