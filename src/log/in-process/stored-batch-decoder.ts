@@ -5,7 +5,7 @@
  * view and a decode result were built for each, a sixth of a burst's allocations). Bad bytes become `decode`
  * rejections, as the kafkajs adapter reports them.
  */
-import { RecordCursor } from '../../embedded/kafka/protocol/record-batch';
+import { RecordCursor } from '../../embedded/kafka/protocol/batch-records';
 import type { PartitionLog } from '../../embedded/kafka/storage/partition-log';
 import { decodeRejection, schemaIdAt, type ValueCodec, type WriterLookup } from '../codec';
 import type { Headers, LogRecord } from '../port';

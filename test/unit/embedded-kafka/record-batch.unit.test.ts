@@ -2,11 +2,11 @@ import {
   Compression,
   assignBaseOffset,
   batchCrcValid,
-  decodeRecords,
   encodeRecordBatch,
   readBatchHeader,
   splitBatches,
 } from '../../../src/embedded/kafka/protocol/record-batch';
+import { decodeRecords } from '../../../src/embedded/kafka/protocol/batch-records';
 import { MalformedFrameError } from '../../../src/embedded/kafka/protocol/errors';
 
 const { RecordBatch } = require('kafkajs/src/protocol/recordBatch/v0') as {
