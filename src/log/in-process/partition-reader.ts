@@ -70,16 +70,14 @@ export async function readPartition<T>(
     // The whole batch is decoded (not only the part at `from` and after), so other readers can share it.
     wanted.push({ batch, baseOffset: h.baseOffset, lastOffset: last, attributes: h.attributes, from, to: end });
   }
-  const { decoded, fresh } = await decodeStoredBatches(log, codec, readerSchema, wanted, shared);
+  const decoded = await decodeStoredBatches(log, codec, readerSchema, wanted, shared);
   const records: LogRecord<T>[] = [];
   const rejections: Rejection[] = [];
   const inRead = (offset: number): boolean => offset >= from && offset < end;
-  decoded.forEach((batch, i) => {
-    // A batch with undecodable records is not shared: each group reports its own rejections, as before.
-    if (fresh[i] && batch.rejections.length === 0) shared?.put(log, readerSchema, wanted[i]!.baseOffset, batch);
+  for (const batch of decoded) {
     for (const r of batch.records) if (inRead(Number(r.offset))) records.push(r as LogRecord<T>);
     for (const r of batch.rejections) if (inRead(r.source?.offset ?? -1)) rejections.push(r);
-  });
+  }
   return { records, rejections, next, highWatermark };
 }
 

@@ -27,9 +27,9 @@ export interface StoredBatch {
 const NO_FAILURES: ReadonlyMap<number, WriterLookup> = new Map();
 
 /**
- * Decodes `batches` of `log` with `readerSchema`, taking those another reader already decoded from `shared`
- * (`fresh` tells which were decoded here). Writer schemas not known yet are fetched once, together, and the
- * read decoded again.
+ * Decodes `batches` of `log` with `readerSchema`, taking those another reader already decoded from `shared` and
+ * offering it the ones decoded here. Writer schemas not known yet are fetched once, together, and the read
+ * decoded again.
  */
 export async function decodeStoredBatches(
   log: PartitionLog,
@@ -37,7 +37,7 @@ export async function decodeStoredBatches(
   readerSchema: RecordSchema | undefined,
   batches: readonly StoredBatch[],
   shared: DecodedBatches | undefined,
-): Promise<{ decoded: DecodedStoredBatch[]; fresh: boolean[] }> {
+): Promise<DecodedStoredBatch[]> {
   let failed = NO_FAILURES;
   for (;;) {
     const unknown = new Set<number>();
@@ -48,7 +48,15 @@ export async function decodeStoredBatches(
       return cached ?? decodeStoredBatch(log, codec, readerSchema, b, failed, unknown);
     });
     // The second pass knows every writer (or why it failed): no id is unknown any more.
-    if (unknown.size === 0 || failed !== NO_FAILURES) return { decoded, fresh };
+    if (unknown.size === 0 || failed !== NO_FAILURES) {
+      // Offered before anything awaits: the readers of a partition wake on the same append, and one whose read
+      // resumes next must find the batch here (offered after an await, it was nearly always decoded again).
+      // A batch with undecodable records is not shared: each group reports its own rejections.
+      decoded.forEach((batch, i) => {
+        if (fresh[i] && batch.rejections.length === 0) shared?.put(log, readerSchema, batches[i]!.baseOffset, batch);
+      });
+      return decoded;
+    }
     failed = await codec.fetchWriters(unknown);
   }
 }
