@@ -9,7 +9,7 @@
  */
 import type { SqlExecutor } from '../../src/store/sql-client';
 import { quoteIdent } from '../../src/store/sql-identifier';
-import { arrayLiteral } from './array-literal';
+import { arrayLiteral } from '../../src/store/array-literal';
 import { columnValue } from './column-values';
 import type { ChangeMode, RowChange } from './row-changes';
 import { fieldValueSql, type FieldColumn, type ProjectionTable } from './table-schema';

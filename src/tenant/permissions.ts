@@ -87,8 +87,8 @@ export interface FilteredPayload {
 }
 
 /**
- * Pipeline stage 6: restricts a write payload to the fields the roles may write. Returns a new object
- * (the input is not modified) and the stripped field names, or throws
+ * Pipeline stage 6: restricts a write payload to the fields the roles may write. Returns the input itself when
+ * every field may be written, else a new object (the input is never modified), and the stripped field names, or throws
  * `DeltabrokerError('DB_FORBIDDEN', …, { field, rule: 'field-not-writable', stage: 'permission-filter' })`
  * naming the first refused field (`fields` lists all of them).
  */
@@ -100,22 +100,22 @@ export function applyWriteRestrictions(
 ): FilteredPayload {
   const rights = rightsFor(config, roles, operation);
   if (!rights.allowed) throw forbiddenOperation(config, roles, operation, STAGES.permissionFilter);
-  const out: Record<string, unknown> = {};
   const denied: string[] = [];
-  for (const [field, value] of Object.entries(payload)) {
-    if (rights.writable.has(field) || config.key.includes(field)) {
-      Object.defineProperty(out, field, { value, enumerable: true, writable: true, configurable: true });
-    } else {
-      denied.push(field);
-    }
-  }
-  if (denied.length > 0 && rights.writeDenied === 'refuse') {
+  const fields = Object.keys(payload);
+  for (const field of fields) if (!rights.writable.has(field) && !config.key.includes(field)) denied.push(field);
+  // Nearly always every field may be written: the payload passes as it is, not copied.
+  if (denied.length === 0) return { payload, stripped: denied };
+  if (rights.writeDenied === 'refuse') {
     const first = denied[0] as string;
     throw new DeltabrokerError(
       'DB_FORBIDDEN',
       `roles [${rights.granting.join(', ')}] may not write field${denied.length > 1 ? 's' : ''} ${denied.map((f) => `"${f}"`).join(', ')} of ${config.tenant}/${config.entity}`,
       { field: first, fields: denied, rule: 'field-not-writable', stage: STAGES.permissionFilter, roles: rights.granting },
     );
+  }
+  const out: Record<string, unknown> = {};
+  for (const field of fields) {
+    if (!denied.includes(field)) Object.defineProperty(out, field, { value: payload[field], enumerable: true, writable: true, configurable: true });
   }
   return { payload: out, stripped: denied };
 }

@@ -16,7 +16,8 @@ export const checkSensitiveEncrypted = () =>
   stage(STAGES.encryption, (ctx) => {
     const config = required(ctx, 'config');
     const fields = required(ctx, 'fields');
-    for (const [name, spec] of Object.entries(config.fields)) {
+    for (const name in config.fields) {
+      const spec = config.fields[name]!;
       const value = fields[name];
       if (!spec.sensitive || value === undefined || value === null) continue;
       const refuse = (rule: string, message: string): never => {

@@ -15,9 +15,11 @@ export const validateDelta = () =>
     const fields = parsePayload(delta.payload, delta.operation);
     if (delta.key === '' || delta.key.length > MAX_KEY_LENGTH) refuse('key', 'key-length', `the record key must be 1 to ${MAX_KEY_LENGTH} characters`);
     if (delta.operation !== 'delete') {
-      for (const [name, value] of Object.entries(fields)) checkField(config, name, value);
-      for (const [name, spec] of Object.entries(config.fields)) {
-        if (spec.required && (fields[name] === undefined || fields[name] === null)) refuse(`payload.${name}`, 'required', `${name} is required`);
+      // for…in, not Object.entries: no arrays per delta (parsed payloads and configurations have no inherited fields).
+      for (const name in fields) checkField(config, name, fields[name]);
+      for (const name in config.fields) {
+        if (config.fields[name]!.required && (fields[name] === undefined || fields[name] === null))
+          refuse(`payload.${name}`, 'required', `${name} is required`);
       }
     }
     const keyInPayload = recordKeyOf(config, fields);

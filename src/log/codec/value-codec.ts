@@ -8,12 +8,12 @@ import { COMPATIBILITY, SchemaRegistry, SchemaType } from '@kafkajs/confluent-sc
 import avro from 'avsc';
 import type { RecordSchema } from '../schemas';
 import type { DecodeReason } from '../rejection-reasons';
-import { frameEncoded, unframe, type Unframed } from './wire';
+import { frameEncoded, HEADER_SIZE, schemaIdAt } from './wire';
 
 export type Decoded =
   { readonly ok: true; readonly schemaId: number; readonly value: unknown } | { readonly ok: false; readonly reason: DecodeReason; readonly message: string };
 
-type WriterLookup = { readonly ok: true; readonly type: avro.Type } | { readonly ok: false; readonly reason: DecodeReason; readonly message: string };
+export type WriterLookup = { readonly ok: true; readonly type: avro.Type } | { readonly ok: false; readonly reason: DecodeReason; readonly message: string };
 
 export interface ValueCodecOptions {
   readonly registryUrl: string;
@@ -87,23 +87,41 @@ export class ValueCodec {
    * value is decoded in one synchronous loop (no promise per record).
    */
   async decodeAll(values: readonly (Buffer | null)[], readerSchema?: RecordSchema): Promise<Decoded[]> {
-    const framed = values.map(unframe);
-    const missing = new Set<number>();
-    for (const f of framed) if (f.ok && !this.writers.has(f.schemaId)) missing.add(f.schemaId);
-    const failed = new Map<number, WriterLookup>();
-    if (missing.size > 0) {
-      const found = await Promise.all([...missing].map(async (id) => [id, await this.fetchWriter(id)] as const));
-      for (const [id, lookup] of found) {
-        if (lookup.ok) this.writers.set(id, lookup.type);
-        else failed.set(id, lookup);
-      }
+    const ids: number[] = [];
+    for (const v of values) {
+      const id = v === null ? undefined : schemaIdAt(v, 0, v.length);
+      if (typeof id === 'number') ids.push(id);
     }
-    return framed.map((f) => this.decodeFramed(f, failed, readerSchema));
+    const failed = await this.fetchWriters(ids);
+    return values.map((v) => this.decodeAt(v, 0, v?.length ?? 0, readerSchema, failed));
   }
 
-  private decodeFramed(framed: Unframed, failed: ReadonlyMap<number, WriterLookup>, readerSchema: RecordSchema | undefined): Decoded {
-    if (!framed.ok) return framed;
-    const { schemaId, payload } = framed;
+  /**
+   * Fetches the writer schemas of `ids` not known yet (together, once each); answers the look-ups that failed,
+   * for `decodeAt` to report. A registry that cannot be reached throws.
+   */
+  async fetchWriters(ids: Iterable<number>): Promise<ReadonlyMap<number, WriterLookup>> {
+    const missing = new Set<number>();
+    for (const id of ids) if (!this.writers.has(id)) missing.add(id);
+    const failed = new Map<number, WriterLookup>();
+    if (missing.size === 0) return failed;
+    const found = await Promise.all([...missing].map(async (id) => [id, await this.fetchWriter(id)] as const));
+    for (const [id, lookup] of found) {
+      if (lookup.ok) this.writers.set(id, lookup.type);
+      else failed.set(id, lookup);
+    }
+    return failed;
+  }
+
+  /**
+   * Decodes the framed value in `buf` from `start` to `end` (exclusive) where it lies, without a view of it:
+   * the in-process reader decodes straight from a stored batch. Its writer schema must have been fetched
+   * (`fetchWriters`); bad bytes answer `{ ok: false }`.
+   */
+  decodeAt(buf: Buffer | null, start: number, end: number, readerSchema: RecordSchema | undefined, failed: ReadonlyMap<number, WriterLookup>): Decoded {
+    if (buf === null) return { ok: false, reason: 'DECODE_EMPTY_VALUE', message: 'the record has no value' };
+    const schemaId = schemaIdAt(buf, start, end);
+    if (typeof schemaId !== 'number') return schemaId;
     const writer = this.writers.get(schemaId);
     if (!writer) {
       const lookup = failed.get(schemaId);
@@ -119,9 +137,15 @@ export class ValueCodec {
     }
     const reader = readerSchema?.type ?? writer;
     try {
-      const decoded: unknown = resolver ? reader.fromBuffer(payload, resolver) : reader.fromBuffer(payload);
-      if (!reader.isValid(decoded)) return { ok: false, reason: 'DECODE_INVALID_AVRO', message: `schema ${schemaId}: decoded value breaks its schema` };
-      return { ok: true, schemaId, value: decoded };
+      // decode() reads on from `start` in the whole buffer: bytes beyond `end` belong to other records, so the
+      // value must end exactly there (what fromBuffer checks as 'truncated buffer' and 'trailing data').
+      const decoded = reader.decode(buf, start + HEADER_SIZE, resolver);
+      const value: unknown = decoded.value;
+      const offset = decoded.offset;
+      if (offset < 0 || offset > end) return { ok: false, reason: 'DECODE_INVALID_AVRO', message: `schema ${schemaId}: truncated buffer` };
+      if (offset < end) return { ok: false, reason: 'DECODE_INVALID_AVRO', message: `schema ${schemaId}: trailing data` };
+      if (!reader.isValid(value)) return { ok: false, reason: 'DECODE_INVALID_AVRO', message: `schema ${schemaId}: decoded value breaks its schema` };
+      return { ok: true, schemaId, value };
     } catch (e) {
       return { ok: false, reason: 'DECODE_INVALID_AVRO', message: `schema ${schemaId}: ${(e as Error).message}` };
     }

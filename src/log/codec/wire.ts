@@ -36,12 +36,22 @@ export type Unframed =
   | { readonly ok: false; readonly reason: 'DECODE_EMPTY_VALUE' | 'DECODE_MAGIC_BYTE'; readonly message: string };
 
 export function unframe(value: Buffer | null): Unframed {
-  if (value === null || value.length === 0) return { ok: false, reason: 'DECODE_EMPTY_VALUE', message: 'the record has no value' };
-  if (value[0] !== MAGIC_BYTE) {
-    return { ok: false, reason: 'DECODE_MAGIC_BYTE', message: `magic byte is ${value[0]}, expected ${MAGIC_BYTE}` };
+  if (value === null) return { ok: false, reason: 'DECODE_EMPTY_VALUE', message: 'the record has no value' };
+  const schemaId = schemaIdAt(value, 0, value.length);
+  return typeof schemaId === 'number' ? { ok: true, schemaId, payload: value.subarray(HEADER_SIZE) } : schemaId;
+}
+
+export type UnframeFailure = Extract<Unframed, { ok: false }>;
+
+/** The schema id of the framed value in `buf` from `start` to `end` (exclusive), or why those bytes are not one. */
+export function schemaIdAt(buf: Buffer, start: number, end: number): number | UnframeFailure {
+  const length = end - start;
+  if (length === 0) return { ok: false, reason: 'DECODE_EMPTY_VALUE', message: 'the record has no value' };
+  if (buf[start] !== MAGIC_BYTE) {
+    return { ok: false, reason: 'DECODE_MAGIC_BYTE', message: `magic byte is ${buf[start]}, expected ${MAGIC_BYTE}` };
   }
-  if (value.length < HEADER_SIZE) {
-    return { ok: false, reason: 'DECODE_MAGIC_BYTE', message: `value is ${value.length} bytes, shorter than the ${HEADER_SIZE}-byte header` };
+  if (length < HEADER_SIZE) {
+    return { ok: false, reason: 'DECODE_MAGIC_BYTE', message: `value is ${length} bytes, shorter than the ${HEADER_SIZE}-byte header` };
   }
-  return { ok: true, schemaId: value.readInt32BE(1), payload: value.subarray(HEADER_SIZE) };
+  return buf.readInt32BE(start + 1);
 }

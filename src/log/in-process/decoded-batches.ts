@@ -18,8 +18,8 @@ export interface DecodedStoredBatch {
 }
 
 /**
- * Records kept in all (about a kilobyte each decoded): the readers of a persistence partition follow its tail
- * within a few batches of each other, so a small window serves them, and memory stays bounded under a burst.
+ * Records kept in all at most (about a kilobyte each decoded). An entry leaves as soon as every other reader of
+ * its topic took it, so this bound only matters for a reader far behind the others (it decodes for itself).
  */
 const MAX_RECORDS = 4096;
 
@@ -27,6 +27,8 @@ interface Place {
   readonly log: PartitionLog;
   readonly schema: RecordSchema | undefined;
   readonly baseOffset: number;
+  /** Readers still expected to take the batch. */
+  remaining: number;
 }
 
 export class DecodedBatches {
@@ -34,13 +36,45 @@ export class DecodedBatches {
   /** Every kept batch, oldest first (a Map iterates in insertion order). */
   private readonly kept = new Map<DecodedStoredBatch, Place>();
   private records = 0;
+  /** Subscriptions reading each topic, by reader schema. */
+  private readonly readers = new Map<string, Map<RecordSchema | undefined, number>>();
 
-  get(log: PartitionLog, schema: RecordSchema | undefined, baseOffset: number, lastOffset: number): DecodedStoredBatch | undefined {
-    const hit = this.byLog.get(log)?.get(schema)?.get(baseOffset);
-    return hit?.lastOffset === lastOffset ? hit : undefined;
+  /**
+   * Counts a subscription among the readers of `topics` with `schema` until the answered function is called.
+   * Batches of a topic only one subscription reads are not kept: before, the deltas and outcomes topics' batches
+   * filled the window under a burst, and the persistence topic's readers found theirs gone (3.6 decodes per event).
+   */
+  addReader(topics: readonly string[], schema: RecordSchema | undefined): () => void {
+    const add = (n: number): void => {
+      for (const topic of topics) {
+        let bySchema = this.readers.get(topic);
+        if (!bySchema) this.readers.set(topic, (bySchema = new Map<RecordSchema | undefined, number>()));
+        const count = (bySchema.get(schema) ?? 0) + n;
+        if (count > 0) bySchema.set(schema, count);
+        else bySchema.delete(schema);
+      }
+    };
+    add(1);
+    let removed = false;
+    return () => {
+      if (!removed) add(-1);
+      removed = true;
+    };
   }
 
+  /** The batch another reader decoded; each reader is expected to take it once. */
+  get(log: PartitionLog, schema: RecordSchema | undefined, baseOffset: number, lastOffset: number): DecodedStoredBatch | undefined {
+    const hit = this.byLog.get(log)?.get(schema)?.get(baseOffset);
+    if (hit?.lastOffset !== lastOffset) return undefined;
+    const place = this.kept.get(hit);
+    if (place && --place.remaining <= 0) this.drop(hit, place);
+    return hit;
+  }
+
+  /** Offers a batch this reader decoded to the other readers of its topic, if there are any. */
   put(log: PartitionLog, schema: RecordSchema | undefined, baseOffset: number, batch: DecodedStoredBatch): void {
+    const others = (this.readers.get(log.topic)?.get(schema) ?? 0) - 1;
+    if (others <= 0) return;
     let bySchema = this.byLog.get(log);
     if (!bySchema) this.byLog.set(log, (bySchema = new Map<RecordSchema | undefined, Map<number, DecodedStoredBatch>>()));
     let batches = bySchema.get(schema);
@@ -48,14 +82,18 @@ export class DecodedBatches {
     const replaced = batches.get(baseOffset);
     if (replaced) this.forget(replaced);
     batches.set(baseOffset, batch);
-    this.kept.set(batch, { log, schema, baseOffset });
+    this.kept.set(batch, { log, schema, baseOffset, remaining: others });
     this.records += batch.records.length;
     while (this.records > MAX_RECORDS && this.kept.size > 1) {
       const [oldest, place] = this.kept.entries().next().value as [DecodedStoredBatch, Place];
-      const batchesThere = this.byLog.get(place.log)?.get(place.schema);
-      if (batchesThere?.get(place.baseOffset) === oldest) batchesThere.delete(place.baseOffset);
-      this.forget(oldest);
+      this.drop(oldest, place);
     }
+  }
+
+  private drop(batch: DecodedStoredBatch, place: Place): void {
+    const batchesThere = this.byLog.get(place.log)?.get(place.schema);
+    if (batchesThere?.get(place.baseOffset) === batch) batchesThere.delete(place.baseOffset);
+    this.forget(batch);
   }
 
   private forget(batch: DecodedStoredBatch): void {

@@ -4,15 +4,15 @@
  * into `decode` rejections. Waiting for more data parks on the partition's high-watermark listener.
  */
 import { ErrorCode } from '../../embedded/kafka/protocol/errors';
-import { decodeRecords, readBatchHeader, splitBatches } from '../../embedded/kafka/protocol/record-batch';
+import { readBatchHeader, splitBatches } from '../../embedded/kafka/protocol/record-batch';
 import type { PartitionLog } from '../../embedded/kafka/storage/partition-log';
-import { decodeRawRecords, decodeRejection, type RawRecord, type ValueCodec } from '../codec';
-import type { Headers, LogRecord } from '../port';
-import { DECODE_REASONS } from '../rejection-reasons';
+import type { ValueCodec } from '../codec';
+import type { LogRecord } from '../port';
 import type { Rejection } from '../schema-types';
 import type { RecordSchema } from '../schemas';
-import type { DecodedBatches, DecodedStoredBatch } from './decoded-batches';
+import type { DecodedBatches } from './decoded-batches';
 import { brokerRefused } from './log-errors';
+import { decodeStoredBatches, type StoredBatch } from './stored-batch-decoder';
 
 /** Bytes read per partition at a time (kafkajs's and Kafka's `max.partition.fetch.bytes`); at least one batch. */
 export const READ_MAX_BYTES = 1024 * 1024;
@@ -59,9 +59,7 @@ export async function readPartition<T>(
   if (read.errorCode !== ErrorCode.NONE) throw brokerRefused(`a read of ${log.topic}/${log.partition}`, read.errorCode);
   if (!read.records) return null;
 
-  const unreadable: Rejection[] = [];
-  /** Per batch in the read, in order: its decoded records, or (a miss) its raw records still to decode. */
-  const parts: { base: number; last: number; decoded?: DecodedStoredBatch; raws?: RawRecord[] }[] = [];
+  const wanted: StoredBatch[] = [];
   let next = from;
   for (const batch of splitBatches(read.records)) {
     const h = readBatchHeader(batch);
@@ -69,88 +67,19 @@ export async function readPartition<T>(
     const last = h.baseOffset + h.lastOffsetDelta;
     next = Math.min(end, Math.max(next, last + 1));
     if (last < from || (h.attributes & CONTROL_BATCH) !== 0) continue;
-    const cached = shared?.get(log, readerSchema, h.baseOffset, last);
-    if (cached) {
-      parts.push({ base: h.baseOffset, last, decoded: cached });
-      continue;
-    }
-    let decoded: ReturnType<typeof decodeRecords>;
-    try {
-      decoded = decodeRecords(batch);
-    } catch {
-      decoded = null;
-    }
-    if (!decoded) {
-      const message = `${DECODE_REASONS.DECODE_UNREADABLE_BATCH} (attributes ${h.attributes})`;
-      for (let offset = Math.max(from, h.baseOffset); offset <= last && offset < end; offset++) {
-        unreadable.push(decodeRejection(log.topic, log.partition, offset, null, 'DECODE_UNREADABLE_BATCH', message, null));
-      }
-      continue;
-    }
     // The whole batch is decoded (not only the part at `from` and after), so other readers can share it.
-    const raws = decoded.map((r) => ({
-      offset: String(r.offset),
-      key: r.key === null ? null : r.key.toString('utf8'),
-      value: r.value,
-      headers: headersOf(r.headers),
-      timestamp: r.timestamp,
-    }));
-    parts.push({ base: h.baseOffset, last, raws });
+    wanted.push({ batch, baseOffset: h.baseOffset, lastOffset: last, attributes: h.attributes, from, to: end });
   }
-  await decodeMisses(log, codec, readerSchema, parts, shared);
+  const decoded = await decodeStoredBatches(log, codec, readerSchema, wanted, shared);
   const records: LogRecord<T>[] = [];
-  const rejections: Rejection[] = [...unreadable];
-  const wanted = (offset: number): boolean => offset >= from && offset < end;
-  for (const part of parts) {
-    const decoded = part.decoded as DecodedStoredBatch;
-    for (const r of decoded.records) if (wanted(Number(r.offset))) records.push(r as LogRecord<T>);
-    for (const r of decoded.rejections) if (wanted(r.source?.offset ?? -1)) rejections.push(r);
+  const rejections: Rejection[] = [];
+  const inRead = (offset: number): boolean => offset >= from && offset < end;
+  for (const batch of decoded) {
+    for (const r of batch.records) if (inRead(Number(r.offset))) records.push(r as LogRecord<T>);
+    for (const r of batch.rejections) if (inRead(r.source?.offset ?? -1)) rejections.push(r);
   }
-  return { records, rejections: unreadable.length > 0 ? rejections.sort(byOffset) : rejections, next, highWatermark };
+  return { records, rejections, next, highWatermark };
 }
-
-/** Decodes the values of every batch the shared cache did not hold, in one pass, and offers them to it. */
-async function decodeMisses(
-  log: PartitionLog,
-  codec: ValueCodec,
-  readerSchema: RecordSchema | undefined,
-  parts: { base: number; last: number; decoded?: DecodedStoredBatch; raws?: RawRecord[] }[],
-  shared: DecodedBatches | undefined,
-): Promise<void> {
-  const misses = parts.filter((p) => p.raws !== undefined);
-  if (misses.length === 0) return;
-  const all = await decodeRawRecords(
-    codec,
-    log.topic,
-    log.partition,
-    misses.flatMap((p) => p.raws ?? []),
-    readerSchema,
-  );
-  // Both lists are in offset order, as the batches are: each batch takes the run of entries up to its last offset.
-  let r = 0;
-  let j = 0;
-  for (const part of misses) {
-    const records: LogRecord<unknown>[] = [];
-    const rejections: Rejection[] = [];
-    while (r < all.records.length && Number(all.records[r]!.offset) <= part.last) records.push(all.records[r++]!);
-    while (j < all.rejections.length && (all.rejections[j]!.source?.offset ?? -1) <= part.last) rejections.push(all.rejections[j++]!);
-    part.decoded = { lastOffset: part.last, records, rejections };
-    // A batch with undecodable records is not shared: each group reports its own rejections, as before.
-    if (rejections.length === 0) shared?.put(log, readerSchema, part.base, part.decoded);
-  }
-}
-
-const byOffset = (a: Rejection, b: Rejection): number => (a.source?.offset ?? 0) - (b.source?.offset ?? 0);
-
-/** Record headers as text; a repeated name keeps its last value, as the kafkajs adapter does. */
-function headersOf(headers: readonly { key: string; value: Buffer | null }[]): Headers {
-  if (headers.length === 0) return EMPTY_HEADERS;
-  const out: Record<string, string> = {};
-  for (const h of headers) if (h.value !== null) out[h.key] = h.value.toString('utf8');
-  return out;
-}
-
-const EMPTY_HEADERS: Headers = Object.freeze({});
 
 /**
  * Resolves once the partition's high watermark passes `offset`, its topic is deleted (the caller looks the

@@ -10,8 +10,7 @@ const SEED = 0x9747b28c;
 const M = 0x5bd1e995;
 
 /** Kafka's murmur2 (org.apache.kafka.common.utils.Utils.murmur2): a signed 32-bit hash. */
-export function murmur2(data: Buffer): number {
-  const length = data.length;
+export function murmur2(data: Buffer, length = data.length): number {
   let h = (SEED ^ length) | 0;
   const whole = length & ~3;
   for (let i = 0; i < whole; i += 4) {
@@ -33,8 +32,15 @@ export function murmur2(data: Buffer): number {
 
 const toPositive = (x: number): number => x & 0x7fffffff;
 
+/** Where keys are written as UTF-8 to be hashed (every published record has one): no buffer per key. */
+let scratch = Buffer.allocUnsafe(1024);
+
 /** The partition (of `partitions`) a record with this key belongs to. */
-export const partitionForKey = (key: string, partitions: number): number => toPositive(murmur2(Buffer.from(key, 'utf8'))) % partitions;
+export function partitionForKey(key: string, partitions: number): number {
+  // A UTF-16 code unit takes at most 3 UTF-8 bytes, so the whole key always fits.
+  if (key.length * 3 > scratch.length) scratch = Buffer.allocUnsafe(key.length * 3);
+  return toPositive(murmur2(scratch, scratch.write(key, 0, 'utf8'))) % partitions;
+}
 
 export class Partitioner {
   private readonly counters = new Map<string, number>();

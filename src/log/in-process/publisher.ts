@@ -9,7 +9,7 @@ import { ErrorCode } from '../../embedded/kafka/protocol/errors';
 import { BATCH_HEADER_SIZE, encodeRecordBatch, type RecordInput } from '../../embedded/kafka/protocol/record-batch';
 import type { PartitionLog } from '../../embedded/kafka/storage/partition-log';
 import type { SubjectStrategy, ValueCodec } from '../codec';
-import type { OutgoingRecord, LogPosition } from '../port';
+import type { Headers, OutgoingRecord, LogPosition } from '../port';
 import { brokerRefused, brokerStopped, notDurable, unknownPartition, unknownTopic } from './log-errors';
 import { Partitioner } from './partitioner';
 
@@ -45,14 +45,12 @@ export class Publisher {
       const log = this.broker.logs.partition(r.topic, partitions[i]!);
       if (!log) throw unknownPartition(r.topic, partitions[i]!);
       const value = this.codec.encodeWithId(ids[i]!, r.schema, r.value);
-      const key = r.key === null ? null : Buffer.from(r.key, 'utf8');
-      let size = RECORD_OVERHEAD + value.length + (key?.length ?? 0);
-      for (const [name, text] of Object.entries(r.headers ?? {})) size += HEADER_OVERHEAD + Buffer.byteLength(name) + Buffer.byteLength(text);
       let slot = byPartition.get(log);
       if (!slot) byPartition.set(log, (slot = { log, indexes: [], inputs: [], sizes: [] }));
       slot.indexes.push(i);
-      slot.sizes.push(size);
-      slot.inputs.push({ key, value, ...(r.timestamp !== undefined && { timestamp: r.timestamp }), ...(r.headers && { headers: r.headers }) });
+      slot.sizes.push(recordSize(r.key, value, r.headers));
+      // The key and headers stay text: the batch encoder writes them as UTF-8 straight into the batch.
+      slot.inputs.push({ key: r.key, value, timestamp: r.timestamp, headers: r.headers });
     });
 
     // Every batch is built and checked before the first append, so a refused publish writes nothing.
@@ -92,11 +90,32 @@ export class Publisher {
 
   /** Each record's schema id; only ids not looked up before wait for the registry (once per schema and subject). */
   private async schemaIds(records: readonly OutgoingRecord[]): Promise<number[]> {
-    const subjects = records.map((r) => r.subject ?? this.subjectFor(r.topic));
-    const known = records.map((r, i) => this.codec.knownSchemaId(subjects[i]!, r.schema));
+    const subjects: string[] = [];
+    const known: (number | undefined)[] = [];
+    // A publish is runs of records of one topic and schema: each run builds its subject and looks its id up once
+    // (a subject string built and hashed per record was 1 % of the burst).
+    let previous: OutgoingRecord | undefined;
+    for (const r of records) {
+      if (previous === undefined || r.topic !== previous.topic || r.schema !== previous.schema || r.subject !== previous.subject) {
+        const subject = r.subject ?? this.subjectFor(r.topic);
+        subjects.push(subject);
+        known.push(this.codec.knownSchemaId(subject, r.schema));
+      } else {
+        subjects.push(subjects[subjects.length - 1]!);
+        known.push(known[known.length - 1]);
+      }
+      previous = r;
+    }
     if (known.every((id) => id !== undefined)) return known;
     return Promise.all(records.map(async (r, i) => known[i] ?? this.codec.schemaId(subjects[i]!, r.schema)));
   }
+}
+
+/** An upper bound of a record's bytes in a batch. */
+function recordSize(key: string | null, value: Buffer, headers: Headers | undefined): number {
+  let size = RECORD_OVERHEAD + value.length + (key === null ? 0 : Buffer.byteLength(key, 'utf8'));
+  for (const name in headers) size += HEADER_OVERHEAD + Buffer.byteLength(name, 'utf8') + Buffer.byteLength(headers[name]!, 'utf8');
+  return size;
 }
 
 /** The partition's records as record batches within the topic's `max.message.bytes` (one unless they are big). */

@@ -64,6 +64,8 @@ class GroupConsumer<T> implements Subscription {
   /** The latest offset commit's fsync (it covers every earlier commit). */
   private lastCommit: Promise<void> = Promise.resolve();
   private stopped: Promise<void> | undefined;
+  /** Ends this subscription's count among the readers that share decoded batches. */
+  private readonly leaveSharing: () => void;
 
   constructor(
     private readonly deps: SubscriptionDeps,
@@ -80,6 +82,7 @@ class GroupConsumer<T> implements Subscription {
     this.joined.catch(() => undefined); // a caller who never awaits it is told through the log instead
     this.log = deps.logger.child({ groupId: o.groupId });
     this.slots = new Slots(concurrency);
+    this.leaveSharing = deps.decoded?.addReader(o.topics, o.readerSchema) ?? (() => undefined);
     this.member = new GroupMember(deps.broker.groups, (topic) => deps.broker.logs.topic(topic)?.partitions.length ?? 0, {
       groupId: o.groupId,
       topics: o.topics,
@@ -97,6 +100,7 @@ class GroupConsumer<T> implements Subscription {
   stop(): Promise<void> {
     this.stopped ??= (async () => {
       this.stopping.abort();
+      this.leaveSharing();
       await this.running;
       await this.lastCommit;
     })();

@@ -55,8 +55,12 @@ export interface BatchReads {
   readonly outcomes: { tenant: string; outcome: DeltaOutcomeRow }[];
 }
 
-/** Identifies a record in maps. */
-export const recordIdKey = (id: RecordId): string => JSON.stringify([id.tenant, id.entity, id.key]);
+/**
+ * Identifies a record in maps. Tenant and entity go with their lengths, so any three strings map to distinct keys
+ * (a Kafka producer's delta may name anything before stage 1 refuses it). This runs several times per delta:
+ * a concatenation, where a JSON array of the three was built and serialised each time.
+ */
+export const recordIdKey = (id: RecordId): string => `${id.tenant.length}:${id.tenant}${id.entity.length}:${id.entity}${id.key}`;
 
 /**
  * The stored verdicts as the services read them (a repeated Idempotency-Key, GET /deltas/:id, the rejections'

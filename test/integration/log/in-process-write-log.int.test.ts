@@ -116,19 +116,25 @@ describe('in-process write log on the embedded broker', () => {
           if (seen.some((r) => r.offset === '9')) done();
         },
       });
-      await all;
-      await sub.stop();
-      return seen;
+      await sub.joined;
+      return { sub, seen: all.then(() => seen) };
     };
-    const first = await read('one');
-    const second = await read('two');
-    const late = await read('late');
-    expect(first.map((r) => r.offset)).toEqual(Array.from({ length: 10 }, (_, n) => String(n)));
-    expect(first.map((r) => r.value.id)).toEqual(published.map((p) => p.value.id));
-    // The same decoded objects, not equal copies: the second group did not decode the batch again.
-    second.forEach((r, i) => expect(r.value).toBe(first[i]?.value));
-    expect(late.map((r) => r.offset)).toEqual(['4', '5', '6', '7', '8', '9']);
-    expect(late[0]?.value).toBe(first[4]?.value);
+    // The groups read side by side, as the projectors and emitters do: a batch is kept for the groups subscribed.
+    const readers = await Promise.all(['one', 'two', 'late'].map(read));
+    const [first, second, late] = await Promise.all(readers.map((r) => r.seen));
+    await Promise.all(readers.map((r) => r.sub.stop()));
+    expect(first!.map((r) => r.offset)).toEqual(Array.from({ length: 10 }, (_, n) => String(n)));
+    expect(first!.map((r) => r.value.id)).toEqual(published.map((p) => p.value.id));
+    // The same decoded objects, not equal copies: one group decoded the batch, the others took it.
+    second!.forEach((r, i) => expect(r.value).toBe(first![i]?.value));
+    expect(late!.map((r) => r.offset)).toEqual(['4', '5', '6', '7', '8', '9']);
+    expect(late![0]?.value).toBe(first![4]?.value);
+    // A group reading alone later decodes for itself (nothing is kept for readers that are not subscribed).
+    const alone = await read('alone');
+    const again = await alone.seen;
+    await alone.sub.stop();
+    expect(again.map((r) => r.value.id)).toEqual(published.map((p) => p.value.id));
+    expect(again[0]?.value).not.toBe(first![0]?.value);
   });
 
   test('maxBytesPerPartition sets how much of a partition one batch holds: a batch per stored batch at the least, everything at once with room', async () => {

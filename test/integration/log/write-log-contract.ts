@@ -295,7 +295,10 @@ export function describeWriteLogContract(name: string, start: () => Promise<Back
       const wrongMagic = Buffer.from([1, 0, 0, 0, 1, 2, 3]);
       const unknownId = Buffer.from([0, 0x7f, 0, 0, 1, 2, 65]);
       const codec = new ValueCodec({ registryUrl: backend.registryUrl });
-      const truncated = (await codec.encode(`${topic}-value`, schemas.DeltaEnvelope, sampleDelta(2))).subarray(0, 9);
+      const encoded = await codec.encode(`${topic}-value`, schemas.DeltaEnvelope, sampleDelta(2));
+      // Read where it lies in a stored batch, a value must end where its record says: neither short nor long.
+      const truncated = encoded.subarray(0, 9);
+      const trailing = Buffer.concat([encoded, Buffer.from([0, 0])]);
       const producer = rawKafka().producer();
       await producer.connect();
       await producer.send({
@@ -305,6 +308,7 @@ export function describeWriteLogContract(name: string, start: () => Promise<Back
           { key: 'bad-id', value: unknownId },
           { key: 'bad-avro', value: truncated },
           { key: 'plain-json', value: Buffer.from('{"id":"d-9"}') },
+          { key: 'trailing', value: trailing },
         ],
       });
       await producer.disconnect();
@@ -313,12 +317,12 @@ export function describeWriteLogContract(name: string, start: () => Promise<Back
       const collector = new Collector<DeltaEnvelope>();
       await subscribe([topic], collector);
       await collector.count(2);
-      expect(collector.records.map((r) => r.offset)).toEqual(['0', '5']);
-      expect(collector.batches.reduce((n, b) => n + b.rejected, 0)).toBe(4);
+      expect(collector.records.map((r) => r.offset)).toEqual(['0', '6']);
+      expect(collector.batches.reduce((n, b) => n + b.rejected, 0)).toBe(5);
 
       const refusals = new Collector<Rejection>();
       await subscribe([rejectionsTopic], refusals);
-      await refusals.count(4);
+      await refusals.count(5);
       const byKey = new Map(refusals.records.map((r) => [r.key, plain(r.value) as Rejection]));
       expect(byKey.get('bad-magic')).toMatchObject({
         stage: 'decode',
@@ -330,11 +334,12 @@ export function describeWriteLogContract(name: string, start: () => Promise<Back
       expect(byKey.get('bad-id')).toMatchObject({ reason: 'DECODE_UNKNOWN_SCHEMA', source: { offset: 2 }, raw: unknownId.toString('base64') });
       expect(byKey.get('bad-avro')).toMatchObject({ reason: 'DECODE_INVALID_AVRO', source: { offset: 3 } });
       expect(byKey.get('plain-json')).toMatchObject({ reason: 'DECODE_MAGIC_BYTE', source: { offset: 4 } });
+      expect(byKey.get('trailing')).toMatchObject({ reason: 'DECODE_INVALID_AVRO', source: { offset: 5 }, raw: trailing.toString('base64') });
 
       // Still consuming after the poison: a record published now arrives.
       await log.publish([good(4)]);
       await collector.count(3);
-      expect(collector.records.at(-1)?.offset).toBe('6');
+      expect(collector.records.at(-1)?.offset).toBe('7');
     });
 
     test('replay reads from earliest, from offsets and from a timestamp, and stops at the end offsets it began with', async () => {

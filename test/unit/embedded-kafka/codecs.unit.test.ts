@@ -14,7 +14,8 @@ import { offsetCommitCodec } from '../../../src/embedded/kafka/api/offset-commit
 import { offsetFetchCodec } from '../../../src/embedded/kafka/api/offset-fetch/codec';
 import { produceCodec } from '../../../src/embedded/kafka/api/produce/codec';
 import { syncGroupCodec } from '../../../src/embedded/kafka/api/sync-group/codec';
-import { decodeRecords, encodeRecordBatch, readBatchHeader, splitBatches } from '../../../src/embedded/kafka/protocol/record-batch';
+import { decodeRecords } from '../../../src/embedded/kafka/protocol/batch-records';
+import { encodeRecordBatch, readBatchHeader, splitBatches } from '../../../src/embedded/kafka/protocol/record-batch';
 import { decodeRequest, encodeResponse, kafkajsDecode, kafkajsRequest, range } from './kafkajs-wire';
 
 /**

@@ -6,11 +6,11 @@ import {
   type BatchInput,
   LOG_APPEND_TIME_FLAG,
   batchCrcValid,
-  decodeRecords,
   encodeRecordBatch,
   readBatchHeader,
   splitBatches,
 } from '../../../src/embedded/kafka/protocol/record-batch';
+import { decodeRecords } from '../../../src/embedded/kafka/protocol/batch-records';
 import { DEFAULT_LOG_CONFIG, type LogConfig } from '../../../src/embedded/kafka/storage/log-config';
 import { PartitionLog } from '../../../src/embedded/kafka/storage/partition-log';
 

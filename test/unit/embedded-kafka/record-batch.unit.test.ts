@@ -2,11 +2,11 @@ import {
   Compression,
   assignBaseOffset,
   batchCrcValid,
-  decodeRecords,
   encodeRecordBatch,
   readBatchHeader,
   splitBatches,
 } from '../../../src/embedded/kafka/protocol/record-batch';
+import { decodeRecords } from '../../../src/embedded/kafka/protocol/batch-records';
 import { MalformedFrameError } from '../../../src/embedded/kafka/protocol/errors';
 
 const { RecordBatch } = require('kafkajs/src/protocol/recordBatch/v0') as {
@@ -83,6 +83,33 @@ describe('record batch v2', () => {
     });
     expect(encoded.toString('hex')).toBe(theirs.buffer.toString('hex'));
     expect(batchCrcValid(encoded)).toBe(true);
+  });
+
+  test('text keys, values and headers are written as their UTF-8 bytes (multi-byte characters measured in bytes)', () => {
+    const text = encodeRecordBatch({ records: [{ key: 'clé-€', value: 'vä', timestamp: 1700000000000, headers: { naïve: 'ŝ€', plain: 'x' } }] });
+    const bytes = encodeRecordBatch({
+      records: [
+        {
+          key: Buffer.from('clé-€'),
+          value: Buffer.from('vä'),
+          timestamp: 1700000000000,
+          headers: { naïve: Buffer.from('ŝ€'), plain: Buffer.from('x') },
+        },
+      ],
+    });
+    expect(text.toString('hex')).toBe(bytes.toString('hex'));
+    expect(decodeRecords(text)).toEqual([
+      {
+        offset: 0,
+        timestamp: 1700000000000,
+        key: Buffer.from('clé-€'),
+        value: Buffer.from('vä'),
+        headers: [
+          { key: 'naïve', value: Buffer.from('ŝ€') },
+          { key: 'plain', value: Buffer.from('x') },
+        ],
+      },
+    ]);
   });
 
   test('the broker may rewrite baseOffset and leader epoch without touching the CRC', () => {

@@ -78,6 +78,11 @@ export class Reader {
     return this.buf.subarray(at, at + n);
   }
 
+  /** Steps over `n` bytes without a view of them; answers where they start. */
+  skip(n: number): number {
+    return this.take(n);
+  }
+
   string(): string {
     const s = this.nullableString();
     if (s === null) throw new MalformedFrameError('null where a string is required');

@@ -1,4 +1,4 @@
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { gzipSync } from 'node:zlib';
 import { crc32c } from './crc32c';
 import { MalformedFrameError } from './errors';
 import { Reader } from './reader';
@@ -98,68 +98,6 @@ export function splitBatches(records: Buffer): Buffer[] {
   return batches;
 }
 
-export interface RecordHeader {
-  key: string;
-  value: Buffer | null;
-}
-
-export interface DecodedRecord {
-  offset: number;
-  timestamp: number;
-  key: Buffer | null;
-  value: Buffer | null;
-  headers: RecordHeader[];
-}
-
-/** Decompressed record bytes of a batch, or null when its codec is not available here. */
-function recordBytes(batch: Buffer, attributes: number): Buffer | null {
-  const body = batch.subarray(BATCH_HEADER_SIZE);
-  switch (attributes & 0x07) {
-    case Compression.NONE:
-      return body;
-    case Compression.GZIP:
-      return gunzipSync(body);
-    default:
-      return null;
-  }
-}
-
-/**
- * Decodes the records of a batch (uncompressed or gzip); null for codecs the broker does not decode
- * (snappy, lz4, zstd are stored and served as they came). Used by the in-process reader and timestamp look-ups.
- * Keys, values and header values are views of the batch's bytes, not copies (they were a tenth of the burst's
- * allocations): stored batches never change, and a view keeps its whole batch in memory while it is held.
- */
-export function decodeRecords(batch: Buffer): DecodedRecord[] | null {
-  const h = readBatchHeader(batch);
-  const bytes = recordBytes(batch, h.attributes);
-  if (bytes === null) return null;
-  const r = new Reader(bytes);
-  const out: DecodedRecord[] = [];
-  for (let i = 0; i < h.recordCount; i++) {
-    const length = r.varint();
-    const end = r.offset + length;
-    r.int8(); // record attributes, unused
-    const delta = r.varint();
-    const timestamp = h.attributes & LOG_APPEND_TIME_FLAG ? h.maxTimestamp : h.baseTimestamp + delta;
-    const offset = h.baseOffset + r.varint();
-    const keyLen = r.varint();
-    const key = keyLen < 0 ? null : r.raw(keyLen);
-    const valueLen = r.varint();
-    const value = valueLen < 0 ? null : r.raw(valueLen);
-    const headers: RecordHeader[] = [];
-    const headerCount = r.varint();
-    for (let j = 0; j < headerCount; j++) {
-      const k = r.raw(r.varint()).toString('utf8');
-      const vLen = r.varint();
-      headers.push({ key: k, value: vLen < 0 ? null : r.raw(vLen) });
-    }
-    if (r.offset !== end) throw new MalformedFrameError('record length does not match its fields');
-    out.push({ offset, timestamp, key, value, headers });
-  }
-  return out;
-}
-
 export interface RecordInput {
   key?: Buffer | string | null;
   value: Buffer | string | null;
@@ -175,8 +113,6 @@ export interface BatchInput {
   producerEpoch?: number;
   baseSequence?: number;
 }
-
-const toBuf = (v: Buffer | string): Buffer => (typeof v === 'string' ? Buffer.from(v) : v);
 
 /** Bytes of a zigzag varint (Kafka's signed varint / varlong). */
 function varintSize(v: number): number {
@@ -199,50 +135,71 @@ function putVarint(buf: Buffer, at: number, v: number): number {
   return at;
 }
 
-function putBytes(buf: Buffer, at: number, bytes: Buffer | null): number {
-  if (bytes === null) return putVarint(buf, at, -1);
-  at = putVarint(buf, at, bytes.length);
-  return at + bytes.copy(buf, at);
+/** Encoded length of a key, value or header field: text counts its UTF-8 bytes. */
+const fieldLength = (field: Buffer | string): number => (typeof field === 'string' ? Buffer.byteLength(field, 'utf8') : field.length);
+
+const fieldSize = (length: number): number => (length < 0 ? 1 : varintSize(length) + length);
+
+/** Writes a length-prefixed field (length -1 for null); text is written as UTF-8 straight into the batch. */
+function putField(buf: Buffer, at: number, field: Buffer | string | null, length: number): number {
+  at = putVarint(buf, at, length);
+  if (field === null) return at;
+  return at + (typeof field === 'string' ? buf.write(field, at) : field.copy(buf, at));
 }
 
-/** One record's fields as bytes, and the size of its body (what its length prefix counts). */
-interface RecordParts {
-  timestampDelta: number;
-  key: Buffer | null;
-  value: Buffer | null;
-  headers: [Buffer, Buffer][];
-  bodySize: number;
+/**
+ * One record measured: its body size (what its length prefix counts) and its key and value lengths (-1 for
+ * null). Header fields are measured again when written: they are few and short, and this keeps one object per
+ * record.
+ */
+interface RecordSize {
+  readonly timestampDelta: number;
+  readonly keyLength: number;
+  readonly valueLength: number;
+  readonly headerCount: number;
+  readonly bodySize: number;
 }
 
-const bytesSize = (b: Buffer | null): number => (b === null ? 1 : varintSize(b.length) + b.length);
-
-function recordParts(rec: RecordInput, offsetDelta: number, timestampDelta: number): RecordParts {
-  const key = rec.key === undefined || rec.key === null ? null : toBuf(rec.key);
-  const value = rec.value === null ? null : toBuf(rec.value);
-  const headers = Object.entries(rec.headers ?? {}).map(([k, v]): [Buffer, Buffer] => [Buffer.from(k), toBuf(v)]);
-  let bodySize = 1 + varintSize(timestampDelta) + varintSize(offsetDelta) + bytesSize(key) + bytesSize(value) + varintSize(headers.length);
-  for (const [k, v] of headers) bodySize += bytesSize(k) + bytesSize(v);
-  return { timestampDelta, key, value, headers, bodySize };
+function measure(rec: RecordInput, offsetDelta: number, timestampDelta: number): RecordSize {
+  const keyLength = rec.key === undefined || rec.key === null ? -1 : fieldLength(rec.key);
+  const valueLength = rec.value === null ? -1 : fieldLength(rec.value);
+  let headerCount = 0;
+  let headersSize = 0;
+  // for…in, not Object.entries: no array per record on the in-process write path.
+  for (const name in rec.headers) {
+    headerCount++;
+    headersSize += fieldSize(Buffer.byteLength(name, 'utf8')) + fieldSize(fieldLength(rec.headers[name]!));
+  }
+  const bodySize =
+    1 + varintSize(timestampDelta) + varintSize(offsetDelta) + fieldSize(keyLength) + fieldSize(valueLength) + varintSize(headerCount) + headersSize;
+  return { timestampDelta, keyLength, valueLength, headerCount, bodySize };
 }
 
 /** Writes the records at `at` (length-prefixed bodies); answers the position after them. */
-function putRecords(buf: Buffer, at: number, parts: readonly RecordParts[]): number {
-  parts.forEach((p, offsetDelta) => {
-    at = putVarint(buf, at, p.bodySize);
+function putRecords(buf: Buffer, at: number, records: readonly RecordInput[], sizes: readonly RecordSize[]): number {
+  for (let offsetDelta = 0; offsetDelta < records.length; offsetDelta++) {
+    const rec = records[offsetDelta]!;
+    const size = sizes[offsetDelta]!;
+    at = putVarint(buf, at, size.bodySize);
     buf[at++] = 0; // record attributes
-    at = putVarint(buf, at, p.timestampDelta);
+    at = putVarint(buf, at, size.timestampDelta);
     at = putVarint(buf, at, offsetDelta);
-    at = putBytes(buf, at, p.key);
-    at = putBytes(buf, at, p.value);
-    at = putVarint(buf, at, p.headers.length);
-    for (const [k, v] of p.headers) at = putBytes(buf, putBytes(buf, at, k), v);
-  });
+    at = putField(buf, at, rec.key ?? null, size.keyLength);
+    at = putField(buf, at, rec.value, size.valueLength);
+    at = putVarint(buf, at, size.headerCount);
+    for (const name in rec.headers) {
+      const value = rec.headers[name]!;
+      at = putField(buf, at, name, Buffer.byteLength(name, 'utf8'));
+      at = putField(buf, at, value, fieldLength(value));
+    }
+  }
   return at;
 }
 
 /**
  * Builds a record batch v2 (the in-process write log's appends, tests, internal topics). The records are
- * measured first and written once into a buffer of the exact size; the CRC is computed once, over it.
+ * measured first and written once into a buffer of the exact size (text keys and headers straight from their
+ * strings, without a buffer each); the CRC is computed once, over it.
  */
 export function encodeRecordBatch(input: BatchInput): Buffer {
   const now = Date.now();
@@ -254,20 +211,20 @@ export function encodeRecordBatch(input: BatchInput): Buffer {
     if (t > maxTimestamp) maxTimestamp = t;
   }
   if (input.records.length === 0) baseTimestamp = maxTimestamp = now;
-  const parts = input.records.map((r, i) => recordParts(r, i, (r.timestamp ?? now) - baseTimestamp));
+  const sizes = input.records.map((r, i) => measure(r, i, (r.timestamp ?? now) - baseTimestamp));
   let recordsSize = 0;
-  for (const p of parts) recordsSize += varintSize(p.bodySize) + p.bodySize;
+  for (const size of sizes) recordsSize += varintSize(size.bodySize) + size.bodySize;
   const compression = input.compression ?? Compression.NONE;
   let batch: Buffer;
   if (compression === Compression.GZIP) {
     const plain = Buffer.allocUnsafe(recordsSize);
-    putRecords(plain, 0, parts);
+    putRecords(plain, 0, input.records, sizes);
     const records = gzipSync(plain);
     batch = Buffer.allocUnsafe(BATCH_HEADER_SIZE + records.length);
     records.copy(batch, BATCH_HEADER_SIZE);
   } else {
     batch = Buffer.allocUnsafe(BATCH_HEADER_SIZE + recordsSize);
-    putRecords(batch, BATCH_HEADER_SIZE, parts);
+    putRecords(batch, BATCH_HEADER_SIZE, input.records, sizes);
   }
   const header = new Writer(BATCH_HEADER_SIZE)
     .int64(input.baseOffset ?? 0)

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { ErrorCode } from '../protocol/errors';
-import { type BatchHeader, assignBaseOffset, batchCrcValid, decodeRecords, readBatchHeader, stampLogAppendTime } from '../protocol/record-batch';
+import { decodeRecords } from '../protocol/batch-records';
+import { type BatchHeader, assignBaseOffset, batchCrcValid, readBatchHeader, stampLogAppendTime } from '../protocol/record-batch';
 import { fsyncDir } from './fs-util';
 import type { LogConfig } from './log-config';
 import { ProducerStateTable } from './producer-state';

@@ -3,7 +3,7 @@ import { DecodedBatches, type DecodedStoredBatch } from '../../../../src/log/in-
 import type { LogRecord } from '../../../../src/log/port';
 
 /** The cache only keys on the log object's identity; any object stands for a partition log here. */
-const aLog = (): PartitionLog => ({}) as PartitionLog;
+const aLog = (topic = 't'): PartitionLog => ({ topic }) as PartitionLog;
 
 const batchOf = (base: number, size: number): DecodedStoredBatch => ({
   lastOffset: base + size - 1,
@@ -21,18 +21,48 @@ const batchOf = (base: number, size: number): DecodedStoredBatch => ({
 });
 
 describe('decoded batches shared by the readers of a partition', () => {
-  test('a batch is found by log, reader schema and base offset, and only with the same last offset', () => {
+  /** A cache with `n` subscriptions reading topic t. */
+  const withReaders = (n: number): DecodedBatches => {
     const cache = new DecodedBatches();
+    for (let i = 0; i < n; i++) cache.addReader(['t'], undefined);
+    return cache;
+  };
+
+  test('a batch is found by log, reader schema and base offset, and only with the same last offset', () => {
+    const cache = withReaders(3);
     const [log, other] = [aLog(), aLog()];
     const batch = batchOf(0, 10);
     cache.put(log, undefined, 0, batch);
-    expect(cache.get(log, undefined, 0, 9)).toBe(batch);
     expect(cache.get(log, undefined, 0, 8)).toBeUndefined();
     expect(cache.get(other, undefined, 0, 9)).toBeUndefined();
+    expect(cache.get(log, undefined, 0, 9)).toBe(batch);
+  });
+
+  test('a batch stays until every other reader of its topic took it', () => {
+    const cache = withReaders(3);
+    const log = aLog();
+    const batch = batchOf(0, 10);
+    cache.put(log, undefined, 0, batch);
+    expect(cache.get(log, undefined, 0, 9)).toBe(batch);
+    expect(cache.get(log, undefined, 0, 9)).toBe(batch);
+    expect(cache.get(log, undefined, 0, 9)).toBeUndefined();
+  });
+
+  test('batches of a topic (and reader schema) only one subscription reads are not kept', () => {
+    const cache = withReaders(1);
+    cache.addReader(['other'], undefined);
+    const leave = cache.addReader(['t'], undefined);
+    leave();
+    leave();
+    cache.put(aLog(), undefined, 0, batchOf(0, 10));
+    cache.put(aLog('other'), undefined, 0, batchOf(0, 10));
+    const log = aLog();
+    cache.put(log, undefined, 0, batchOf(0, 10));
+    expect(cache.get(log, undefined, 0, 9)).toBeUndefined();
   });
 
   test('it keeps at most about 4096 records, dropping the batches stored longest ago', () => {
-    const cache = new DecodedBatches();
+    const cache = withReaders(2);
     const log = aLog();
     for (let b = 0; b < 100; b++) cache.put(log, undefined, b * 100, batchOf(b * 100, 100));
     const kept = Array.from({ length: 100 }, (_, b) => cache.get(log, undefined, b * 100, b * 100 + 99) !== undefined);

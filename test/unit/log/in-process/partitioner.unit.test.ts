@@ -19,7 +19,15 @@ test.each([
 
 test('every key lands on the partition kafkajs DefaultPartitioner picks, for 1 to 12 partitions', () => {
   const kafkajs = Partitioners.DefaultPartitioner();
-  const keys = ['acme/customer/c-1', '', 'ünïcødé ✓ key', '日本語', ...Array.from({ length: 500 }, (_, i) => randomBytes(1 + (i % 40)).toString('base64'))];
+  const keys = [
+    'acme/customer/c-1',
+    '',
+    'ünïcødé ✓ key',
+    '日本語',
+    'k'.repeat(2000),
+    '€'.repeat(700),
+    ...Array.from({ length: 500 }, (_, i) => randomBytes(1 + (i % 40)).toString('base64')),
+  ];
   for (let partitions = 1; partitions <= 12; partitions++) {
     const partitionMetadata = Array.from({ length: partitions }, (_, p) => ({ partitionId: p, leader: 1, partitionErrorCode: 0, replicas: [1], isr: [1] }));
     for (const key of keys) {
