@@ -38,22 +38,23 @@ export async function decodeStoredBatches(
   batches: readonly StoredBatch[],
   shared: DecodedBatches | undefined,
 ): Promise<DecodedStoredBatch[]> {
+  // A batch taken from `shared` is kept for the second pass: taking one counts this reader as served, so taking
+  // it again would count it twice. One not there yet is looked for again after the await: another reader may
+  // have decoded it meanwhile.
+  const taken: (DecodedStoredBatch | undefined)[] = [];
   let failed = NO_FAILURES;
   for (;;) {
     const unknown = new Set<number>();
-    const fresh: boolean[] = [];
-    const decoded = batches.map((b) => {
-      const cached = shared?.get(log, readerSchema, b.baseOffset, b.lastOffset);
-      fresh.push(cached === undefined);
-      return cached ?? decodeStoredBatch(log, codec, readerSchema, b, failed, unknown);
-    });
+    const decoded = batches.map(
+      (b, i) => (taken[i] ??= shared?.get(log, readerSchema, b.baseOffset, b.lastOffset)) ?? decodeStoredBatch(log, codec, readerSchema, b, failed, unknown),
+    );
     // The second pass knows every writer (or why it failed): no id is unknown any more.
     if (unknown.size === 0 || failed !== NO_FAILURES) {
       // Offered before anything awaits: the readers of a partition wake on the same append, and one whose read
       // resumes next must find the batch here (offered after an await, it was nearly always decoded again).
       // A batch with undecodable records is not shared: each group reports its own rejections.
       decoded.forEach((batch, i) => {
-        if (fresh[i] && batch.rejections.length === 0) shared?.put(log, readerSchema, batches[i]!.baseOffset, batch);
+        if (taken[i] === undefined && batch.rejections.length === 0) shared?.put(log, readerSchema, batches[i]!.baseOffset, batch);
       });
       return decoded;
     }
