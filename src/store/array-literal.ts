@@ -2,8 +2,8 @@
  * A PostgreSQL array literal (`{1,NULL,"a \"b\""}`) for a one-dimensional array parameter, built in one pass.
  * The pg driver builds the same literal with two regular-expression replaces over every element, numbers
  * included; for the row writer's few thousand rows by a dozen columns per statement that was a tenth of the
- * projector's JavaScript time, and the record state look-up's keys paid the same. Numbers and booleans go unquoted, strings quoted, escaped only when they hold
- * a quote or a backslash.
+ * projector's JavaScript time, and the record state look-up's keys paid the same. Numbers and booleans go
+ * unquoted, strings quoted, escaped only when they hold a quote or a backslash.
  */
 export function arrayLiteral(values: readonly unknown[]): string {
   let out = '{';

@@ -8,7 +8,7 @@ import { COMPATIBILITY, SchemaRegistry, SchemaType } from '@kafkajs/confluent-sc
 import avro from 'avsc';
 import type { RecordSchema } from '../schemas';
 import type { DecodeReason } from '../rejection-reasons';
-import { frameEncoded, HEADER_SIZE, schemaIdAt } from './wire';
+import { frameEncoded, HEADER_SIZE, NO_VALUE, schemaIdAt } from './wire';
 
 export type Decoded =
   { readonly ok: true; readonly schemaId: number; readonly value: unknown } | { readonly ok: false; readonly reason: DecodeReason; readonly message: string };
@@ -119,7 +119,7 @@ export class ValueCodec {
    * (`fetchWriters`); bad bytes answer `{ ok: false }`.
    */
   decodeAt(buf: Buffer | null, start: number, end: number, readerSchema: RecordSchema | undefined, failed: ReadonlyMap<number, WriterLookup>): Decoded {
-    if (buf === null) return { ok: false, reason: 'DECODE_EMPTY_VALUE', message: 'the record has no value' };
+    if (buf === null) return NO_VALUE;
     const schemaId = schemaIdAt(buf, start, end);
     if (typeof schemaId !== 'number') return schemaId;
     const writer = this.writers.get(schemaId);

@@ -35,18 +35,21 @@ export type Unframed =
   | { readonly ok: true; readonly schemaId: number; readonly payload: Buffer }
   | { readonly ok: false; readonly reason: 'DECODE_EMPTY_VALUE' | 'DECODE_MAGIC_BYTE'; readonly message: string };
 
+export type UnframeFailure = Extract<Unframed, { ok: false }>;
+
+/** A record without a value, or with an empty one. */
+export const NO_VALUE: UnframeFailure = Object.freeze({ ok: false, reason: 'DECODE_EMPTY_VALUE', message: 'the record has no value' });
+
 export function unframe(value: Buffer | null): Unframed {
-  if (value === null) return { ok: false, reason: 'DECODE_EMPTY_VALUE', message: 'the record has no value' };
+  if (value === null) return NO_VALUE;
   const schemaId = schemaIdAt(value, 0, value.length);
   return typeof schemaId === 'number' ? { ok: true, schemaId, payload: value.subarray(HEADER_SIZE) } : schemaId;
 }
 
-export type UnframeFailure = Extract<Unframed, { ok: false }>;
-
 /** The schema id of the framed value in `buf` from `start` to `end` (exclusive), or why those bytes are not one. */
 export function schemaIdAt(buf: Buffer, start: number, end: number): number | UnframeFailure {
   const length = end - start;
-  if (length === 0) return { ok: false, reason: 'DECODE_EMPTY_VALUE', message: 'the record has no value' };
+  if (length === 0) return NO_VALUE;
   if (buf[start] !== MAGIC_BYTE) {
     return { ok: false, reason: 'DECODE_MAGIC_BYTE', message: `magic byte is ${buf[start]}, expected ${MAGIC_BYTE}` };
   }
