@@ -14,20 +14,22 @@ import { formatTable, quantile, secondsSince, type Figure } from './support/figu
 import { runHttpLoad } from './http-load';
 import { ENTITY, TENANT, type SentTimes } from './support/load-clients';
 import { LoadProcess } from './support/load-process';
+import { kcatAvailable, produceWithKcat } from './support/kcat-producer';
 
 /**
  * End to end on the whole service (embedded broker and registry, pipeline, action emitters, table projector,
  * a Postgres server): creates of `acme/merchant_account` (a) produced straight to the deltas topic by a kafkajs
- * producer and (b) written through HTTP `POST /` (each answered after the pipeline's verdict), timed until
- * every one is persisted, projected into its Postgres table and published on both action topics. Latency
+ * producer, then by librdkafka (kcat, when installed), and (b) written through HTTP `POST /` (each answered after
+ * the pipeline's verdict), timed until every one is persisted, projected into its Postgres table and published on
+ * both action topics. Latency
  * from publish to projection comes from a trigger on the projection table that stamps each row's insert time
  * (clock_timestamp, the same clock as the producer's). Baseline: a raw COPY of the same projected rows into a
- * table of the same columns without keys, in the same database, in the same run. The producer and the HTTP
- * clients run in a process of their own (support/load-process.ts), as outside clients do.
+ * table of the same columns without keys, in the same database, in the same run. The kafkajs producer and the
+ * HTTP clients run in a process of their own (support/load-process.ts), as outside clients do; kcat is one too.
  * Usage: npx tsx bench/end-to-end.ts [deltas=20000] [http deltas=2000]
  */
 export interface EndToEndOptions {
-  /** Deltas produced with kafkajs. */
+  /** Deltas produced with kafkajs, and again with kcat. */
   readonly deltas: number;
   /** Deltas written through HTTP. */
   readonly httpDeltas: number;
@@ -242,6 +244,33 @@ export async function run(options: EndToEndOptions): Promise<Figure[]> {
     const pacedRate = Math.max(10, Math.round(deltas / kafka.seconds / 2));
     const viaKafkaPaced = phase('paced-', Math.min(Math.ceil(deltas / 2), pacedRate * 10));
     const paced = await timed(viaKafkaPaced, () => produceDeltas(viaKafkaPaced, 10, 4, pacedRate));
+    // The same burst from librdkafka (kcat), whose CPU per delta is a fraction of kafkajs's: the service's rate when
+    // the client takes little of the two cores it shares with the service and PostgreSQL. Records per produce request
+    // and requests in flight are the kafkajs row's (a kafkajs send of 100 is one request; librdkafka puts one
+    // partition's batch in a request), so the two rows differ in the client rather than in batching. kcat queues its
+    // input far faster than it is sent, so 5 ms of linger fills every batch but the last few.
+    const viaKcat = kcatAvailable() ? phase('kcat-', deltas) : undefined;
+    let kcat: PhaseResult | undefined;
+    if (viaKcat) {
+      const input = path.join(dataDir, 'kcat-deltas.bin');
+      await load.writeKcatInput({ prefix: viaKcat.prefix, count: viaKcat.count, registryUrl: service.registryUrl, file: input });
+      kcat = await timed(viaKcat, async () => {
+        const started = Date.now();
+        const run = await produceWithKcat({
+          brokers: service.brokers,
+          topic: 'deltas',
+          input,
+          headers: proof,
+          properties: {
+            'batch.num.messages': options.sendBatch ?? 100,
+            'max.in.flight.requests.per.connection': options.sendsInFlight ?? 4,
+            'linger.ms': 5,
+          },
+        });
+        for (let i = 0; i < viaKcat.count; i++) viaKcat.sentAt.set(`${viaKcat.prefix}${i}`, started);
+        viaKcat.clientCpuMicros = run.cpuMicros;
+      });
+    }
     const viaHttp = phase('http-', httpDeltas);
     let answers: { latencies: number[]; errors: number } = { latencies: [], errors: 0 };
     const overHttp = await timed(viaHttp, async () => {
@@ -277,6 +306,19 @@ export async function run(options: EndToEndOptions): Promise<Figure[]> {
         baseline: copy(paced),
         notes: `${lat(paced)}; offered ${pacedRate}/s; ${done(paced, viaKafkaPaced.count)}`,
       },
+      ...(kcat
+        ? [
+            {
+              name: `e2e: librdkafka (kcat) producer → persisted+projected+actions (${deltas})`,
+              value: deltas / kcat.seconds,
+              unit: 'deltas/s',
+              baseline: copy(kcat),
+              notes:
+                `${lat(kcat)}; ${done(kcat, deltas)}; values Avro-encoded before the clock (the kafkajs row encodes while timed); ` +
+                `every delta's publish time is kcat's start, as kcat reports no per-record send time`,
+            },
+          ]
+        : []),
       {
         name: `e2e: HTTP POST / (${options.httpConcurrency ?? 64} clients) → projected+actions (${httpDeltas})`,
         value: httpDeltas / overHttp.seconds,
