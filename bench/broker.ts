@@ -100,9 +100,15 @@ async function measure(o: BrokerOptions): Promise<BrokerResult> {
     const c = await withBrokerCpu(() => clients.consume(order));
     const input = kcatAvailable() ? kcatInput(dataDir, o.messages, VALUE_BYTES) : undefined;
     const k = input
-      ? await withBrokerCpu(() =>
-          produceWithKcat({ ...order, topic: KCAT_TOPIC, valueBytes: VALUE_BYTES, recordsPerBatch: Math.round(recordsPerBatch), input }),
-        )
+      ? await withBrokerCpu(async () => {
+          const run = await produceWithKcat({
+            brokers: broker.brokers,
+            topic: KCAT_TOPIC,
+            input,
+            properties: { 'batch.num.messages': Math.round(recordsPerBatch) },
+          });
+          return { seconds: run.seconds, bytes: o.messages * VALUE_BYTES, cpuSeconds: run.cpuMicros / 1e6 };
+        })
       : undefined;
     if (k) {
       const stored = broker.parts.logs.topic(KCAT_TOPIC)!.partitions.reduce((n, log) => n + log.highWatermark, 0);

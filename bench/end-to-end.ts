@@ -14,20 +14,22 @@ import { formatTable, quantile, secondsSince, type Figure } from './support/figu
 import { runHttpLoad } from './http-load';
 import { ENTITY, TENANT, type SentTimes } from './support/load-clients';
 import { LoadProcess } from './support/load-process';
+import { kcatAvailable, produceWithKcat } from './support/kcat-producer';
 
 /**
  * End to end on the whole service (embedded broker and registry, pipeline, action emitters, table projector,
  * a Postgres server): creates of `acme/merchant_account` (a) produced straight to the deltas topic by a kafkajs
- * producer and (b) written through HTTP `POST /` (each answered after the pipeline's verdict), timed until
- * every one is persisted, projected into its Postgres table and published on both action topics. Latency
+ * producer, then by librdkafka (kcat, when installed), and (b) written through HTTP `POST /` (each answered after
+ * the pipeline's verdict), timed until every one is persisted, projected into its Postgres table and published on
+ * both action topics. Latency
  * from publish to projection comes from a trigger on the projection table that stamps each row's insert time
  * (clock_timestamp, the same clock as the producer's). Baseline: a raw COPY of the same projected rows into a
- * table of the same columns without keys, in the same database, in the same run. The producer and the HTTP
- * clients run in a process of their own (support/load-process.ts), as outside clients do.
+ * table of the same columns without keys, in the same database, in the same run. The kafkajs producer and the
+ * HTTP clients run in a process of their own (support/load-process.ts), as outside clients do; kcat is one too.
  * Usage: npx tsx bench/end-to-end.ts [deltas=20000] [http deltas=2000]
  */
 export interface EndToEndOptions {
-  /** Deltas produced with kafkajs. */
+  /** Deltas produced with kafkajs, and again with kcat. */
   readonly deltas: number;
   /** Deltas written through HTTP. */
   readonly httpDeltas: number;
@@ -84,10 +86,18 @@ class Harness {
   /** Stamps each projected row's insert time, so latency is measured per delta without polling. */
   async installProbe(): Promise<void> {
     await this.db.query(`create table bench_seen (key text primary key, seen_at timestamptz not null)`);
+    // Rows seen per phase (the keys' prefix; phases never overlap, so a statement's rows share one), a row per
+    // projector statement, for finish() to poll: a count over bench_seen scanned every earlier phase's rows too
+    // (about 5 ms a poll once 60,000 were in, polled every 10 ms), which the PostgreSQL CPU of later phases counted.
+    await this.db.query(`create table bench_seen_tally (prefix text not null, seen int not null)`);
     // A statement trigger over the statement's inserted rows: one set-based insert per projector statement, so
     // the probe adds little to the PostgreSQL CPU it is part of (a row trigger ran PL/pgSQL once per row).
     await this.db.query(`create function bench_seen() returns trigger language plpgsql as $$
-      begin insert into bench_seen select n."merchantId", clock_timestamp() from inserted n on conflict do nothing; return null; end $$`);
+      begin
+        with added as (insert into bench_seen select n."merchantId", clock_timestamp() from inserted n on conflict do nothing returning key)
+        insert into bench_seen_tally select regexp_replace(min(key), '[0-9]+$', ''), count(*) from added having count(*) > 0;
+        return null;
+      end $$`);
     await this.db.query(
       `create trigger bench_seen after insert on ${TABLE} referencing new table as inserted for each statement execute function bench_seen()`,
     );
@@ -110,7 +120,7 @@ class Harness {
     while (projectedSeconds === undefined || actionsSeconds === undefined) {
       if (Date.now() > deadline) throw new Error(`phase ${phase.prefix}: not fully projected and published within ${this.timeoutMs} ms`);
       if (projectedSeconds === undefined) {
-        const seen = await this.db.query<{ n: string }>(`select count(*)::text as n from bench_seen where key like $1`, [`${phase.prefix}%`]);
+        const seen = await this.db.query<{ n: string }>(`select coalesce(sum(seen), 0)::text as n from bench_seen_tally where prefix = $1`, [phase.prefix]);
         if (Number(seen.rows[0]?.n) >= phase.count) projectedSeconds = secondsSince(started);
       }
       if (actionsSeconds === undefined) {
@@ -242,6 +252,33 @@ export async function run(options: EndToEndOptions): Promise<Figure[]> {
     const pacedRate = Math.max(10, Math.round(deltas / kafka.seconds / 2));
     const viaKafkaPaced = phase('paced-', Math.min(Math.ceil(deltas / 2), pacedRate * 10));
     const paced = await timed(viaKafkaPaced, () => produceDeltas(viaKafkaPaced, 10, 4, pacedRate));
+    // The same burst from librdkafka (kcat), whose CPU per delta is a fraction of kafkajs's: the service's rate when
+    // the client takes little of the two cores it shares with the service and PostgreSQL. Records per produce request
+    // and requests in flight are the kafkajs row's (a kafkajs send of 100 is one request; librdkafka puts one
+    // partition's batch in a request), so the two rows differ in the client rather than in batching. kcat queues its
+    // input far faster than it is sent, so 5 ms of linger fills every batch but the last few.
+    const viaKcat = kcatAvailable() ? phase('kcat-', deltas) : undefined;
+    let kcat: PhaseResult | undefined;
+    if (viaKcat) {
+      const input = path.join(dataDir, 'kcat-deltas.bin');
+      await load.writeKcatInput({ prefix: viaKcat.prefix, count: viaKcat.count, registryUrl: service.registryUrl, file: input });
+      kcat = await timed(viaKcat, async () => {
+        const started = Date.now();
+        const run = await produceWithKcat({
+          brokers: service.brokers,
+          topic: 'deltas',
+          input,
+          headers: proof,
+          properties: {
+            'batch.num.messages': options.sendBatch ?? 100,
+            'max.in.flight.requests.per.connection': options.sendsInFlight ?? 4,
+            'linger.ms': 5,
+          },
+        });
+        for (let i = 0; i < viaKcat.count; i++) viaKcat.sentAt.set(`${viaKcat.prefix}${i}`, started);
+        viaKcat.clientCpuMicros = run.cpuMicros;
+      });
+    }
     const viaHttp = phase('http-', httpDeltas);
     let answers: { latencies: number[]; errors: number } = { latencies: [], errors: 0 };
     const overHttp = await timed(viaHttp, async () => {
@@ -277,6 +314,19 @@ export async function run(options: EndToEndOptions): Promise<Figure[]> {
         baseline: copy(paced),
         notes: `${lat(paced)}; offered ${pacedRate}/s; ${done(paced, viaKafkaPaced.count)}`,
       },
+      ...(kcat
+        ? [
+            {
+              name: `e2e: librdkafka (kcat) producer → persisted+projected+actions (${deltas})`,
+              value: deltas / kcat.seconds,
+              unit: 'deltas/s',
+              baseline: copy(kcat),
+              notes:
+                `${lat(kcat)}; ${done(kcat, deltas)}; values Avro-encoded before the clock (the kafkajs row encodes while timed); ` +
+                `every delta's publish time is kcat's start, as kcat reports no per-record send time`,
+            },
+          ]
+        : []),
       {
         name: `e2e: HTTP POST / (${options.httpConcurrency ?? 64} clients) → projected+actions (${httpDeltas})`,
         value: httpDeltas / overHttp.seconds,

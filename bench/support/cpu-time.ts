@@ -26,6 +26,18 @@ export async function postgresServerPid(db: Client): Promise<number | undefined>
   }
 }
 
+/** A /proc/<pid>/stat's fields after the command name, which sits in parentheses and may hold spaces: state(3) ppid(4) … utime(14) stime(15) cutime(16) cstime(17). */
+const statFields = (stat: string): string[] => stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+
+/**
+ * user + system µs of this process's children that have exited and been waited for (Node waits for each as it
+ * exits): a child's whole CPU, all its threads, counted once it is gone.
+ */
+export function reapedChildrenCpuMicros(): number {
+  const fields = statFields(readFileSync('/proc/self/stat', 'utf8'));
+  return (Number(fields[13]) + Number(fields[14])) * TICK_MICROS;
+}
+
 /** user + system µs of the postmaster and its children (the backends), from /proc. */
 function treeCpuMicros(root: number): number | undefined {
   let ticks = 0;
@@ -38,8 +50,7 @@ function treeCpuMicros(root: number): number | undefined {
     } catch {
       continue; // exited meanwhile
     }
-    // Fields after the command name, which sits in parentheses and may hold spaces: state ppid … utime(14) stime(15).
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const fields = statFields(stat);
     const pid = Number(entry);
     if (pid !== root && Number(fields[1]) !== root) continue;
     found = true;

@@ -3,11 +3,12 @@ import http from 'node:http';
 import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import { Kafka, logLevel, Partitioners } from 'kafkajs';
 import { loadSchemas, type DeltaEnvelope } from '../../src/log';
+import { writeKcatInput, type KcatRecord } from './kcat-producer';
 
 /**
- * The end-to-end benchmark's clients: a kafkajs producer writing deltas, and keep-alive HTTP writers. They run in
- * a process of their own (load-process.ts), as a producer or an HTTP client of the service would, so the
- * service's thread does not also carry the load.
+ * The end-to-end benchmark's clients: a kafkajs producer writing deltas, the same deltas encoded for kcat (which
+ * the benchmark runs itself), and keep-alive HTTP writers. They run in a process of their own (load-process.ts),
+ * as a producer or an HTTP client of the service would, so the service's thread does not also carry the load.
  */
 export const TENANT = 'acme';
 export const ENTITY = 'merchant_account';
@@ -56,16 +57,49 @@ export interface HttpAnswers extends SentTimes {
   readonly errors: number;
 }
 
+export interface KcatInputOrder extends SentPhase {
+  readonly registryUrl: string;
+  /** Where kcat's input is written (kcat-producer.ts writeKcatInput). */
+  readonly file: string;
+}
+
+/** The create of key `${prefix}${i}`, as a third-party producer writes it. */
+function deltaOf(prefix: string, i: number): DeltaEnvelope {
+  const key = `${prefix}${i}`;
+  return {
+    id: randomUUID(),
+    requestId: null,
+    tenant: TENANT,
+    entity: ENTITY,
+    operation: 'create',
+    key,
+    payload: JSON.stringify(payloadOf(key, i)),
+    actor: { user: 'bench', roles: ['writer'] },
+    origin: { datacenter: 'dc1' },
+    occurredAt: Date.now(),
+    expectedVersion: null,
+    retryOf: null,
+  };
+}
+
+const recordKey = (key: string): string => `${TENANT}/${ENTITY}/${key}`;
+
+/** The registry client and the id of DeltaEnvelope, registered under the deltas topic's value subject. */
+async function deltaSchema(registryUrl: string): Promise<{ registry: SchemaRegistry; id: number }> {
+  const registry = new SchemaRegistry({ host: registryUrl });
+  const { id } = await registry.register(
+    { type: SchemaType.AVRO, schema: JSON.stringify(loadSchemas().DeltaEnvelope.definition) },
+    { subject: 'deltas-value' },
+  );
+  return { registry, id };
+}
+
 /** Deltas onto the deltas topic, the way a third-party producer writes them. */
 export async function produceDeltas(order: ProduceOrder): Promise<SentTimes> {
   const kafka = new Kafka({ clientId: 'bench-producer', brokers: order.brokers, logLevel: logLevel.NOTHING });
   const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
   await producer.connect();
-  const registry = new SchemaRegistry({ host: order.registryUrl });
-  const { id } = await registry.register(
-    { type: SchemaType.AVRO, schema: JSON.stringify(loadSchemas().DeltaEnvelope.definition) },
-    { subject: 'deltas-value' },
-  );
+  const { registry, id } = await deltaSchema(order.registryUrl);
   const sentAt: [string, number][] = [];
   const cpu = process.cpuUsage();
   try {
@@ -82,24 +116,9 @@ export async function produceDeltas(order: ProduceOrder): Promise<SentTimes> {
         const at = wallMs();
         const messages = await Promise.all(
           Array.from({ length: next - from }, async (_, j) => {
-            const i = from + j;
-            const key = `${order.prefix}${i}`;
-            const delta: DeltaEnvelope = {
-              id: randomUUID(),
-              requestId: null,
-              tenant: TENANT,
-              entity: ENTITY,
-              operation: 'create',
-              key,
-              payload: JSON.stringify(payloadOf(key, i)),
-              actor: { user: 'bench', roles: ['writer'] },
-              origin: { datacenter: 'dc1' },
-              occurredAt: Date.now(),
-              expectedVersion: null,
-              retryOf: null,
-            };
-            sentAt.push([key, at]);
-            return { key: `${TENANT}/${ENTITY}/${key}`, value: await registry.encode(id, delta), headers: order.proof };
+            const delta = deltaOf(order.prefix, from + j);
+            sentAt.push([delta.key, at]);
+            return { key: recordKey(delta.key), value: await registry.encode(id, delta), headers: order.proof };
           }),
         );
         await producer.send({ topic: 'deltas', acks: -1, messages });
@@ -110,6 +129,17 @@ export async function produceDeltas(order: ProduceOrder): Promise<SentTimes> {
     await producer.disconnect();
   }
   return { sentAt, cpuMicros: cpuMicrosSince(cpu) };
+}
+
+/** The deltas `produceDeltas` sends, encoded the same way (Confluent framing, Avro) into kcat's input; nothing is sent. */
+export async function writeDeltasForKcat(order: KcatInputOrder): Promise<void> {
+  const { registry, id } = await deltaSchema(order.registryUrl);
+  const records: KcatRecord[] = [];
+  for (let i = 0; i < order.count; i++) {
+    const delta = deltaOf(order.prefix, i);
+    records.push({ key: recordKey(delta.key), value: await registry.encode(id, delta) });
+  }
+  writeKcatInput(order.file, records);
 }
 
 /** Creates through HTTP by `concurrency` keep-alive clients, each waiting for its answer before the next. */
