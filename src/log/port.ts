@@ -179,6 +179,13 @@ export interface WriteLog {
    * once the log acknowledged every record (all in-sync replicas).
    */
   publish(records: readonly OutgoingRecord[]): Promise<LogPosition[]>;
+  /**
+   * Whether publishes made while others are in flight are acknowledged together with them (the in-process
+   * adapter appends at once, and one group commit covers every append before it), rather than one after another
+   * (a Kafka producer's connection answers its requests in order, each after its own acknowledgement, so callers
+   * gather records into one publish at a time).
+   */
+  readonly publishesAcknowledgedTogether: boolean;
   subscribe<T = unknown>(options: SubscribeOptions<T>): Promise<Subscription>;
   /** Reads a topic from a start point up to its end offsets as they were when the replay began. */
   replay<T = unknown>(options: ReplayOptions<T>): Promise<ReplayResult>;

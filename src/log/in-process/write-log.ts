@@ -37,6 +37,7 @@ export class InProcessWriteLog implements WriteLog {
   private closed: Promise<void> | undefined;
   /** Set once close() has stopped the subscriptions (whose last batches may still publish rejections). */
   private isClosed = false;
+  readonly publishesAcknowledgedTogether = true;
 
   constructor(private readonly o: InProcessWriteLogOptions) {
     this.logger = (o.logger ?? silentLogger()).child({ component: 'write-log' });

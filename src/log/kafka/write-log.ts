@@ -40,6 +40,7 @@ export interface KafkaWriteLogOptions extends WriteLogOptions {
 export class KafkaWriteLog implements WriteLog {
   private readonly subscriptions = new OpenSubscriptions();
   private closed: Promise<void> | undefined;
+  readonly publishesAcknowledgedTogether = false;
 
   private constructor(
     private readonly kafka: Kafka,
