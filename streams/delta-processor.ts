@@ -112,13 +112,17 @@ type AcceptedDecision = Extract<Decision, { kind: 'accepted' }>;
  */
 async function processBatch(options: DeltaProcessorOptions, createdTopics: Set<string>, records: readonly LogRecord<DeltaEnvelope>[]): Promise<BatchHandled> {
   const deltas = records.map((r) => r.value);
-  const [states, configs] = await Promise.all([BatchStateView.load(options.states, deltas), BatchConfigs.load(options.entities, deltas)]);
   const ctxs = records.map((record): DeltaContext => ({
     delta: record.value,
     source: { topic: record.topic, partition: record.partition, offset: record.offset },
     record: { headers: record.headers, timestamp: record.timestamp },
   }));
-  const actors = await BatchActors.prove(options.actors, ctxs);
+  // Three independent look-ups, side by side: a token verification need not wait for the state read.
+  const [states, configs, actors] = await Promise.all([
+    BatchStateView.load(options.states, deltas),
+    BatchConfigs.load(options.entities, deltas),
+    BatchActors.prove(options.actors, ctxs),
+  ]);
   const decisions = decide(ctxs, { configs, states, actors });
   for (const d of decisions) {
     if (d.kind === 'known' || d.kind === 'repeat') options.logger.debug({ deltaId: d.delta.id }, 'delta seen again: answering its stored outcome');
