@@ -82,33 +82,27 @@ export async function readPartition<T>(
 }
 
 /**
- * Resolves once the partition's readable end (`end`: the high watermark, or the log end for a reader of appended
- * records) passes `offset`, its topic is deleted (the caller looks the partition up again), or `signal` aborts.
- * No timers.
+ * Resolves once the partition's readable end (`readableEnd`: its high watermark, or its log end for a reader of
+ * appended records) passes `offset`, its topic is deleted (the caller looks the partition up again), or `signal`
+ * aborts. No timers.
  */
-export function waitForData(log: PartitionLog, offset: number, signal: AbortSignal, end: ReadableEnd = DURABLE_END): Promise<void> {
-  if (end.of(log) > offset || log.isRetired || signal.aborted) return Promise.resolve();
+export function waitForData(log: PartitionLog, offset: number, signal: AbortSignal, readableEnd: ReadableEnd = highWatermarkOf): Promise<void> {
+  if (readableEnd(log) > offset || log.isRetired || signal.aborted) return Promise.resolve();
   return new Promise((resolve) => {
     const done = (): void => {
       off();
       signal.removeEventListener('abort', done);
       resolve();
     };
-    const off = end.onMove(log, () => {
-      if (end.of(log) > offset || log.isRetired) done();
-    });
+    const moved = (): void => {
+      if (readableEnd(log) > offset || log.isRetired) done();
+    };
+    const off = readableEnd === logEndOf ? log.onAppend(moved) : log.onAdvance(moved);
     signal.addEventListener('abort', done);
   });
 }
 
-/** Where a partition's readable records end for a reader, and what tells it that end moved. */
-export interface ReadableEnd {
-  of(log: PartitionLog): number;
-  onMove(log: PartitionLog, listener: () => void): () => void;
-}
-
-/** Below the high watermark: what is durable, as Kafka consumers read. */
-export const DURABLE_END: ReadableEnd = { of: (log) => log.highWatermark, onMove: (log, listener) => log.onAdvance(listener) };
-
-/** Below the log end: appended records too, before their group commit (`readAppended`). */
-export const APPENDED_END: ReadableEnd = { of: (log) => log.logEndOffset, onMove: (log, listener) => log.onAppend(listener) };
+/** Where a partition's readable records end for a reader: below the high watermark, or below the log end. */
+export type ReadableEnd = (log: PartitionLog) => number;
+export const highWatermarkOf: ReadableEnd = (log) => log.highWatermark;
+export const logEndOf: ReadableEnd = (log) => log.logEndOffset;

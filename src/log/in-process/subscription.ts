@@ -22,7 +22,7 @@ import { GroupJoinError, GroupMember, type Generation } from './group/member';
 import { unknownTopic } from './log-errors';
 import type { DecodedBatches } from './decoded-batches';
 import { OrderedCommits } from './ordered-commits';
-import { APPENDED_END, DURABLE_END, OffsetOutOfRange, readPartition, waitForData, type ReadableEnd } from './partition-reader';
+import { highWatermarkOf, logEndOf, OffsetOutOfRange, readPartition, waitForData, type ReadableEnd } from './partition-reader';
 import { Slots } from './slots';
 
 export interface SubscriptionDeps {
@@ -77,7 +77,7 @@ class GroupConsumer<T> implements Subscription {
     // One listener per partition waiting for data, plus the rebalance watch: more than Node's default ten.
     setMaxListeners(0, this.stopping.signal);
     this.groupId = o.groupId;
-    this.readableEnd = o.readAppended === true ? APPENDED_END : DURABLE_END;
+    this.readableEnd = o.readAppended === true ? logEndOf : highWatermarkOf;
     this.joined = new Promise<void>((resolve, reject) => {
       this.markJoined = resolve;
       this.failJoin = reject;
@@ -185,7 +185,7 @@ class GroupConsumer<T> implements Subscription {
         await sleep(1000, signal);
         continue;
       }
-      const end = this.readableEnd.of(log);
+      const end = this.readableEnd(log);
       if (offset < log.logStartOffset || offset > end) {
         const lost = { topic, partition, position: String(offset), logStart: String(log.logStartOffset), highWatermark: String(log.highWatermark) };
         if (this.o.onLostPosition) return this.halt(lost);
@@ -208,7 +208,7 @@ class GroupConsumer<T> implements Subscription {
         offset = outcome.offset;
         failures = 0;
       } else if (outcome.kind === 'idle') {
-        await waitForData(log, this.readableEnd.of(log), signal, this.readableEnd); // nothing readable yet
+        await waitForData(log, this.readableEnd(log), signal, this.readableEnd); // nothing readable yet
       } else if (outcome.kind === 'halted') {
         this.log.error({ err: outcome.error, topic, partition, offset }, 'the handler stopped this partition; it is not consumed until the service restarts');
         return;
@@ -228,7 +228,7 @@ class GroupConsumer<T> implements Subscription {
         this.deps.codec,
         offset,
         this.o.readerSchema,
-        this.readableEnd.of(log),
+        this.readableEnd(log),
         this.deps.decoded,
         this.o.maxBytesPerPartition,
       );
