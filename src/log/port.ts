@@ -102,16 +102,6 @@ export interface SubscribeOptions<T = unknown> {
    * records per batch while it is behind; a partition that is caught up hands over what is there, as before.
    */
   readonly maxBytesPerPartition?: number;
-  /**
-   * Hand over records once appended, before the group commit makes them durable and moves the high watermark
-   * (the in-process adapter; a Kafka consumer, the kafkajs adapter included, sees only the high watermark). Only
-   * for a consumer whose every effect reaches others through records it then appends to this same broker, and
-   * only after those are durable (the pipeline: events, rejections, outcomes): one group commit fsyncs every
-   * partition dirty when it starts and they end one after another, so those records are durable no earlier than
-   * what was read. A consumer that writes elsewhere first (a projector's table) must not: a crash could leave the
-   * effect of a record the log lost.
-   */
-  readonly readAppended?: boolean;
 }
 
 export interface Subscription {

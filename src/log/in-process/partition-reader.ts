@@ -54,7 +54,7 @@ export async function readPartition<T>(
   maxBytes = READ_MAX_BYTES,
 ): Promise<ReadBatch<T> | null> {
   const highWatermark = log.highWatermark;
-  const read = await log.read(from, maxBytes, end);
+  const read = await log.read(from, maxBytes);
   if (read.errorCode === ErrorCode.OFFSET_OUT_OF_RANGE) throw new OffsetOutOfRange(log, from);
   if (read.errorCode !== ErrorCode.NONE) throw brokerRefused(`a read of ${log.topic}/${log.partition}`, read.errorCode);
   if (!read.records) return null;
@@ -82,27 +82,20 @@ export async function readPartition<T>(
 }
 
 /**
- * Resolves once the partition's readable end (`readableEnd`: its high watermark, or its log end for a reader of
- * appended records) passes `offset`, its topic is deleted (the caller looks the partition up again), or `signal`
- * aborts. No timers.
+ * Resolves once the partition's high watermark passes `offset`, its topic is deleted (the caller looks the
+ * partition up again), or `signal` aborts. No timers.
  */
-export function waitForData(log: PartitionLog, offset: number, signal: AbortSignal, readableEnd: ReadableEnd = highWatermarkOf): Promise<void> {
-  if (readableEnd(log) > offset || log.isRetired || signal.aborted) return Promise.resolve();
+export function waitForData(log: PartitionLog, offset: number, signal: AbortSignal): Promise<void> {
+  if (log.highWatermark > offset || log.isRetired || signal.aborted) return Promise.resolve();
   return new Promise((resolve) => {
     const done = (): void => {
       off();
       signal.removeEventListener('abort', done);
       resolve();
     };
-    const moved = (): void => {
-      if (readableEnd(log) > offset || log.isRetired) done();
-    };
-    const off = readableEnd === logEndOf ? log.onAppend(moved) : log.onAdvance(moved);
+    const off = log.onAdvance(() => {
+      if (log.highWatermark > offset || log.isRetired) done();
+    });
     signal.addEventListener('abort', done);
   });
 }
-
-/** Where a partition's readable records end for a reader: below the high watermark, or below the log end. */
-export type ReadableEnd = (log: PartitionLog) => number;
-export const highWatermarkOf: ReadableEnd = (log) => log.highWatermark;
-export const logEndOf: ReadableEnd = (log) => log.logEndOffset;

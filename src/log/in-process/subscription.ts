@@ -22,7 +22,7 @@ import { GroupJoinError, GroupMember, type Generation } from './group/member';
 import { unknownTopic } from './log-errors';
 import type { DecodedBatches } from './decoded-batches';
 import { OrderedCommits } from './ordered-commits';
-import { highWatermarkOf, logEndOf, OffsetOutOfRange, readPartition, waitForData, type ReadableEnd } from './partition-reader';
+import { OffsetOutOfRange, readPartition, waitForData } from './partition-reader';
 import { Slots } from './slots';
 
 export interface SubscriptionDeps {
@@ -66,8 +66,6 @@ class GroupConsumer<T> implements Subscription {
   private stopped: Promise<void> | undefined;
   /** Ends this subscription's count among the readers that share decoded batches. */
   private readonly leaveSharing: () => void;
-  /** Where this subscription's readable records end in a partition (`readAppended`). */
-  private readonly readableEnd: ReadableEnd;
 
   constructor(
     private readonly deps: SubscriptionDeps,
@@ -77,7 +75,6 @@ class GroupConsumer<T> implements Subscription {
     // One listener per partition waiting for data, plus the rebalance watch: more than Node's default ten.
     setMaxListeners(0, this.stopping.signal);
     this.groupId = o.groupId;
-    this.readableEnd = o.readAppended === true ? logEndOf : highWatermarkOf;
     this.joined = new Promise<void>((resolve, reject) => {
       this.markJoined = resolve;
       this.failJoin = reject;
@@ -185,16 +182,15 @@ class GroupConsumer<T> implements Subscription {
         await sleep(1000, signal);
         continue;
       }
-      const end = this.readableEnd(log);
-      if (offset < log.logStartOffset || offset > end) {
+      if (offset < log.logStartOffset || offset > log.highWatermark) {
         const lost = { topic, partition, position: String(offset), logStart: String(log.logStartOffset), highWatermark: String(log.highWatermark) };
         if (this.o.onLostPosition) return this.halt(lost);
         const reset = this.resetOffset(log);
         this.log.warn({ topic, partition, from: offset, to: reset }, 'offset out of range; consuming from the reset offset');
         offset = reset;
       }
-      if (offset === end) {
-        await waitForData(log, offset, signal, this.readableEnd);
+      if (offset === log.highWatermark) {
+        await waitForData(log, offset, signal);
         continue;
       }
       if (!(await this.slots.acquire(signal))) return;
@@ -208,7 +204,7 @@ class GroupConsumer<T> implements Subscription {
         offset = outcome.offset;
         failures = 0;
       } else if (outcome.kind === 'idle') {
-        await waitForData(log, this.readableEnd(log), signal, this.readableEnd); // nothing readable yet
+        await waitForData(log, log.highWatermark, signal); // nothing readable below the high watermark yet
       } else if (outcome.kind === 'halted') {
         this.log.error({ err: outcome.error, topic, partition, offset }, 'the handler stopped this partition; it is not consumed until the service restarts');
         return;
@@ -223,15 +219,7 @@ class GroupConsumer<T> implements Subscription {
   /** Reads, hands over and commits one batch (or queues its commit behind the work it is still settling). */
   private async handleOnce(log: PartitionLog, offset: number, revoked: AbortController, commits: OrderedCommits): Promise<Outcome> {
     try {
-      const batch = await readPartition(
-        log,
-        this.deps.codec,
-        offset,
-        this.o.readerSchema,
-        this.readableEnd(log),
-        this.deps.decoded,
-        this.o.maxBytesPerPartition,
-      );
+      const batch = await readPartition(log, this.deps.codec, offset, this.o.readerSchema, log.highWatermark, this.deps.decoded, this.o.maxBytesPerPartition);
       if (revoked.signal.aborted) return { kind: 'again' };
       if (!batch) return { kind: 'idle' };
       if (batch.rejections.length > 0) {

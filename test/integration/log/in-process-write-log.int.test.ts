@@ -12,7 +12,6 @@ import { startEmbeddedRegistry, type EmbeddedRegistry } from '../../../src/embed
 import { openInProcessWriteLog, type InProcessWriteLog } from '../../../src/log/in-process';
 import { loadSchemas, type DeltaEnvelope } from '../../../src/log/schemas';
 import { sampleDelta } from './write-log-contract';
-import { eventually } from '../../support/topics';
 
 const schemas = loadSchemas();
 const record = (topic: string, n: number) => ({ topic, key: `k-${n}`, value: sampleDelta(n), schema: schemas.DeltaEnvelope });
@@ -53,57 +52,6 @@ describe('in-process write log on the embedded broker', () => {
     expect(answers.map((a) => a.offset).sort((x, y) => x - y)).toEqual(Array.from({ length: 50 }, (_, n) => n + 1));
     expect(syncs.mock.calls.length).toBeGreaterThan(0);
     expect(syncs.mock.calls.length).toBeLessThan(10);
-  });
-
-  test('a readAppended group gets a record while its fsync is under way; other groups and the publisher only after it', async () => {
-    await log.createTopics([{ topic: 'early', partitions: 1 }]);
-    await log.publish([record('early', 0)]); // the schema registered, offset 0 durable
-    const seen = (groupId: string, readAppended: boolean) => {
-      const offsets: string[] = [];
-      const subscription = log.subscribe<DeltaEnvelope>({
-        groupId,
-        topics: ['early'],
-        readAppended,
-        handleBatch: async (batch) => {
-          offsets.push(...batch.records.map((r) => r.offset));
-        },
-      });
-      return { offsets, subscription };
-    };
-    const early = seen('early-reader', true);
-    const durable = seen('durable-reader', false);
-    for (const s of [early, durable]) await (await s.subscription).joined;
-    await eventually(
-      async () => early.offsets.length === 1 && durable.offsets.length === 1,
-      (met) => met,
-    );
-
-    let releaseFsync = (): void => undefined;
-    const held = new Promise<void>((resolve) => (releaseFsync = resolve));
-    const sync = PartitionLog.prototype.sync;
-    jest.spyOn(PartitionLog.prototype, 'sync').mockImplementation(async function (this: PartitionLog) {
-      await held;
-      return sync.call(this);
-    });
-    let published = false;
-    const publishing = log.publish([record('early', 1)]).then(() => (published = true));
-    await eventually(
-      async () => early.offsets.length === 2,
-      (met) => met,
-    );
-    expect(early.offsets).toEqual(['0', '1']);
-    expect(durable.offsets).toEqual(['0']);
-    expect(published).toBe(false);
-    expect(kafka.parts.logs.partition('early', 0)!.highWatermark).toBe(1);
-
-    releaseFsync();
-    await publishing;
-    await eventually(
-      async () => durable.offsets.length === 2,
-      (met) => met,
-    );
-    expect(durable.offsets).toEqual(['0', '1']);
-    for (const s of [early, durable]) await (await s.subscription).stop();
   });
 
   test('a record too big for max.message.bytes is refused before anything is written', async () => {

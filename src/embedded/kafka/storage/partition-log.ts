@@ -37,7 +37,6 @@ export class PartitionLog {
   private readonly producers = new ProducerStateTable();
   private readonly graveyard = new Set<{ segment: Segment; timer: NodeJS.Timeout }>();
   private readonly listeners = new Set<() => void>();
-  private readonly appendListeners = new Set<() => void>();
   highWatermark = 0;
   private retired = false;
 
@@ -96,12 +95,6 @@ export class PartitionLog {
     return () => this.listeners.delete(listener);
   }
 
-  /** Called after every append that added records, and once when the topic is deleted (in-process readers of appended records park on this). */
-  onAppend(listener: () => void): () => void {
-    this.appendListeners.add(listener);
-    return () => this.appendListeners.delete(listener);
-  }
-
   advanceHighWatermark(to: number): void {
     if (to <= this.highWatermark) return;
     this.highWatermark = Math.min(to, this.logEndOffset);
@@ -143,7 +136,6 @@ export class PartitionLog {
       this.producers.record(h, base);
       if (firstOffset < 0) firstOffset = base;
     }
-    if (this.appendListeners.size > 0) for (const l of [...this.appendListeners]) l();
     return { errorCode: ErrorCode.NONE, baseOffset: firstOffset, logAppendTimeMs };
   }
 
@@ -180,18 +172,15 @@ export class PartitionLog {
     await this.active.sync();
   }
 
-  /**
-   * Whole batches from the one containing `offset`, below `upTo` (the high watermark; the log end for the in-process
-   * readers that may see records before they are durable) and about `maxBytes`.
-   */
-  async read(offset: number, maxBytes: number, upTo = this.highWatermark): Promise<ReadResult> {
-    if (offset < this.logStartOffset || offset > upTo) return { errorCode: ErrorCode.OFFSET_OUT_OF_RANGE, records: null };
-    if (offset === upTo) return { errorCode: ErrorCode.NONE, records: null };
+  /** Whole batches from the one containing `offset`, up to the high watermark and about `maxBytes`. */
+  async read(offset: number, maxBytes: number): Promise<ReadResult> {
+    if (offset < this.logStartOffset || offset > this.highWatermark) return { errorCode: ErrorCode.OFFSET_OUT_OF_RANGE, records: null };
+    if (offset === this.highWatermark) return { errorCode: ErrorCode.NONE, records: null };
     for (let i = this.segmentIndexFor(offset); i < this.segments.length; i++) {
       const seg = this.segments[i]!;
       const loc = seg.locate(offset);
       if (!loc) continue;
-      return { errorCode: ErrorCode.NONE, records: await seg.readBatches(loc.index, upTo, maxBytes) };
+      return { errorCode: ErrorCode.NONE, records: await seg.readBatches(loc.index, this.highWatermark, maxBytes) };
     }
     return { errorCode: ErrorCode.NONE, records: null };
   }
@@ -263,9 +252,8 @@ export class PartitionLog {
   retire(): void {
     this.retired = true;
     // Waiters (long-polling fetches, in-process consumers) wake now and find the partition gone.
-    const waiting = [...this.listeners, ...this.appendListeners];
+    const waiting = [...this.listeners];
     this.listeners.clear();
-    this.appendListeners.clear();
     for (const l of waiting) l();
     for (const s of this.segments) this.bury(s, false);
     this.unsynced = [];
@@ -279,6 +267,5 @@ export class PartitionLog {
     this.graveyard.clear();
     for (const s of this.segments) s.close();
     this.listeners.clear();
-    this.appendListeners.clear();
   }
 }
