@@ -9,8 +9,8 @@ interface Waiting {
 /**
  * Group commit for the HTTP write path. On a log whose concurrent publishes are acknowledged together (the
  * in-process adapter), the records of one turn of the event loop go out as one publish at once, whatever is still
- * in flight: each is appended without waiting for an earlier fsync, so the pipeline (which reads appended records)
- * gets it sooner. On a Kafka producer, whose connection answers its requests one after another, each after its own
+ * in flight: each is appended without waiting for an earlier fsync, so it goes into the next group commit rather
+ * than the one after. On a Kafka producer, whose connection answers its requests one after another, each after its own
  * fsync, records published while an earlier publish is in flight are sent together in the next one: N concurrent
  * writes share a round trip and an fsync instead of queueing N deep. A lone write is sent at once either way, so an
  * idle service adds no latency. Each caller gets its own record's position, or the error of publishing its record.
