@@ -65,6 +65,10 @@ export async function startDeltaProcessor(options: DeltaProcessorOptions): Promi
     topics: [PIPELINE_TOPICS.deltas],
     partitionsConsumedConcurrently: options.concurrency ?? 6,
     readerSchema: options.schemas.DeltaEnvelope,
+    // A delta is decided while its own group commit is still under way, not one commit later: whatever the
+    // decision changes reaches anyone only through the events, rejections and outcomes published afterwards, and
+    // those are durable no earlier than the delta (see readWhileCommitting). The state store is written after them.
+    readWhileCommitting: true,
     handleBatch: (batch) => rounds.handle(batch.records),
   });
   await subscription.joined;

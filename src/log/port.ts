@@ -102,6 +102,17 @@ export interface SubscribeOptions<T = unknown> {
    * records per batch while it is behind; a partition that is caught up hands over what is there, as before.
    */
   readonly maxBytesPerPartition?: number;
+  /**
+   * Hand over records once the group commit that makes them durable has started, before it ends and moves the
+   * high watermark (the in-process adapter; a Kafka consumer, the kafkajs adapter included, sees only the high
+   * watermark). Only for a consumer whose every effect reaches others through records it then appends to this
+   * same broker, and only after those are durable (the pipeline: events, rejections, outcomes): group commits run
+   * one after another, each over every partition dirty when it starts, so those records are durable no earlier
+   * than what was read. A consumer that writes elsewhere first (a projector's table) must not: a crash could
+   * leave the effect of a record the log lost. Reading at a commit's start rather than at each append keeps
+   * everything one commit covers in one batch.
+   */
+  readonly readWhileCommitting?: boolean;
 }
 
 export interface Subscription {

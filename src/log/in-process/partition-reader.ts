@@ -54,7 +54,7 @@ export async function readPartition<T>(
   maxBytes = READ_MAX_BYTES,
 ): Promise<ReadBatch<T> | null> {
   const highWatermark = log.highWatermark;
-  const read = await log.read(from, maxBytes);
+  const read = await log.read(from, maxBytes, end);
   if (read.errorCode === ErrorCode.OFFSET_OUT_OF_RANGE) throw new OffsetOutOfRange(log, from);
   if (read.errorCode !== ErrorCode.NONE) throw brokerRefused(`a read of ${log.topic}/${log.partition}`, read.errorCode);
   if (!read.records) return null;
@@ -82,20 +82,46 @@ export async function readPartition<T>(
 }
 
 /**
- * Resolves once the partition's high watermark passes `offset`, its topic is deleted (the caller looks the
- * partition up again), or `signal` aborts. No timers.
+ * Resolves once the partition's readable end (`end`: the high watermark, or the committing end for a reader of
+ * records under commit) passes `offset`, its topic is deleted (the caller looks the partition up again), or `signal` aborts.
+ * No timers.
  */
-export function waitForData(log: PartitionLog, offset: number, signal: AbortSignal): Promise<void> {
-  if (log.highWatermark > offset || log.isRetired || signal.aborted) return Promise.resolve();
+export function waitForData(log: PartitionLog, offset: number, signal: AbortSignal, end: ReadableEnd = DURABLE_END): Promise<void> {
+  if (end.of(log) > offset || log.isRetired || signal.aborted) return Promise.resolve();
   return new Promise((resolve) => {
     const done = (): void => {
       off();
       signal.removeEventListener('abort', done);
       resolve();
     };
-    const off = log.onAdvance(() => {
-      if (log.highWatermark > offset || log.isRetired) done();
+    const off = end.onMove(log, () => {
+      if (end.of(log) > offset || log.isRetired) done();
     });
     signal.addEventListener('abort', done);
   });
 }
+
+/** Where a partition's readable records end for a reader, and what tells it that end moved. */
+export interface ReadableEnd {
+  of(log: PartitionLog): number;
+  onMove(log: PartitionLog, listener: () => void): () => void;
+}
+
+/** Below the high watermark: what is durable, as Kafka consumers read. */
+export const DURABLE_END: ReadableEnd = { of: (log) => log.highWatermark, onMove: (log, listener) => log.onAdvance(listener) };
+
+/**
+ * Below the committing end: records whose group commit has started, before it ends (`readWhileCommitting`). It
+ * moves when a commit starts, or with the high watermark under the fsync policies that move it at each append.
+ */
+export const COMMITTING_END: ReadableEnd = {
+  of: (log) => log.committingEnd,
+  onMove: (log, listener) => {
+    const offStart = log.onCommitStart(listener);
+    const offAdvance = log.onAdvance(listener);
+    return () => {
+      offStart();
+      offAdvance();
+    };
+  },
+};

@@ -22,7 +22,7 @@ import { GroupJoinError, GroupMember, type Generation } from './group/member';
 import { unknownTopic } from './log-errors';
 import type { DecodedBatches } from './decoded-batches';
 import { OrderedCommits } from './ordered-commits';
-import { OffsetOutOfRange, readPartition, waitForData } from './partition-reader';
+import { COMMITTING_END, DURABLE_END, OffsetOutOfRange, readPartition, waitForData, type ReadableEnd } from './partition-reader';
 import { Slots } from './slots';
 
 export interface SubscriptionDeps {
@@ -66,6 +66,8 @@ class GroupConsumer<T> implements Subscription {
   private stopped: Promise<void> | undefined;
   /** Ends this subscription's count among the readers that share decoded batches. */
   private readonly leaveSharing: () => void;
+  /** Where this subscription's readable records end in a partition (`readWhileCommitting`). */
+  private readonly readableEnd: ReadableEnd;
 
   constructor(
     private readonly deps: SubscriptionDeps,
@@ -75,6 +77,7 @@ class GroupConsumer<T> implements Subscription {
     // One listener per partition waiting for data, plus the rebalance watch: more than Node's default ten.
     setMaxListeners(0, this.stopping.signal);
     this.groupId = o.groupId;
+    this.readableEnd = o.readWhileCommitting === true ? COMMITTING_END : DURABLE_END;
     this.joined = new Promise<void>((resolve, reject) => {
       this.markJoined = resolve;
       this.failJoin = reject;
@@ -182,15 +185,16 @@ class GroupConsumer<T> implements Subscription {
         await sleep(1000, signal);
         continue;
       }
-      if (offset < log.logStartOffset || offset > log.highWatermark) {
+      const end = this.readableEnd.of(log);
+      if (offset < log.logStartOffset || offset > end) {
         const lost = { topic, partition, position: String(offset), logStart: String(log.logStartOffset), highWatermark: String(log.highWatermark) };
         if (this.o.onLostPosition) return this.halt(lost);
         const reset = this.resetOffset(log);
         this.log.warn({ topic, partition, from: offset, to: reset }, 'offset out of range; consuming from the reset offset');
         offset = reset;
       }
-      if (offset === log.highWatermark) {
-        await waitForData(log, offset, signal);
+      if (offset === end) {
+        await waitForData(log, offset, signal, this.readableEnd);
         continue;
       }
       if (!(await this.slots.acquire(signal))) return;
@@ -204,7 +208,7 @@ class GroupConsumer<T> implements Subscription {
         offset = outcome.offset;
         failures = 0;
       } else if (outcome.kind === 'idle') {
-        await waitForData(log, log.highWatermark, signal); // nothing readable below the high watermark yet
+        await waitForData(log, this.readableEnd.of(log), signal, this.readableEnd); // nothing readable yet
       } else if (outcome.kind === 'halted') {
         this.log.error({ err: outcome.error, topic, partition, offset }, 'the handler stopped this partition; it is not consumed until the service restarts');
         return;
@@ -219,7 +223,15 @@ class GroupConsumer<T> implements Subscription {
   /** Reads, hands over and commits one batch (or queues its commit behind the work it is still settling). */
   private async handleOnce(log: PartitionLog, offset: number, revoked: AbortController, commits: OrderedCommits): Promise<Outcome> {
     try {
-      const batch = await readPartition(log, this.deps.codec, offset, this.o.readerSchema, log.highWatermark, this.deps.decoded, this.o.maxBytesPerPartition);
+      const batch = await readPartition(
+        log,
+        this.deps.codec,
+        offset,
+        this.o.readerSchema,
+        this.readableEnd.of(log),
+        this.deps.decoded,
+        this.o.maxBytesPerPartition,
+      );
       if (revoked.signal.aborted) return { kind: 'again' };
       if (!batch) return { kind: 'idle' };
       if (batch.rejections.length > 0) {

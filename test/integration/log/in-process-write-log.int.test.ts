@@ -12,6 +12,7 @@ import { startEmbeddedRegistry, type EmbeddedRegistry } from '../../../src/embed
 import { openInProcessWriteLog, type InProcessWriteLog } from '../../../src/log/in-process';
 import { loadSchemas, type DeltaEnvelope } from '../../../src/log/schemas';
 import { sampleDelta } from './write-log-contract';
+import { eventually } from '../../support/topics';
 
 const schemas = loadSchemas();
 const record = (topic: string, n: number) => ({ topic, key: `k-${n}`, value: sampleDelta(n), schema: schemas.DeltaEnvelope });
@@ -52,6 +53,66 @@ describe('in-process write log on the embedded broker', () => {
     expect(answers.map((a) => a.offset).sort((x, y) => x - y)).toEqual(Array.from({ length: 50 }, (_, n) => n + 1));
     expect(syncs.mock.calls.length).toBeGreaterThan(0);
     expect(syncs.mock.calls.length).toBeLessThan(10);
+  });
+
+  test('a readWhileCommitting group gets a record once its group commit starts, one appended during that commit at the next; other groups and the publisher after the fsync', async () => {
+    await log.createTopics([{ topic: 'early', partitions: 1 }]);
+    await log.publish([record('early', 0)]); // the schema registered, offset 0 durable
+    const seen = (groupId: string, readWhileCommitting: boolean) => {
+      const offsets: string[] = [];
+      const subscription = log.subscribe<DeltaEnvelope>({
+        groupId,
+        topics: ['early'],
+        readWhileCommitting,
+        handleBatch: async (batch) => {
+          offsets.push(...batch.records.map((r) => r.offset));
+        },
+      });
+      return { offsets, subscription };
+    };
+    const early = seen('early-reader', true);
+    const durable = seen('durable-reader', false);
+    for (const s of [early, durable]) await (await s.subscription).joined;
+    await eventually(
+      async () => early.offsets.length === 1 && durable.offsets.length === 1,
+      (met) => met,
+    );
+
+    let releaseFsync = (): void => undefined;
+    const held = new Promise<void>((resolve) => (releaseFsync = resolve));
+    const sync = PartitionLog.prototype.sync;
+    jest.spyOn(PartitionLog.prototype, 'sync').mockImplementation(async function (this: PartitionLog) {
+      await held;
+      return sync.call(this);
+    });
+    let published = false;
+    const publishing = log.publish([record('early', 1)]).then(() => (published = true));
+    await eventually(
+      async () => early.offsets.length === 2,
+      (met) => met,
+    );
+    expect(early.offsets).toEqual(['0', '1']);
+    expect(durable.offsets).toEqual(['0']);
+    expect(published).toBe(false);
+    const partition = kafka.parts.logs.partition('early', 0)!;
+    expect(partition.highWatermark).toBe(1);
+
+    // Appended while the first commit is still under way: the next commit covers it, and only its start hands it over.
+    const second = log.publish([record('early', 2)]);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(partition.logEndOffset).toBe(3);
+    expect(partition.committingEnd).toBe(2);
+    expect(early.offsets).toEqual(['0', '1']);
+
+    releaseFsync();
+    await Promise.all([publishing, second]);
+    await eventually(
+      async () => durable.offsets.length === 3 && early.offsets.length === 3,
+      (met) => met,
+    );
+    expect(early.offsets).toEqual(['0', '1', '2']);
+    expect(durable.offsets).toEqual(['0', '1', '2']);
+    for (const s of [early, durable]) await (await s.subscription).stop();
   });
 
   test('a record too big for max.message.bytes is refused before anything is written', async () => {

@@ -237,6 +237,7 @@ export class LogManager {
     const logs = [...this.dirty];
     this.dirty.clear();
     const ends = logs.map((l) => l.logEndOffset);
+    logs.forEach((l, i) => l.beginCommit(ends[i]!));
     try {
       await Promise.all(logs.map((l) => l.sync()));
       logs.forEach((l, i) => l.advanceHighWatermark(ends[i]!));

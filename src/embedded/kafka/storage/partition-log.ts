@@ -37,7 +37,10 @@ export class PartitionLog {
   private readonly producers = new ProducerStateTable();
   private readonly graveyard = new Set<{ segment: Segment; timer: NodeJS.Timeout }>();
   private readonly listeners = new Set<() => void>();
+  private readonly commitListeners = new Set<() => void>();
   highWatermark = 0;
+  /** The end of what the group commit under way covers (LogManager sets it as the commit starts). */
+  private commitStartEnd = 0;
   private retired = false;
 
   private constructor(
@@ -93,6 +96,27 @@ export class PartitionLog {
   onAdvance(listener: () => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * Where the records a group commit is making durable end: the high watermark, or beyond it while a commit is
+   * under way. highWatermark ≤ committingEnd ≤ logEndOffset.
+   */
+  get committingEnd(): number {
+    return Math.max(this.highWatermark, this.commitStartEnd);
+  }
+
+  /** Called when a group commit of records below `end` starts, and once when the topic is deleted. */
+  onCommitStart(listener: () => void): () => void {
+    this.commitListeners.add(listener);
+    return () => this.commitListeners.delete(listener);
+  }
+
+  /** A group commit of everything below `end` has started (LogManager.flush). */
+  beginCommit(end: number): void {
+    if (end <= this.committingEnd) return;
+    this.commitStartEnd = Math.min(end, this.logEndOffset);
+    for (const l of [...this.commitListeners]) l();
   }
 
   advanceHighWatermark(to: number): void {
@@ -172,15 +196,18 @@ export class PartitionLog {
     await this.active.sync();
   }
 
-  /** Whole batches from the one containing `offset`, up to the high watermark and about `maxBytes`. */
-  async read(offset: number, maxBytes: number): Promise<ReadResult> {
-    if (offset < this.logStartOffset || offset > this.highWatermark) return { errorCode: ErrorCode.OFFSET_OUT_OF_RANGE, records: null };
-    if (offset === this.highWatermark) return { errorCode: ErrorCode.NONE, records: null };
+  /**
+   * Whole batches from the one containing `offset`, below `upTo` (the high watermark; the committing end for the
+   * in-process readers that may see records while their group commit is under way) and about `maxBytes`.
+   */
+  async read(offset: number, maxBytes: number, upTo = this.highWatermark): Promise<ReadResult> {
+    if (offset < this.logStartOffset || offset > upTo) return { errorCode: ErrorCode.OFFSET_OUT_OF_RANGE, records: null };
+    if (offset === upTo) return { errorCode: ErrorCode.NONE, records: null };
     for (let i = this.segmentIndexFor(offset); i < this.segments.length; i++) {
       const seg = this.segments[i]!;
       const loc = seg.locate(offset);
       if (!loc) continue;
-      return { errorCode: ErrorCode.NONE, records: await seg.readBatches(loc.index, this.highWatermark, maxBytes) };
+      return { errorCode: ErrorCode.NONE, records: await seg.readBatches(loc.index, upTo, maxBytes) };
     }
     return { errorCode: ErrorCode.NONE, records: null };
   }
@@ -252,8 +279,9 @@ export class PartitionLog {
   retire(): void {
     this.retired = true;
     // Waiters (long-polling fetches, in-process consumers) wake now and find the partition gone.
-    const waiting = [...this.listeners];
+    const waiting = [...this.listeners, ...this.commitListeners];
     this.listeners.clear();
+    this.commitListeners.clear();
     for (const l of waiting) l();
     for (const s of this.segments) this.bury(s, false);
     this.unsynced = [];
@@ -267,5 +295,6 @@ export class PartitionLog {
     this.graveyard.clear();
     for (const s of this.segments) s.close();
     this.listeners.clear();
+    this.commitListeners.clear();
   }
 }
