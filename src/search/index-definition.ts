@@ -65,10 +65,11 @@ export function withZone(value: string): string {
   return /[T ]\d{2}:\d{2}/.test(value) && !/(?:Z|z|[+-]\d{2}(?::?\d{2})?)$/.test(value.slice(10)) ? `${value}Z` : value;
 }
 
-function checkValue(field: IndexField, value: unknown, path: string): void {
+/** Checks document `doc`'s value of `field`. Its path is written only for a refusal: projectors check every field of every document. */
+function checkValue(field: IndexField, value: unknown, doc: number): void {
   if (value === null || value === undefined) return;
   if (Array.isArray(value) && field.type !== 'object') {
-    throw invalid(path, 'array-not-supported', `field ${field.name} holds an array; only object fields may`);
+    throw invalid(valuePath(doc, field), 'array-not-supported', `field ${field.name} holds an array; only object fields may`);
   }
   const ok =
     field.type === 'string'
@@ -82,8 +83,15 @@ function checkValue(field: IndexField, value: unknown, path: string): void {
             : field.type === 'timestamp'
               ? isIsoTimestamp(value)
               : typeof value === 'object';
-  if (!ok) throw invalid(path, 'type', `field ${field.name} must be ${field.type === 'timestamp' ? 'an ISO 8601 timestamp' : `of type ${field.type}`}`);
+  if (!ok)
+    throw invalid(
+      valuePath(doc, field),
+      'type',
+      `field ${field.name} must be ${field.type === 'timestamp' ? 'an ISO 8601 timestamp' : `of type ${field.type}`}`,
+    );
 }
+
+const valuePath = (doc: number, field: IndexField): string => `docs[${doc}].source.${field.name}`;
 
 /** Whether a JSON value holds U+0000 in a string or a key (PostgreSQL text cannot). Iterative: bodies may nest deeply. */
 export function containsNul(value: unknown): boolean {
@@ -95,9 +103,10 @@ export function containsNul(value: unknown): boolean {
     } else if (Array.isArray(v)) {
       for (const item of v) pending.push(item);
     } else if (v !== null && typeof v === 'object') {
-      for (const [k, item] of Object.entries(v)) {
+      for (const k in v) {
+        if (!Object.prototype.hasOwnProperty.call(v, k)) continue;
         if (k.includes('\u0000')) return true;
-        pending.push(item);
+        pending.push((v as Record<string, unknown>)[k]);
       }
     }
   }
@@ -118,7 +127,7 @@ export function validateDocuments(index: IndexDefinition, docs: readonly SearchD
     if (doc.source === null || typeof doc.source !== 'object' || Array.isArray(doc.source)) {
       throw invalid(`docs[${i}].source`, 'type', 'document source must be a JSON object');
     }
-    for (const field of index.fields) checkValue(field, doc.source[field.name], `docs[${i}].source.${field.name}`);
+    for (const field of index.fields) checkValue(field, doc.source[field.name], i);
     // Postgres jsonb cannot hold U+0000; refusing it on both adapters keeps them interchangeable.
     if (containsNul(doc.source)) throw invalid(`docs[${i}].source`, 'nul-character', 'document text may not contain U+0000');
   });
