@@ -3,8 +3,8 @@ import type { EntityConfig } from '../src/tenant';
 import type { RecordState } from '../src/store/record-states/port';
 
 /**
- * One delta on its way through the pipeline. Each stage reads what earlier stages set and adds its own part;
- * a stage that refuses throws a DeltabrokerError whose `stage` names it.
+ * One delta on its way through the pipeline. Each stage reads what earlier stages set and sets its own part;
+ * a stage that refuses throws a DeltabrokerError whose `stage` names it (before it sets anything).
  */
 export interface DeltaContext {
   readonly delta: DeltaEnvelope;
@@ -26,6 +26,22 @@ export interface DeltaContext {
   persistenceTopic?: string;
   /** Stage 6: fields removed because the actor may not write them. */
   stripped?: string[];
+}
+
+/** A context with every stage's part present (unset), so it keeps one shape while the stages fill it in. */
+export function newDeltaContext(delta: DeltaEnvelope, source: LogPosition | undefined, record?: DeltaContext['record']): DeltaContext {
+  return {
+    delta,
+    source,
+    record,
+    actor: undefined,
+    config: undefined,
+    fields: undefined,
+    current: undefined,
+    nextVersion: undefined,
+    persistenceTopic: undefined,
+    stripped: undefined,
+  };
 }
 
 /** Reads a value a previous stage must have set; a missing one is a bug in the stage order, not bad input. */

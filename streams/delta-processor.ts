@@ -11,7 +11,7 @@ import {
   type WriteLog,
 } from '../src/log';
 import type { EntityConfigSource } from '../src/tenant';
-import type { DeltaContext } from './context';
+import { newDeltaContext } from './context';
 import type { RecordedOffsets } from './recorded-offsets';
 import type { ActorProofVerifier } from '../src/auth/actor-proof';
 import { BatchActors } from './batch-actors';
@@ -117,11 +117,13 @@ type AcceptedDecision = Extract<Decision, { kind: 'accepted' }>;
  */
 async function processBatch(options: DeltaProcessorOptions, createdTopics: Set<string>, records: readonly LogRecord<DeltaEnvelope>[]): Promise<BatchHandled> {
   const deltas = records.map((r) => r.value);
-  const ctxs = records.map((record): DeltaContext => ({
-    delta: record.value,
-    source: { topic: record.topic, partition: record.partition, offset: record.offset },
-    record: { headers: record.headers, timestamp: record.timestamp },
-  }));
+  const ctxs = records.map((record) =>
+    newDeltaContext(
+      record.value,
+      { topic: record.topic, partition: record.partition, offset: record.offset },
+      { headers: record.headers, timestamp: record.timestamp },
+    ),
+  );
   // Three independent look-ups, side by side: a token verification need not wait for the state read.
   const [states, configs, actors] = await Promise.all([
     BatchStateView.load(options.states, deltas),

@@ -13,5 +13,6 @@ export const checkPermission = (actors: BatchActors) =>
   stage(STAGES.permission, (ctx) => {
     const actor = actors.of(ctx);
     assertMayPerform(required(ctx, 'config'), actor.roles, ctx.delta.operation);
-    return { ...ctx, actor };
+    ctx.actor = actor;
+    return ctx;
   });

@@ -23,7 +23,9 @@ export const ensureRecordKey = (states: LoadedStates) =>
     if (delta.expectedVersion !== null && delta.expectedVersion !== (exists ? current.version : 0)) {
       conflict('expected-version', `expected version ${delta.expectedVersion}, the record is at ${exists ? current.version : 0}`);
     }
-    return { ...ctx, current, nextVersion: current.version + 1 };
+    ctx.current = current;
+    ctx.nextVersion = current.version + 1;
+    return ctx;
   });
 
 function conflict(rule: string, message: string): never {

@@ -11,5 +11,7 @@ import { stage } from './stage-operator';
 export const filterPermittedFields = () =>
   stage(STAGES.permissionFilter, (ctx) => {
     const filtered = applyWriteRestrictions(required(ctx, 'config'), required(ctx, 'actor').roles, ctx.delta.operation, required(ctx, 'fields'));
-    return { ...ctx, fields: filtered.payload, stripped: filtered.stripped };
+    ctx.fields = filtered.payload;
+    ctx.stripped = filtered.stripped;
+    return ctx;
   });

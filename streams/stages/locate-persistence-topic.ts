@@ -14,5 +14,6 @@ export const locatePersistenceTopic = () =>
         rule: 'reserved-topic',
       });
     }
-    return { ...ctx, persistenceTopic: topic };
+    ctx.persistenceTopic = topic;
+    return ctx;
   });

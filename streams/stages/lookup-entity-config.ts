@@ -9,5 +9,6 @@ export const lookupEntityConfig = (configs: BatchConfigs) =>
     const { tenant, entity } = ctx.delta;
     const config = configs.get(tenant, entity);
     if (!config) throw unknownEntity(tenant, entity);
-    return { ...ctx, config };
+    ctx.config = config;
+    return ctx;
   });

@@ -15,13 +15,16 @@ const isRefusal = (error: unknown): error is DeltabrokerError => isDeltabrokerEr
  * Turns one stage's step into an RxJS operator over the candidate stream. A refusal the step throws becomes the
  * candidate's verdict, stamped with the stage's name unless it names one; any other error fails the stream, so
  * the batch is retried. Steps are synchronous: what they read (configurations, record states) is loaded for the
- * batch beforehand, so each delta passes every stage before the next one enters.
+ * batch beforehand, so each delta passes every stage before the next one enters. A step sets its part on the
+ * context it is given (contexts are made with every field present, newDeltaContext): one object per delta with
+ * one shape, where a copy per stage made seven objects of six shapes.
  */
 export function stage(name: string, step: (ctx: DeltaContext) => DeltaContext): MonoTypeOperatorFunction<Candidate> {
   return map((candidate) => {
     if (candidate.refusal) return candidate;
     try {
-      return { ctx: step(candidate.ctx) };
+      const ctx = step(candidate.ctx);
+      return ctx === candidate.ctx ? candidate : { ctx };
     } catch (error) {
       if (!isRefusal(error)) throw error;
       error.details.stage ??= name;

@@ -26,7 +26,8 @@ export const validateDelta = () =>
     if (keyInPayload !== undefined && keyInPayload !== delta.key) {
       refuse(`payload.${config.key.join(',')}`, 'key-mismatch', `the payload's key (${keyInPayload.slice(0, 64)}) differs from the delta's key`);
     }
-    return { ...ctx, fields };
+    ctx.fields = fields;
+    return ctx;
   });
 
 function parsePayload(payload: string | null, operation: string): Record<string, unknown> {
