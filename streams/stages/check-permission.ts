@@ -14,5 +14,4 @@ export const checkPermission = (actors: BatchActors) =>
     const actor = actors.of(ctx);
     assertMayPerform(required(ctx, 'config'), actor.roles, ctx.delta.operation);
     ctx.actor = actor;
-    return ctx;
   });

@@ -38,5 +38,4 @@ export const checkSensitiveEncrypted = () =>
       if (!acceptsMethod(spec, method)) refuse('encryption-method', `method ${method} is not accepted (${spec.sensitive.methods.join(', ')})`);
     }
     checkPersonalFields(ctx);
-    return ctx;
   });

@@ -25,7 +25,6 @@ export const ensureRecordKey = (states: LoadedStates) =>
     }
     ctx.current = current;
     ctx.nextVersion = current.version + 1;
-    return ctx;
   });
 
 function conflict(rule: string, message: string): never {

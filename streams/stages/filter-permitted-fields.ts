@@ -13,5 +13,4 @@ export const filterPermittedFields = () =>
     const filtered = applyWriteRestrictions(required(ctx, 'config'), required(ctx, 'actor').roles, ctx.delta.operation, required(ctx, 'fields'));
     ctx.fields = filtered.payload;
     ctx.stripped = filtered.stripped;
-    return ctx;
   });

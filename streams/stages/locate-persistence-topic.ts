@@ -15,5 +15,4 @@ export const locatePersistenceTopic = () =>
       });
     }
     ctx.persistenceTopic = topic;
-    return ctx;
   });

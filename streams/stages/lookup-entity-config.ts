@@ -10,5 +10,4 @@ export const lookupEntityConfig = (configs: BatchConfigs) =>
     const config = configs.get(tenant, entity);
     if (!config) throw unknownEntity(tenant, entity);
     ctx.config = config;
-    return ctx;
   });

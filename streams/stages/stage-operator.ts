@@ -16,15 +16,15 @@ const isRefusal = (error: unknown): error is DeltabrokerError => isDeltabrokerEr
  * candidate's verdict, stamped with the stage's name unless it names one; any other error fails the stream, so
  * the batch is retried. Steps are synchronous: what they read (configurations, record states) is loaded for the
  * batch beforehand, so each delta passes every stage before the next one enters. A step sets its part on the
- * context it is given (contexts are made with every field present, newDeltaContext): one object per delta with
- * one shape, where a copy per stage made seven objects of six shapes.
+ * context it is given, after its checks (contexts are made with every field present, newDeltaContext): one object
+ * per delta with one shape, where a copy per stage made seven objects of six shapes.
  */
-export function stage(name: string, step: (ctx: DeltaContext) => DeltaContext): MonoTypeOperatorFunction<Candidate> {
+export function stage(name: string, step: (ctx: DeltaContext) => void): MonoTypeOperatorFunction<Candidate> {
   return map((candidate) => {
     if (candidate.refusal) return candidate;
     try {
-      const ctx = step(candidate.ctx);
-      return ctx === candidate.ctx ? candidate : { ctx };
+      step(candidate.ctx);
+      return candidate;
     } catch (error) {
       if (!isRefusal(error)) throw error;
       error.details.stage ??= name;

@@ -27,7 +27,6 @@ export const validateDelta = () =>
       refuse(`payload.${config.key.join(',')}`, 'key-mismatch', `the payload's key (${keyInPayload.slice(0, 64)}) differs from the delta's key`);
     }
     ctx.fields = fields;
-    return ctx;
   });
 
 function parsePayload(payload: string | null, operation: string): Record<string, unknown> {

@@ -83,8 +83,8 @@ export async function readPartition<T>(
 
 /**
  * Resolves once the partition's readable end (`end`: the high watermark, or the committing end for a reader of
- * records under commit) passes `offset`, its topic is deleted (the caller looks the partition up again), or `signal` aborts.
- * No timers.
+ * records under commit) passes `offset`, its topic is deleted (the caller looks the partition up again), or
+ * `signal` aborts. No timers.
  */
 export function waitForData(log: PartitionLog, offset: number, signal: AbortSignal, end: ReadableEnd = DURABLE_END): Promise<void> {
   if (end.of(log) > offset || log.isRetired || signal.aborted) return Promise.resolve();
