@@ -6,9 +6,7 @@
  *    or creates a fresh one with checkpoints at the start point;
  * 2. read the topic up to its end offsets (taken when the read starts), then catch up with what was written
  *    meanwhile, until the shadows are close to the end of the log;
- * 3. indexing: each target completes its shadow (a Postgres search shadow is loaded without its GIN indexes
- *    and gets them now, outside the swap transaction);
- * 4. swap, in one transaction: lock the live projectors' checkpoints (no live batch commits until the end of
+ * 3. swap, in one transaction: lock the live projectors' checkpoints (no live batch commits until the end of
  *    the transaction), catch the shadows up past anything the live projectors applied (the search projector
  *    writes its index while holding its checkpoint; its shadow goes to the end of the log),
  *    make the shadows' checkpoints the live projectors' checkpoints, rename the shadows into place.
@@ -57,10 +55,6 @@ export async function rebuildProjections(ctx: ReplayContext, request: ReplayRequ
 
     const pass: Pass = { ctx, topic, targets, progress, events: 0, passes: 0, ...(run.signal && { signal: run.signal }) };
     await fillShadows(pass, from, states, offsets, run.catchUpThreshold ?? 500);
-    run.signal?.throwIfAborted();
-
-    progress.enter('indexing');
-    for (const t of targets) await t.complete();
     run.signal?.throwIfAborted();
 
     progress.enter('swapping');

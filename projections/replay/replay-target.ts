@@ -39,11 +39,6 @@ export interface ReplayTarget {
   /** Applies one batch to the shadow and advances the shadow's checkpoint through `sql` (the table in one transaction with it). */
   applier(sql: SqlClient): (batch: RecordBatch<EntityEvent>) => Promise<void>;
   /**
-   * Once the shadow is filled, before the swap transaction: builds what its load deferred (a Postgres search
-   * shadow's GIN indexes), so the swap holds the live projectors only for the final catch-up and the rename.
-   */
-  complete(): Promise<void>;
-  /**
    * Inside the swap transaction, before the final catch-up: locks what keeps the live projector from writing
    * (its checkpoints, which it holds while it writes) and
    * answers the live checkpoints.

@@ -84,8 +84,6 @@ export function searchTarget(o: SearchTargetOptions): ReplayTarget {
       };
     },
 
-    complete: () => o.search.completeShadow(shadow),
-
     // The live search projector writes the index while it holds its checkpoint (see search-projector.ts), so
     // holding the checkpoints holds its writes until the swap is done.
     lockLive: (tx, partitions) => lockCheckpoints(tx, liveProjector, topic, partitions),

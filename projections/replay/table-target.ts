@@ -87,9 +87,6 @@ export function tableTarget(o: TableTargetOptions): TableTarget {
       return async (batch) => void (await projection.apply(batch));
     },
 
-    // The shadow table has only its primary key, which every upsert needs: nothing is deferred.
-    complete: async () => undefined,
-
     lockLive: (tx, partitions) => lockCheckpoints(tx, liveProjector, topic, partitions),
 
     async swap(tx: SqlExecutor): Promise<void> {

@@ -2,7 +2,7 @@
  * Progress of a replay: events read out of the events to read, rate and time left. The rebuild updates it;
  * renderers (progress-render.ts) and the HTTP job registry read snapshots of it.
  */
-export type ReplayPhase = 'planning' | 'preparing' | 'replaying' | 'catching-up' | 'indexing' | 'swapping' | 'done' | 'failed' | 'interrupted';
+export type ReplayPhase = 'planning' | 'preparing' | 'replaying' | 'catching-up' | 'swapping' | 'done' | 'failed' | 'interrupted';
 
 export interface ProgressSnapshot {
   readonly phase: ReplayPhase;

@@ -93,12 +93,6 @@ export interface SearchIndex {
    */
   createShadow(shadow: IndexDefinition, copyOf?: string): Promise<void>;
   /**
-   * Once the shadow is filled, before the swap: builds what the engine defers during a shadow's load
-   * (Postgres: the GIN indexes, cheaper to build over the loaded table than to maintain per upsert; nothing on
-   * Elasticsearch, whose shadow is indexed as it is written). Idempotent; writes may still follow.
-   */
-  completeShadow(shadow: string): Promise<void>;
-  /**
    * Makes the shadow the index `live` in one step: searches of `live` see all the old documents or all the
    * shadow's, never a mix. The shadow's name and the replaced index are gone afterwards; `live` keeps the
    * shadow's fields. Postgres renames the shadow's table in one transaction, Elasticsearch moves an alias.

@@ -214,12 +214,6 @@ export function createElasticsearchSearchIndex(client: Client, options: Elastics
       definitions.set(definition.name, definition);
     },
 
-    // A shadow is indexed as it is written; a refresh makes writes sent with `refresh: false` searchable before the swap.
-    async completeShadow(shadow) {
-      assertIndexName(shadow);
-      await client.indices.refresh({ index: physical(shadow) });
-    },
-
     async swapShadow(shadow, live) {
       const definition = await definitionOf(shadow);
       assertIndexName(live);

@@ -13,7 +13,7 @@ import type { IndexDefinition, SearchDocument, SearchHit, SearchIndex, SearchOpt
 import { sourceProjector } from '../source-filter';
 import { compileSearch, type SearchRow } from './compile-search';
 import { applyDefinition, findDefinition, tableOf } from './schema';
-import { completeShadow, createShadow, dropIndex, swapShadow, tableExists } from './shadow-swap';
+import { createShadow, dropIndex, swapShadow, tableExists } from './shadow-swap';
 
 /** Where the adapter keeps its tables unless told otherwise. */
 export const DEFAULT_SEARCH_SCHEMA = 'search';
@@ -135,11 +135,6 @@ export function createPostgresSearchIndex(sql: SqlClient, options: PostgresSearc
       if (copyOf !== undefined) assertIndexName(copyOf);
       await sql.transaction((tx) => createShadow(tx, schema, definition, copyOf));
       definitions.set(definition.name, definition);
-    },
-
-    async completeShadow(shadow) {
-      assertIndexName(shadow);
-      await sql.transaction((tx) => completeShadow(tx, schema, shadow));
     },
 
     async swapShadow(shadow, live) {

@@ -3,8 +3,6 @@
  * `id text primary key, source jsonb, version bigint, search tsvector` (generated from every string field)
  * with GIN indexes on `source` (jsonb_path_ops, for `term`/containment) and on `search` (full text), plus one
  * generated `tsv_<field>` column per string field, so per-field matching and ranking never re-analyse text.
- * A shadow is created without its GIN indexes and gets them once it is filled (`completeIndexes`): building a
- * GIN index over a loaded table is cheaper than maintaining it through every upsert of a replay.
  */
 import type { SqlExecutor } from '../../store/sql-client';
 import { quoteIdent, quoteQualified } from '../../store/sql-identifier';
@@ -37,34 +35,12 @@ async function loadDefinition(tx: SqlExecutor, schema: string, name: string): Pr
   return rows[0] === undefined ? undefined : validateIndexDefinition(rows[0].definition);
 }
 
-/** The GIN indexes of an index table, by the column each covers. */
-const GIN_INDEXES = { source: 'gin (source jsonb_path_ops)', search: 'gin (search)' } as const;
-type GinColumn = keyof typeof GIN_INDEXES;
-
-// Unnamed: Postgres picks `<table>_<column>_idx`, shortened when the table name is long, and unique in the
-// schema (a swapped-in shadow keeps its indexes' names, which a later shadow of that name would collide with).
-const createGinIndex = (tx: SqlExecutor, table: string, column: GinColumn): Promise<unknown> =>
-  tx.query(`create index on ${table} using ${GIN_INDEXES[column]}`);
-
-/** Builds the GIN indexes `index`'s table lacks (a filled shadow's); a table that has them is left as it is. */
-export async function completeIndexes(tx: SqlExecutor, schema: string, index: string): Promise<void> {
-  const table = tableOf(schema, index);
-  const { rows } = await tx.query<{ name: string }>(
-    `select a.attname as name from pg_index i join pg_attribute a on a.attrelid = i.indrelid and a.attnum = any(i.indkey)
-      where i.indrelid = $1::regclass and not i.indisprimary`,
-    [table],
-  );
-  const present = new Set(rows.map((r) => r.name));
-  for (const column of Object.keys(GIN_INDEXES) as GinColumn[]) if (!present.has(column)) await createGinIndex(tx, table, column);
-}
-
-async function addSearchColumn(tx: SqlExecutor, table: string, index: IndexDefinition, indexes: IndexBuild): Promise<void> {
+async function addSearchColumn(tx: SqlExecutor, schema: string, index: IndexDefinition): Promise<void> {
+  const table = tableOf(schema, index.name);
   await tx.query(`alter table ${table} add column search tsvector generated always as (${searchVectorExpression(index.fields)}) stored`);
-  if (indexes === 'now') await createGinIndex(tx, table, 'search');
+  // Unnamed: Postgres picks `<table>_search_idx`, shortened when the table name is long.
+  await tx.query(`create index on ${table} using gin (search)`);
 }
-
-/** When a new table's GIN indexes are built: at once, or once it is filled (a shadow, see `completeIndexes`). */
-export type IndexBuild = 'now' | 'deferred';
 
 const stringFields = (index: IndexDefinition): string[] => index.fields.filter((f) => f.type === 'string').map((f) => f.name);
 
@@ -72,7 +48,7 @@ const stringFields = (index: IndexDefinition): string[] => index.fields.filter((
  * Creates the index table, or migrates it to `index`: word columns for string fields added or removed, and
  * the `search` column regenerated when the set of string fields changed (each rewrites the table once).
  */
-export async function applyDefinition(tx: SqlExecutor, schema: string, index: IndexDefinition, indexes: IndexBuild = 'now'): Promise<void> {
+export async function applyDefinition(tx: SqlExecutor, schema: string, index: IndexDefinition): Promise<void> {
   await ensureCatalog(tx, schema);
   const stored = await loadDefinition(tx, schema, index.name);
   const table = tableOf(schema, index.name);
@@ -80,7 +56,7 @@ export async function applyDefinition(tx: SqlExecutor, schema: string, index: In
   const present = stored === undefined ? [] : stringFields(stored);
   if (stored === undefined) {
     await tx.query(`create table ${table} (id text primary key, source jsonb not null, version bigint not null)`);
-    if (indexes === 'now') await createGinIndex(tx, table, 'source');
+    await tx.query(`create index on ${table} using gin (source jsonb_path_ops)`);
   }
   for (const name of present.filter((n) => !wanted.includes(n))) await tx.query(`alter table ${table} drop column ${wordColumn(name)}`);
   for (const name of wanted.filter((n) => !present.includes(n))) {
@@ -88,7 +64,7 @@ export async function applyDefinition(tx: SqlExecutor, schema: string, index: In
   }
   if (stored === undefined || searchVectorExpression(stored.fields) !== searchVectorExpression(index.fields)) {
     if (stored !== undefined) await tx.query(`alter table ${table} drop column search`);
-    await addSearchColumn(tx, table, index, indexes);
+    await addSearchColumn(tx, schema, index);
   }
   await tx.query(
     `insert into ${quoteQualified(CATALOG, schema)} (name, definition) values ($1, $2::jsonb)

@@ -7,7 +7,7 @@ import { DeltabrokerError } from '../../errors';
 import type { SqlExecutor } from '../../store/sql-client';
 import { quoteIdent, quoteQualified } from '../../store/sql-identifier';
 import type { IndexDefinition } from '../search-port';
-import { applyDefinition, completeIndexes, ensureCatalog, findDefinition, tableOf } from './schema';
+import { applyDefinition, ensureCatalog, findDefinition, tableOf } from './schema';
 
 const CATALOG = '_indexes';
 
@@ -27,36 +27,17 @@ export async function dropIndex(tx: SqlExecutor, schema: string, index: string):
   await dropLocked(tx, schema, index);
 }
 
-/**
- * A fresh, empty shadow (an earlier one of the same name is dropped), seeded with `copyOf`'s documents when
- * asked. Its GIN indexes wait for `completeShadow`, so the replay's upserts do not maintain them.
- */
+/** A fresh, empty shadow (an earlier one of the same name is dropped), seeded with `copyOf`'s documents when asked. */
 export async function createShadow(tx: SqlExecutor, schema: string, shadow: IndexDefinition, copyOf: string | undefined): Promise<void> {
   await ensureCatalog(tx, schema);
   await dropLocked(tx, schema, shadow.name);
-  await applyDefinition(tx, schema, shadow, 'deferred');
+  await applyDefinition(tx, schema, shadow);
   if (copyOf !== undefined && (await tableExists(tx, schema, copyOf))) {
     await tx.query(`insert into ${tableOf(schema, shadow.name)} (id, source, version) select id, source, version from ${tableOf(schema, copyOf)}`);
   }
 }
 
-/** Builds the filled shadow's GIN indexes (none when it has them already). */
-export async function completeShadow(tx: SqlExecutor, schema: string, shadow: string): Promise<void> {
-  await ensureCatalog(tx, schema);
-  if (!(await tableExists(tx, schema, shadow))) {
-    throw new DeltabrokerError('DB_NOT_FOUND', `no shadow search index ${shadow} to complete`, {
-      field: 'shadow',
-      rule: 'index-exists',
-      stage: 'search-index',
-    });
-  }
-  await completeIndexes(tx, schema, shadow);
-}
-
-/**
- * Renames the shadow's table to `live` (dropping the live table) and answers the live index's new definition.
- * A shadow swapped in without `completeShadow` gets its indexes here, so a live table never lacks them.
- */
+/** Renames the shadow's table to `live` (dropping the live table) and answers the live index's new definition. */
 export async function swapShadow(tx: SqlExecutor, schema: string, shadow: string, live: string): Promise<IndexDefinition> {
   await ensureCatalog(tx, schema);
   const definition = await findDefinition(tx, schema, shadow);
@@ -64,7 +45,6 @@ export async function swapShadow(tx: SqlExecutor, schema: string, shadow: string
     throw new DeltabrokerError('DB_NOT_FOUND', `no shadow search index ${shadow} to swap in`, { field: 'shadow', rule: 'index-exists', stage: 'search-index' });
   }
   const swapped: IndexDefinition = { ...definition, name: live };
-  await completeIndexes(tx, schema, shadow);
   await dropLocked(tx, schema, live);
   await tx.query(`alter table ${tableOf(schema, shadow)} rename to ${quoteIdent(live, 'table')}`);
   await tx.query(`update ${quoteQualified(CATALOG, schema)} set name = $2, definition = $3::jsonb, updated_at = now() where name = $1`, [

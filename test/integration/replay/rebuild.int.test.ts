@@ -67,7 +67,7 @@ describe('replay and rebuild on PostgreSQL', () => {
     reading = false;
     await reader;
 
-    expect(phases).toEqual(new Set(['preparing', 'replaying', 'indexing', 'swapping', 'done', ...(phases.has('catching-up') ? ['catching-up'] : [])]));
+    expect(phases).toEqual(new Set(['preparing', 'replaying', 'swapping', 'done', ...(phases.has('catching-up') ? ['catching-up'] : [])]));
     expect(progress.snapshot()).toMatchObject({ phase: 'done' });
     expect(result.targets.map((t) => t.kind)).toEqual(['postgres', 'search']);
     expect(reads.length).toBeGreaterThan(5);

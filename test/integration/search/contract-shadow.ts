@@ -37,8 +37,6 @@ export function shadowCases(ctx: ContractContext): void {
     expect(sortedIdsOf(await live())).toEqual(['t1', 't2']);
     expect(sortedIdsOf(await ctx.index.search(SHADOW, all))).toEqual(['t1', 't3']);
 
-    await ctx.index.completeShadow(SHADOW);
-    expect(sortedIdsOf(await live())).toEqual(['t1', 't2']);
     await ctx.index.swapShadow(SHADOW, TICKETS.name);
 
     const after = await live();

@@ -100,42 +100,4 @@ describe('Postgres search adapter: tables and migrations', () => {
     expect((await other.search('tickets', {})).hits.total).toEqual({ value: 0, relation: 'eq' });
     expect((await createPostgresSearchIndex(sql).search('tickets', {})).hits.total).toEqual({ value: 1, relation: 'eq' });
   });
-
-  test('a shadow is loaded without its GIN indexes and gets them once, when completed; a later shadow of the same name gets its own', async () => {
-    const index = createPostgresSearchIndex(sql);
-    const ginOf = async (table: string) =>
-      (
-        await sql.query<{ def: string }>(`select pg_get_indexdef(indexrelid) as def from pg_index where indrelid = $1::regclass and not indisprimary`, [
-          `search.${table}`,
-        ])
-      ).rows
-        .map((r) => r.def.replace(/^.* USING /, ''))
-        .sort();
-    const GIN = ['gin (search)', 'gin (source jsonb_path_ops)'];
-    for (const round of [1, 2]) {
-      await index.createShadow({ ...V2, name: 'tickets__rebuild' }, 'tickets');
-      expect(await ginOf('tickets__rebuild')).toEqual([]);
-      await index.upsert('tickets__rebuild', [{ id: `r${round}`, version: 1, source: { title: 'rebuilt', body: `round ${round}` } }]);
-      // Searches answer without the indexes, only slower.
-      expect((await index.search('tickets__rebuild', { query: { term: { title: 'rebuilt' } } })).hits.hits.map((h) => h._id).sort()).toEqual(
-        round === 1 ? ['r1'] : ['r1', 'r2'],
-      );
-      await index.completeShadow('tickets__rebuild');
-      await index.completeShadow('tickets__rebuild');
-      expect(await ginOf('tickets__rebuild')).toEqual(GIN);
-      await index.swapShadow('tickets__rebuild', 'tickets');
-      expect(await ginOf('tickets')).toEqual(GIN);
-      expect((await index.search('tickets', { query: { match_all: {} } })).hits.hits.map((h) => h._id).sort()).toEqual(
-        round === 1 ? ['r1', 't1'] : ['r1', 'r2', 't1'],
-      );
-    }
-  });
-
-  test('a shadow swapped in without completeShadow gets its indexes in the swap', async () => {
-    const index = createPostgresSearchIndex(sql);
-    await index.createShadow({ ...V2, name: 'tickets__verify' }, 'tickets');
-    await index.swapShadow('tickets__verify', 'tickets');
-    expect(await indexes()).toHaveLength(3);
-    await expect(index.completeShadow('tickets__missing')).rejects.toMatchObject({ code: 'DB_NOT_FOUND', details: { rule: 'index-exists' } });
-  });
 });

@@ -53,12 +53,6 @@ describe('Elasticsearch adapter: shadow builds', () => {
     expect(sent(cluster, 'POST', '/_reindex')).toEqual([]);
   });
 
-  test('completeShadow refreshes the shadow, so writes sent without a refresh are searchable before the swap', async () => {
-    route(cluster, 'GET', '/:index/_refresh', () => ({ _shards: { total: 1, successful: 1, failed: 0 } }));
-    await createElasticsearchSearchIndex(cluster.client, { indexPrefix: 'dev-' }).completeShadow('orders__rebuild');
-    expect(sent(cluster, 'GET').map((r) => r.path)).toEqual(['/dev-orders__rebuild/_refresh']);
-  });
-
   test('swapShadow moves the aliases and removes the replaced index in one request; the live name keeps its own name in results', async () => {
     route(cluster, 'GET', '/:index/_mapping', () => ({ [GENERATION]: { mappings: { _meta: { deltabroker_definition: SHADOW } } } }));
     concrete(cluster, { orders__rebuild: [GENERATION], orders: ['orders'] });
