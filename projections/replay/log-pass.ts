@@ -41,6 +41,13 @@ export interface LogPassOptions {
 }
 
 /**
+ * Partitions read at the same time. Each holds a run of decoded records being applied and the next one being
+ * gathered (tens of megabytes at `RUN_RECORDS`), so a topic of many partitions must not read them all at once;
+ * on two cores a handful already keeps the service's thread and PostgreSQL busy.
+ */
+export const PARTITIONS_AT_ONCE = 4;
+
+/**
  * Reads the topic from `from` into the appliers; answers the records read and, per partition read, the end
  * offset it was read up to.
  */
@@ -52,27 +59,35 @@ export async function readIntoShadows(o: LogPassOptions): Promise<ReplayResult> 
   if (busy.length <= 1) return readOnce(o);
   // Each replay reads one partition: every other one starts beyond any end offset (the log clamps it to the end
   // it sees when it starts; an end taken here could be behind that, and two readers of one partition would make
-  // the later batches look applied). The first failure stops the rest.
+  // the later batches look applied). The first failure stops the rest, and no partition starts after it.
   const stop = new AbortController();
   const signal = o.signal ? AbortSignal.any([o.signal, stop.signal]) : stop.signal;
-  const settled = await Promise.allSettled(
-    busy.map((mine) => {
-      const offsets = partitions.map((p) => ({
-        partition: p.partition,
-        offset: p.partition === mine.partition ? (starts.get(p.partition) ?? BigInt(p.low)).toString() : BEYOND_ANY_END,
-      }));
-      return readOnce({ ...o, from: { kind: 'offsets', offsets }, signal }).then(
-        (result) => ({ ...result, endOffsets: result.endOffsets.filter((e) => e.partition === mine.partition) }),
-        (error: unknown) => {
-          stop.abort();
-          throw error;
-        },
-      );
-    }),
-  );
+  const readPartition = (mine: (typeof busy)[number]): Promise<ReplayResult> => {
+    const offsets = partitions.map((p) => ({
+      partition: p.partition,
+      offset: p.partition === mine.partition ? (starts.get(p.partition) ?? BigInt(p.low)).toString() : BEYOND_ANY_END,
+    }));
+    return readOnce({ ...o, from: { kind: 'offsets', offsets }, signal }).then((result) => ({
+      ...result,
+      endOffsets: result.endOffsets.filter((e) => e.partition === mine.partition),
+    }));
+  };
+  const waiting = [...busy];
+  const results: ReplayResult[] = [];
+  const reader = async (): Promise<void> => {
+    for (let next = waiting.shift(); next !== undefined && !signal.aborted; next = waiting.shift()) {
+      try {
+        results.push(await readPartition(next));
+      } catch (error) {
+        stop.abort();
+        throw error;
+      }
+    }
+  };
+  const settled = await Promise.allSettled(Array.from({ length: Math.min(PARTITIONS_AT_ONCE, busy.length) }, reader));
   const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (failed) throw o.signal?.aborted ? (o.signal.reason as unknown) : failed.reason;
-  const results = settled.map((s) => (s as PromiseFulfilledResult<ReplayResult>).value);
+  o.signal?.throwIfAborted();
   return {
     records: results.reduce((n, r) => n + r.records, 0),
     rejected: results.reduce((n, r) => n + r.rejected, 0),

@@ -2,7 +2,7 @@
  * The replay's read of a persistence topic (log-pass.ts) against the embedded broker: consecutive log batches
  * of a partition reach the shadows as runs, so a history is applied in few transactions.
  */
-import { readIntoShadows, RUN_RECORDS } from '../../../projections/replay/log-pass';
+import { PARTITIONS_AT_ONCE, readIntoShadows, RUN_RECORDS } from '../../../projections/replay/log-pass';
 import { loadSchemas, type EntityEvent, type RecordBatch } from '../../../src/log';
 import { scratchPostgres } from '../../support/scratch-sql';
 import { accountConfig, openReplayHarness, uniqueName, type EventSpec, type ReplayHarness } from './replay-harness';
@@ -45,5 +45,40 @@ describe('replay read into the shadows', () => {
       expect(mine).toHaveLength(Math.ceil(expected.length / RUN_RECORDS));
       expect(mine.flatMap((r) => r.records.map((rec) => rec.offset))).toEqual(expected);
     }
+  });
+
+  test(`reads at most ${PARTITIONS_AT_ONCE} partitions at the same time, and every partition of a larger topic`, async () => {
+    const config = h.put(accountConfig(uniqueName('wide')));
+    const partitionCount = PARTITIONS_AT_ONCE + 3;
+    await h.log.createTopics([{ topic: config.persistence.topic, partitions: partitionCount }]);
+    const history: EventSpec[] = Array.from({ length: 400 }, (_, i) => ({ operation: 'create', key: `w${i}`, version: 1, payload: { accountId: `w${i}` } }));
+    const published = await h.publish(config, history);
+    expect(new Set(published.map((p) => p.partition)).size).toBe(partitionCount);
+    let applying = 0;
+    let most = 0;
+    const runs: RecordBatch<EntityEvent>[] = [];
+    const result = await readIntoShadows({
+      log: h.log,
+      schemas: loadSchemas(),
+      topic: config.persistence.topic,
+      from: { kind: 'offsets', offsets: Array.from({ length: partitionCount }, (_, partition) => ({ partition, offset: '0' })) },
+      // Each partition's one run is handed over when its read ends and holds its reader until applied.
+      appliers: [
+        async (run) => {
+          applying += 1;
+          most = Math.max(most, applying);
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          runs.push(run);
+          applying -= 1;
+        },
+      ],
+      parallel: true,
+    });
+    expect(result.records).toBe(history.length);
+    expect(result.endOffsets.map((e) => e.partition).sort((a, b) => a - b)).toEqual(Array.from({ length: partitionCount }, (_, p) => p));
+    expect(most).toBe(PARTITIONS_AT_ONCE);
+    expect(runs.flatMap((r) => r.records.map((rec) => `${r.partition}/${rec.offset}`)).sort()).toEqual(
+      published.map((p) => `${p.partition}/${p.offset}`).sort(),
+    );
   });
 });
