@@ -7,6 +7,7 @@ import { loadConfig } from '../src/config';
 import { silentLogger } from '../src/logger';
 import { startService } from '../src/composition';
 import { servedLoad, type ServedLoad } from './http-load';
+import { startBareEncryptServer } from './support/bare-encrypt-server';
 import { createBenchDatabase } from './support/database';
 import { LoadProcess } from './support/load-process';
 import type { Figure } from './support/figures';
@@ -15,7 +16,7 @@ import type { EncryptionService } from '../src/crypto/encryption-service';
 /**
  * HTTP ceilings and encryption dispatch throughput: GET /whoami (an authenticated no-op) and 1 KiB encryptions
  * through HTTP for aes and hsm, each against GET /health (anonymous, no work) in the same run; and the AES core
- * against raw node:crypto AES-256-GCM.
+ * against raw node:crypto AES-256-GCM; and the platform's ceiling for the aes case (support/bare-encrypt-server.ts).
  * Usage: npx tsx bench/encrypt.ts [seconds per case, default 5] [concurrency, default 16]
  */
 export interface EncryptOptions {
@@ -34,6 +35,8 @@ interface EncryptResult {
   aes: ServedLoad;
   hsm: ServedLoad | undefined;
   core: { raw: number; service: number };
+  /** node:http alone, same clients and body: its GET and its encrypt. */
+  bare: { health: ServedLoad; aes: ServedLoad };
 }
 
 async function measure(o: EncryptOptions): Promise<EncryptResult> {
@@ -73,12 +76,36 @@ async function measure(o: EncryptOptions): Promise<EncryptResult> {
     const aes = await load('POST', '/dispatch', body('aes'));
     const hsm = service.hsm ? await load('POST', '/dispatch', body('hsm')) : undefined;
     const core = await coreVsNodeCrypto(service.crypto, payload, seconds);
-    return { health, noop, aes, hsm, core };
+    const bare = await bareCeiling(clients, body('aes'), o);
+    return { health, noop, aes, hsm, core, bare };
   } finally {
     clients.stop();
     await service.stop();
     await database?.drop();
     rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** The aes case on bare node:http, measured while the service is idle: what no change to the service can beat. */
+async function bareCeiling(clients: LoadProcess, requestBody: string, o: EncryptOptions): Promise<EncryptResult['bare']> {
+  const server = await startBareEncryptServer();
+  try {
+    const load = (seconds: number, body?: string) =>
+      servedLoad(() =>
+        clients.httpLoad({
+          url: `${server.url}/dispatch`,
+          method: body ? 'POST' : 'GET',
+          headers: {},
+          seconds,
+          concurrency: o.concurrency,
+          ...(body && { body }),
+        }),
+      );
+    await load(WARM_UP_SECONDS);
+    await load(WARM_UP_SECONDS, requestBody);
+    return { health: await load(o.seconds), aes: await load(o.seconds, requestBody) };
+  } finally {
+    await server.close();
   }
 }
 
@@ -103,6 +130,13 @@ export async function run(o: EncryptOptions): Promise<Figure[]> {
     http('encrypt aes via HTTP POST /dispatch', r.aes),
     ...(r.hsm ? [http('encrypt hsm (SoftHSM2) via HTTP POST /dispatch', r.hsm)] : []),
     {
+      name: 'encrypt aes via bare node:http (platform ceiling)',
+      value: r.bare.aes.perSecond,
+      unit: 'req/s',
+      baseline: health,
+      notes: `no framework, auth, keyring, metrics or log: body read, JSON, AES-GCM, JSON answer; same clients and body; its own GET ${Math.round(r.bare.health.perSecond).toLocaleString('en-US')} req/s (${cpu(r.bare.health)}), its encrypt ${cpu(r.bare.aes)}; the service's encrypt aes is ${(r.aes.perSecond / r.bare.aes.perSecond).toFixed(2)} of this ceiling`,
+    },
+    {
       name: 'AES core (EncryptionService.encrypt, 1 KiB)',
       value: r.core.service,
       unit: 'ops/s',
@@ -115,7 +149,7 @@ export async function run(o: EncryptOptions): Promise<Figure[]> {
 async function main(): Promise<void> {
   const seconds = Number(process.argv[2] ?? 5);
   const concurrency = Number(process.argv[3] ?? 16);
-  const { health, noop, aes, hsm, core } = await measure({ seconds, concurrency });
+  const { health, noop, aes, hsm, core, bare } = await measure({ seconds, concurrency });
   const row = (name: string, r: typeof noop) =>
     `${name.padEnd(34)} ${r.perSecond.toFixed(0).padStart(8)} req/s  p50 ${r.p50Ms.toFixed(2).padStart(6)} ms  p99 ${r.p99Ms.toFixed(2).padStart(6)} ms  errors ${r.errors}  service CPU ${cpu(r)}  ratio to health ${(r.perSecond / health.perSecond).toFixed(2)}`;
   console.log(`encryption dispatch, 1 KiB payloads, ${concurrency} keep-alive clients, ${seconds}s per case`);
@@ -124,6 +158,8 @@ async function main(): Promise<void> {
   console.log(row('POST /dispatch aes', aes));
   if (hsm) console.log(row('POST /dispatch hsm (SoftHSM2)', hsm));
   else console.log('POST /dispatch hsm: skipped, no HSM (install softhsm2)');
+  console.log(row('bare node:http GET', bare.health));
+  console.log(row('bare node:http POST aes (ceiling)', bare.aes));
   console.log(
     `AES core (EncryptionService.encrypt)  ${core.service.toFixed(0)} ops/s vs raw node:crypto AES-256-GCM ${core.raw.toFixed(0)} ops/s: ratio ${(core.service / core.raw).toFixed(2)}`,
   );
