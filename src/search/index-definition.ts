@@ -54,11 +54,22 @@ export function validateIndexDefinition(index: IndexDefinition): IndexDefinition
 }
 
 export function isIsoTimestamp(value: unknown): value is string {
-  if (typeof value !== 'string' || !ISO_TIMESTAMP.test(value) || Number.isNaN(Date.parse(withZone(value)))) return false;
-  // JavaScript rolls 2024-02-30 over to March 1st; Postgres refuses it. Require a real calendar day.
-  const day = value.slice(0, 10);
-  return new Date(`${day}T00:00:00Z`).toISOString().startsWith(day);
+  if (typeof value !== 'string' || !ISO_TIMESTAMP.test(value) || !isCalendarDay(value)) return false;
+  // A date alone is valid once its day is; a time and offset are checked by Date.parse (e.g. hour 25).
+  return value.length === 10 || !Number.isNaN(Date.parse(withZone(value)));
 }
+
+/** JavaScript rolls 2024-02-30 over to March 1st; Postgres refuses it. Digits of `yyyy-mm-dd` at the start. */
+function isCalendarDay(value: string): boolean {
+  const year = Number(value.slice(0, 4));
+  const month = Number(value.slice(5, 7));
+  const day = Number(value.slice(8, 10));
+  if (month < 1 || month > 12 || day < 1) return false;
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return day <= (month === 2 ? (leap ? 29 : 28) : DAYS_IN_MONTH[month - 1]!);
+}
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
 /** Elasticsearch reads a date-time without an offset as UTC; JavaScript would read it as local time. */
 export function withZone(value: string): string {

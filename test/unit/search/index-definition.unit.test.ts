@@ -46,6 +46,11 @@ describe('documents', () => {
     expect(check({ opened: 'yesterday' })).toThrow(expect.objectContaining({ details: expect.objectContaining({ field: 'docs[0].source.opened' }) }));
     expect(check({ opened: '2024-13-45' })).toThrow(expect.objectContaining({ code: 'DB_VALIDATION' }));
     expect(check({ opened: '2023-02-29' })).toThrow(expect.objectContaining({ code: 'DB_VALIDATION' }));
+    // Real calendar days, with the Gregorian leap rule; a time is checked too.
+    for (const ok of ['2000-02-29', '2024-04-30', '2024-12-31T23:59:59.5Z', '2024-06-01 12:00']) expect(check({ opened: ok })).not.toThrow();
+    for (const bad of ['1900-02-29', '2024-04-31', '2024-00-10', '2024-06-00', '2024-06-01T25:00:00Z', '2024-06-01T12:60Z']) {
+      expect(check({ opened: bad })).toThrow(expect.objectContaining({ code: 'DB_VALIDATION' }));
+    }
     expect(check({ owner: ['a'] })).toThrow(expect.objectContaining({ details: expect.objectContaining({ rule: 'array-not-supported' }) }));
   });
 
