@@ -146,6 +146,8 @@ class GroupConsumer<T> implements Subscription {
   /** Consumes the generation's partitions until a rebalance or stop() revokes them. */
   private async consume(generation: Generation): Promise<void> {
     const revoked = new AbortController();
+    // Each assigned partition waiting for data listens to it: a group of more than ten partitions is no leak.
+    setMaxListeners(0, revoked.signal);
     const stop = this.stopping.signal;
     const revoke = (): void => revoked.abort();
     if (stop.aborted) revoke();
