@@ -158,7 +158,12 @@ class Harness {
     };
   }
 
-  /** The phase's projected rows, read back as text, then COPYed into a keyless table of the same columns. */
+  /**
+   * The phase's projected rows, read back as text, then COPYed into a keyless table of the same columns: the best
+   * of `COPY_TRIES`. One COPY of a phase's rows takes 20–100 ms, and a single one ranged from 88k to 376k rows/s
+   * between the phases of one run (a checkpoint or the phase's last writes landing on it); the baseline is what the
+   * machine allows, so the fastest try stands for it.
+   */
   private async copyBaseline(prefix: string): Promise<number> {
     const columns = await this.db.query<{ name: string }>(
       `select column_name as name from information_schema.columns where table_schema = $1 and table_name = $2 order by ordinal_position`,
@@ -167,12 +172,18 @@ class Harness {
     const list = columns.rows.map((c) => `"${c.name.replace(/"/g, '""')}"::text`).join(', ');
     const images = await this.db.query({ text: `select ${list} from ${TABLE} where "merchantId" like $1`, values: [`${prefix}%`], rowMode: 'array' });
     const data = copyRows(images.rows as unknown[][]);
-    await this.db.query(`truncate ${this.copyTable}`);
-    const started = process.hrtime.bigint();
-    await copyIn(this.db, `copy ${this.copyTable} from stdin`, data);
-    return images.rows.length / secondsSince(started);
+    let best = 0;
+    for (let i = 0; i < COPY_TRIES; i++) {
+      await this.db.query(`truncate ${this.copyTable}`);
+      const started = process.hrtime.bigint();
+      await copyIn(this.db, `copy ${this.copyTable} from stdin`, data);
+      best = Math.max(best, images.rows.length / secondsSince(started));
+    }
+    return best;
   }
 }
+
+const COPY_TRIES = 3;
 
 const ms = (n: number): string => `${n.toFixed(n < 10 ? 1 : 0)} ms`;
 
@@ -298,7 +309,7 @@ export async function run(options: EndToEndOptions): Promise<Figure[]> {
       `(publish→decided p50 ${ms(quantile(r.toDecision, 0.5))}, decided→row p50 ${ms(quantile(r.toRow, 0.5))}); ${r.cpu}`;
     const done = (r: PhaseResult, n: number): string =>
       `${r.rows}/${n} rows; projected at ${r.projectedSeconds.toFixed(1)} s, actions at ${r.actionsSeconds.toFixed(1)} s`;
-    const copy = (r: PhaseResult) => ({ name: 'raw COPY of the same rows', value: r.copyRowsPerSecond, unit: 'rows/s' });
+    const copy = (r: PhaseResult) => ({ name: 'raw COPY of the same rows, best of 3', value: r.copyRowsPerSecond, unit: 'rows/s' });
     return [
       {
         name: `e2e: kafkajs producer → persisted+projected+actions (${deltas})`,
