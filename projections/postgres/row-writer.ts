@@ -32,11 +32,28 @@ export async function writeRowChanges(tx: SqlExecutor, table: ProjectionTable, c
     const rows = changes.filter((c) => c.mode === mode);
     for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
       const chunk = rows.slice(i, i + ROWS_PER_STATEMENT);
-      if (mode === 'delete') counts.deleted += (await tx.query(deleteSql(table), deleteValues(table, chunk))).rowCount;
-      else counts.upserted += (await tx.query(upsertSql(table, mode), upsertValues(table, chunk))).rowCount;
+      const sql = statementOf(table, mode);
+      if (mode === 'delete') counts.deleted += (await tx.query(sql, deleteValues(table, chunk), PREPARED)).rowCount;
+      else counts.upserted += (await tx.query(sql, upsertValues(table, chunk), PREPARED)).rowCount;
     }
   }
   return counts;
+}
+
+/**
+ * A projector writes every round with the same few statements per table: prepared, so PostgreSQL parses and
+ * plans each once per connection instead of per round, and built once per table and mode (the text depends on
+ * nothing else; a configuration that changes the table's shape makes a new ProjectionTable, so a new text).
+ */
+const PREPARED = { prepare: true } as const;
+const statements = new WeakMap<ProjectionTable, Map<ChangeMode, string>>();
+
+function statementOf(table: ProjectionTable, mode: ChangeMode): string {
+  let texts = statements.get(table);
+  if (texts === undefined) statements.set(table, (texts = new Map<ChangeMode, string>()));
+  let text = texts.get(mode);
+  if (text === undefined) texts.set(mode, (text = mode === 'delete' ? deleteSql(table) : upsertSql(table, mode)));
+  return text;
 }
 
 /** Input columns of the row set: `_k0`, `_k1`, … for the key, `_c0`, … for the other fields (field names never start with an underscore). */
