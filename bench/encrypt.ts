@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadDevIssuer } from '../src/auth/dev-issuer';
 import { loadConfig } from '../src/config';
-import { silentLogger } from '../src/logger';
+import { deploymentLogger } from './support/service-log';
 import { startService } from '../src/composition';
 import { servedLoad, type ServedLoad } from './http-load';
 import { startBareEncryptServer } from './support/bare-encrypt-server';
@@ -52,7 +52,7 @@ async function measure(o: EncryptOptions): Promise<EncryptResult> {
     DELTABROKER_KAFKA_PORT: '0',
     DELTABROKER_REGISTRY_PORT: '0',
   });
-  const service = await startService(config, silentLogger());
+  const service = await startService(config, deploymentLogger(config.dataDir));
   // The HTTP clients run in a process of their own, so the service's thread does only the service's work.
   const clients = LoadProcess.start();
   try {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Kafka, logLevel, type Admin } from 'kafkajs';
 import { Client } from 'pg';
 import { loadDevIssuer } from '../src/auth/dev-issuer';
-import { silentLogger } from '../src/logger';
+import { deploymentLogger } from './support/service-log';
 import { startService, type Service } from '../src/composition';
 import { copyIn, copyRows } from './support/copy';
 import { cpuPerDelta, postgresServerPid, sampleCpu, type CpuSample } from './support/cpu-time';
@@ -196,7 +196,7 @@ export async function run(options: EndToEndOptions): Promise<Figure[]> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'deltabroker-bench-e2e-'));
   const database = await createBenchDatabase('bench_e2e');
   const config = benchServiceConfig(dataDir, database.url);
-  const service = await startService(config, silentLogger());
+  const service = await startService(config, deploymentLogger(config.dataDir));
   const db = new Client({ connectionString: database.url });
   await db.connect();
   const admin = new Kafka({ clientId: 'bench-admin', brokers: service.brokers, logLevel: logLevel.NOTHING }).admin();

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Pool } from 'pg';
 import { loadDevIssuer } from '../src/auth/dev-issuer';
-import { silentLogger } from '../src/logger';
+import { deploymentLogger } from './support/service-log';
 import { startService } from '../src/composition';
 import { compileRql } from '../src/store/rql';
 import { readableFields } from '../src/tenant';
@@ -65,7 +65,7 @@ export async function run(o: ReadOptions): Promise<Figure[]> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'deltabroker-bench-read-'));
   const database = await createBenchDatabase('bench_read');
   const config = benchServiceConfig(dataDir, database.url);
-  const service = await startService(config, silentLogger());
+  const service = await startService(config, deploymentLogger(config.dataDir));
   const pool = new Pool({ connectionString: database.url, max: 10 });
   // The HTTP clients run in a process of their own, so the service's thread does only the service's work.
   const clients = LoadProcess.start();

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Client } from 'pg';
 import { loadDevIssuer } from '../src/auth/dev-issuer';
 import { loadSchemas, type DeltaEnvelope } from '../src/log';
-import { silentLogger } from '../src/logger';
+import { deploymentLogger } from './support/service-log';
 import { startService, type Service } from '../src/composition';
 import { createBenchDatabase } from './support/database';
 import type { Config } from '../src/config';
@@ -27,7 +27,7 @@ const PUBLISH_CHUNK = 1000;
 
 async function timedStart(config: Config): Promise<{ service: Service; seconds: number }> {
   const started = process.hrtime.bigint();
-  const service = await startService(config, silentLogger());
+  const service = await startService(config, deploymentLogger(config.dataDir));
   for (;;) {
     const ready = await fetch(`${service.url}/ready`);
     if (ready.status === 200) break;

@@ -73,7 +73,8 @@ export async function startTableProjector(o: TableProjectorOptions): Promise<Tab
     applyRound: async (batches) => {
       const reports = await projection.applyRound(batches);
       for (const report of reports) {
-        logger.info(
+        // At debug, like the pipeline's line per delta: a busy projector writes several of these a millisecond.
+        logger.debug(
           { topic: report.topic, partition: report.partition, applied: report.appliedOffsets.length, checkpoint: report.checkpointAfter },
           'batch projected',
         );

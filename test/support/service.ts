@@ -28,6 +28,8 @@ export interface TestServiceOptions {
   env?: Record<string, string>;
   /** A database shared with other instances (the caller drops it); by default each service gets its own. */
   database?: FreshDatabase;
+  /** The logger's level; debug by default, so tests see every line. */
+  logLevel?: string;
 }
 
 export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
@@ -61,7 +63,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
       done();
     },
   });
-  const logger = pino({ level: 'debug' }, sink);
+  const logger = pino({ level: options.logLevel ?? 'debug' }, sink);
   const service = await startService(config, logger);
   const issuer = await loadDevIssuer(config.dataDir, config.auth.issuer, config.auth.audience);
   return {

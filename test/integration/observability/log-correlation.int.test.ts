@@ -16,7 +16,10 @@ interface LogLine {
   [field: string]: unknown;
 }
 
-/** The structured log lines let an operator follow one write: Request-ID → delta id → event id → log position → projection. */
+/**
+ * The structured log lines let an operator follow one write: Request-ID → delta id → event id → log position →
+ * projection. The lines per delta and per projected batch are debug lines (the service under test logs at debug).
+ */
 describe('log correlation', () => {
   let t: TestService;
   let writer: string;
@@ -67,5 +70,34 @@ describe('log correlation', () => {
     expect(refused[0]).toMatchObject({ code: 'DB_VALIDATION', stage: 'validate' });
     expect(typeof refused[0]?.deltaId).toBe('string');
     expect(lines().some((l) => l.requestId === 'corr-refused-1' && l.msg === 'request refused' && l.code === 'DB_VALIDATION')).toBe(true);
+  });
+});
+
+describe('log lines at the default level (info)', () => {
+  let t: TestService;
+
+  beforeAll(async () => {
+    t = await startTestService({ env: { DELTABROKER_ENTITIES_DIR: testEntitiesDir() }, logLevel: 'info' });
+  });
+  afterAll(() => t.stop());
+
+  test('an accepted write logs its access line, and no line per delta or per projected batch', async () => {
+    const writer = await t.token(['writer']);
+    const answer = await post(
+      `${t.url}/`,
+      { dispatch: { entity: 'merchant_account', operation: 'create' }, payload: { merchantId: 'm-info-1', name: 'Ada' } },
+      { authorization: `Bearer ${writer}`, 'request-id': 'info-accepted-1' },
+    );
+    expect(answer.status).toBe(201);
+    // A read after the write's position answers once the table projector has applied it.
+    const read = await post(
+      `${t.url}/`,
+      { dispatch: { entity: 'merchant_account', operation: 'read', after: answer.body.position }, payload: 'eq(merchantId,m-info-1)' },
+      { authorization: `Bearer ${await t.token(['reader'])}` },
+    );
+    expect(read.body).toMatchObject({ count: 1 });
+    const lines = t.logLines.map((l) => JSON.parse(l) as LogLine);
+    expect(lines.filter((l) => l.requestId === 'info-accepted-1').map((l) => l.msg)).toEqual(['request completed']);
+    expect(lines.filter((l) => l.msg === 'delta accepted' || l.msg === 'batch projected')).toEqual([]);
   });
 });
