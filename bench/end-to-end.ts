@@ -145,6 +145,10 @@ class Harness {
     const toDecision = sorted(seen.rows.map((r) => Number(r.decided) - sent(r.key)));
     const toRow = sorted(seen.rows.map((r) => Number(r.ms) - Number(r.decided)));
     const rows = await this.db.query<{ n: string }>(`select count(*)::text as n from ${TABLE} where "merchantId" like $1`, [`${phase.prefix}%`]);
+    // Every delta of every phase is a valid create of a new key: a refusal means the load sent something else (a
+    // paced producer once re-sent overlapping slices under new delta ids, refused as DB_CONFLICT, uncounted).
+    const refused = await this.refusedSoFar();
+    if (refused > 0) throw new Error(`phase ${phase.prefix}: the pipeline refused ${refused} deltas of the benchmark's load so far`);
     return {
       seconds: Math.max(projectedSeconds, actionsSeconds),
       projectedSeconds,
@@ -156,6 +160,11 @@ class Harness {
       rows: Number(rows.rows[0]?.n),
       copyRowsPerSecond: await this.copyBaseline(phase.prefix),
     };
+  }
+
+  private async refusedSoFar(): Promise<number> {
+    const { values } = await this.service.metrics.pipelineVerdicts.get();
+    return values.filter((v) => v.labels.verdict === 'refused').reduce((sum, v) => sum + v.value, 0);
   }
 
   /**

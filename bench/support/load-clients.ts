@@ -107,15 +107,17 @@ export async function produceDeltas(order: ProduceOrder): Promise<SentTimes> {
     const started = performance.now();
     const sender = async (): Promise<void> => {
       while (next < order.count) {
+        // This sender's slice is fixed before the pacing wait: other senders move `next` on meanwhile.
         const from = next;
-        next = Math.min(order.count, next + order.sendBatch);
+        const to = Math.min(order.count, from + order.sendBatch);
+        next = to;
         if (order.perSecond !== undefined) {
           const due = started + (from / order.perSecond) * 1000;
           if (due > performance.now()) await new Promise((r) => setTimeout(r, due - performance.now()));
         }
         const at = wallMs();
         const messages = await Promise.all(
-          Array.from({ length: next - from }, async (_, j) => {
+          Array.from({ length: to - from }, async (_, j) => {
             const delta = deltaOf(order.prefix, from + j);
             sentAt.push([delta.key, at]);
             return { key: recordKey(delta.key), value: await registry.encode(id, delta), headers: order.proof };
