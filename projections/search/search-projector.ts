@@ -1,7 +1,7 @@
 import type { EntityEvent, RecordSchemas, WriteLog } from '../../src/log';
 import type { Logger } from '../../src/logger';
-import type { IndexDefinition, SearchDocument, SearchIndex } from '../../src/search';
-import type { SqlClient } from '../../src/store/sql-client';
+import type { IndexDefinition, SearchDocument, SearchIndex, SearchWrites } from '../../src/search';
+import type { SqlClient, SqlExecutor } from '../../src/store/sql-client';
 import { physicalNamesOf, type EntityConfig, type EntityConfigSource } from '../../src/tenant';
 import { persistenceTopicsOf, SEARCH_PROJECTOR_GROUP } from '../../src/log/topology';
 import { maskErasedDocuments } from '../erased-personal-fields';
@@ -21,6 +21,12 @@ export interface SearchProjectorOptions {
   groupId?: string;
   /** Where partitions whose position the log lost are reported. */
   stopped?: StoppedTopics;
+  /**
+   * The index's writes inside the round's transaction, when the index lives in the same database (the Postgres
+   * adapter): documents and checkpoints then commit together, one commit per round. Without it (Elasticsearch)
+   * the documents are written first and the checkpoint after the index acknowledged them.
+   */
+  writesIn?: (tx: SqlExecutor) => SearchWrites;
 }
 
 export type SearchProjector = PersistenceConsumer;
@@ -35,8 +41,9 @@ export const indexDefinitionOf = (config: EntityConfig): IndexDefinition => ({
  * Feeds the search index from the persistence topics. Events carry the record's whole state, so each becomes an
  * upsert (or a delete) of one document with the event's version; the index ignores a version below the one it
  * holds, so a batch delivered again changes nothing. Per partition, only the newest event of a key in a batch
- * is written, and records below the stored checkpoint are skipped. The checkpoint is stored after the index
- * acknowledged the batch, for readers that wait on it and for a replay's handover.
+ * is written, and records below the stored checkpoint are skipped. The checkpoint, which readers wait on and a
+ * replay's handover moves, commits with the documents when the index is in the same database (`writesIn`), else
+ * after the index acknowledged them.
  */
 export async function startSearchProjector(o: SearchProjectorOptions): Promise<SearchProjector> {
   const projector = o.groupId ?? SEARCH_PROJECTOR_GROUP;
@@ -81,8 +88,9 @@ export async function startSearchProjector(o: SearchProjectorOptions): Promise<S
               upserts.set(index, entry);
             }
           }
-          for (const [index, { config, docs }] of upserts) await o.search.upsert(index, await maskErasedDocuments(tx, config, docs));
-          for (const [index, ids] of deletes) await o.search.delete(index, ids);
+          const writes = o.writesIn?.(tx) ?? o.search;
+          for (const [index, { config, docs }] of upserts) await writes.upsert(index, await maskErasedDocuments(tx, config, docs));
+          for (const [index, ids] of deletes) await writes.delete(index, ids);
         });
         return afters;
       }),

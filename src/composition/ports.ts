@@ -5,15 +5,23 @@ import type { Hsm } from '../crypto/hsm/hsm-port';
 import { Keyring } from '../crypto/keyring';
 import { MasterKey } from '../crypto/master-key';
 import type { Logger } from '../logger';
-import type { SearchIndex } from '../search';
+import type { SearchIndex, SearchWrites } from '../search';
 import { createPostgresSearchIndex } from '../search/postgres/postgres-search-index';
 import { openElasticsearchSearchIndex } from '../search/elasticsearch/elasticsearch-search-index';
-import type { SqlClient } from '../store/sql-client';
+import type { SqlClient, SqlExecutor } from '../store/sql-client';
 import { FileEntityConfigSource, HttpEntityConfigSource, type EntityConfigSource } from '../tenant';
 
+export interface OpenedSearchIndex {
+  index: SearchIndex;
+  /** Its writes inside a transaction of the relational store, when it lives there (the Postgres adapter). */
+  writesIn: ((tx: SqlExecutor) => SearchWrites) | undefined;
+}
+
 /** The search index: Elasticsearch when configured, else the Postgres adapter on the relational store. */
-export async function openSearchIndex(config: Config, sql: SqlClient): Promise<SearchIndex> {
-  return config.search.elasticsearchUrl ? openElasticsearchSearchIndex({ node: config.search.elasticsearchUrl }) : createPostgresSearchIndex(sql);
+export async function openSearchIndex(config: Config, sql: SqlClient): Promise<OpenedSearchIndex> {
+  if (config.search.elasticsearchUrl) return { index: await openElasticsearchSearchIndex({ node: config.search.elasticsearchUrl }), writesIn: undefined };
+  const index = createPostgresSearchIndex(sql);
+  return { index, writesIn: (tx) => index.writeIn(tx) };
 }
 
 export function openEntityConfigSource(config: Config, logger: Logger): EntityConfigSource {

@@ -62,7 +62,7 @@ export const withProjectionReplay = <T>(config: Config, logger: Logger, work: (r
     closers.push(() => sql.close());
     const { log } = await openWriteLog(config, logger, closers, 'tool');
     const entities = openEntityConfigSource(config, logger);
-    const search = await openSearchIndex(config, sql);
+    const { index: search } = await openSearchIndex(config, sql);
     closers.push(() => search.close());
     return work(projectionReplay({ log, schemas: loadSchemas(), entities, sql, logger, search }));
   });

@@ -70,6 +70,9 @@ export interface SearchResponse {
   aggregations?: Record<string, TermsAggregationResult>;
 }
 
+/** The two writes a projector makes. */
+export type SearchWrites = Pick<SearchIndex, 'upsert' | 'delete'>;
+
 export interface SearchIndex {
   /** Creates the index, or brings its fields up to date with `index`. Idempotent. */
   ensureIndex(index: IndexDefinition): Promise<void>;

@@ -9,7 +9,16 @@ import type { SearchRequest } from '../dsl/ast';
 import { FieldResolver } from '../dsl/fields';
 import { parseSearchBody } from '../dsl/parse-request';
 import { assertIndexName, latestPerId, validateDocuments, validateIds, validateIndexDefinition } from '../index-definition';
-import type { IndexDefinition, SearchDocument, SearchHit, SearchIndex, SearchOptions, SearchResponse, TermsAggregationResult } from '../search-port';
+import type {
+  IndexDefinition,
+  SearchDocument,
+  SearchHit,
+  SearchIndex,
+  SearchOptions,
+  SearchResponse,
+  SearchWrites,
+  TermsAggregationResult,
+} from '../search-port';
 import { sourceProjector } from '../source-filter';
 import { compileSearch, type SearchRow } from './compile-search';
 import { applyDefinition, findDefinition, tableOf } from './schema';
@@ -24,8 +33,6 @@ export interface PostgresSearchOptions {
   /** Documents per upsert statement. Default 1,000 (one statement per row is ~25x slower). */
   batchSize?: number;
 }
-
-export type SearchWrites = Pick<SearchIndex, 'upsert' | 'delete'>;
 
 export interface PostgresSearchIndex extends SearchIndex {
   /**

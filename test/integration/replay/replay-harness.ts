@@ -19,8 +19,7 @@ import { createLogger, silentLogger } from '../../../src/logger';
 
 /** TEST_LOG=debug shows what the projectors and the replay log. */
 const testLogger = () => (process.env.TEST_LOG ? createLogger(process.env.TEST_LOG) : silentLogger());
-import type { SearchIndex } from '../../../src/search';
-import { createPostgresSearchIndex } from '../../../src/search/postgres/postgres-search-index';
+import { createPostgresSearchIndex, type PostgresSearchIndex } from '../../../src/search/postgres/postgres-search-index';
 import { migrate } from '../../../src/store/migrator';
 import type { SqlClient } from '../../../src/store/sql-client';
 import { InMemoryEntityConfigSource, type EntityConfig } from '../../../src/tenant';
@@ -72,7 +71,7 @@ export interface ReplayHarness {
   readonly log: WriteLog;
   readonly sql: SqlClient;
   readonly entities: InMemoryEntityConfigSource;
-  readonly search: SearchIndex;
+  readonly search: PostgresSearchIndex;
   readonly groups: { postgres: string; search: string };
   readonly reports: BatchReport[];
   context(): ReplayContext;
@@ -144,7 +143,17 @@ export async function openReplayHarness(sql: SqlClient, closeSql: () => Promise<
       const index =
         options.search === false
           ? undefined
-          : await startSearchProjector({ log, schemas, entities, search, sql, logger: testLogger(), groupId: groups.search });
+          : await startSearchProjector({
+              log,
+              schemas,
+              entities,
+              search,
+              sql,
+              logger: testLogger(),
+              groupId: groups.search,
+              // As the service runs it on the Postgres adapter: documents commit with their checkpoints.
+              writesIn: (tx) => search.writeIn(tx),
+            });
       live = { tables, index };
     },
     async stopLive() {
