@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import * as pkcs11js from 'pkcs11js';
 import { DeltabrokerError, isDeltabrokerError } from '../../errors';
-import type { Logger } from '../../logger';
 import type { Hsm, HsmCiphertext, HsmKeyInfo } from './hsm-port';
 import { ckrName, classify } from './pkcs11-errors';
 import { acquireModule, type SharedModule } from './pkcs11-module';
 import { PoolClosedError, SessionPool } from './session-pool';
+import { checkOptions, findSlot, slotNumber, ulong, type Pkcs11HsmOptions } from './pkcs11-options';
 
 /**
  * The PKCS#11 adapter of the HSM port, on pkcs11js. AES-256-GCM runs inside the module under a sensitive,
@@ -13,31 +13,6 @@ import { PoolClosedError, SessionPool } from './session-pool';
  * Encrypt/decrypt/keygen use pkcs11js's *Async calls (libuv worker threads), so the event loop stays free;
  * the cheap bookkeeping calls (Init, FindObjects, GetAttributeValue) are synchronous.
  */
-
-/**
- * Layout of CK_GCM_PARAMS handed to C_EncryptInit/C_DecryptInit.
- * - `v240`: pkcs11js `CK_PARAMS_AES_GCM_v240`, the v2.40 header struct with `ulIvBits` (set to 96). SoftHSM2.
- * - `v3`:   pkcs11js `CK_PARAMS_GCM`, the v3.0 CK_GCM_PARAMS.
- * In pkcs11js 2.1.7 both produce the same six-field struct with `ulIvBits` filled in; the five-field struct
- * of the v2.40 *document* (no `ulIvBits`, wanted by some older vendor firmware) cannot be built by pkcs11js.
- * pkcs11js's plain `CK_PARAMS_AES_GCM` is avoided: it leaves `ulIvBits` uninitialised.
- */
-export type GcmParamsStyle = 'v240' | 'v3';
-
-export interface Pkcs11HsmOptions {
-  /** Path of the PKCS#11 library, e.g. /usr/lib/softhsm/libsofthsm2.so. */
-  modulePath: string;
-  /** Label of an initialised token. One of tokenLabel or slot. */
-  tokenLabel?: string;
-  /** Slot ID (as printed by the vendor tool, e.g. `softhsm2-util --show-slots`). */
-  slot?: number | bigint;
-  /** User PIN. Kept in memory for re-login after the token drops all sessions; never logged or returned. */
-  pin: string;
-  gcmParams?: GcmParamsStyle;
-  /** Sessions opened at most; calls beyond wait. Keep ≤ UV_THREADPOOL_SIZE (4 by default). */
-  maxSessions?: number;
-  logger?: Logger;
-}
 
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
@@ -351,42 +326,6 @@ function keyTemplate(label: string): pkcs11js.Template {
     { type: pkcs11js.CKA_LABEL, value: label },
     { type: pkcs11js.CKA_ID, value: randomBytes(16) },
   ];
-}
-
-function findSlot(lib: pkcs11js.PKCS11, options: Pkcs11HsmOptions): { slot: Handle; label: string } {
-  const matches: { slot: Handle; label: string }[] = [];
-  for (const slot of lib.C_GetSlotList(true)) {
-    const info = lib.C_GetTokenInfo(slot);
-    if ((info.flags & pkcs11js.CKF_TOKEN_INITIALIZED) === 0) continue;
-    const label = info.label.trimEnd();
-    const wanted = options.slot !== undefined ? slotNumber(slot) === BigInt(options.slot) : label === options.tokenLabel;
-    if (wanted) matches.push({ slot, label });
-  }
-  const which = options.slot !== undefined ? `slot ${options.slot}` : `token "${options.tokenLabel}"`;
-  const [match, ...others] = matches;
-  if (!match) throw new DeltabrokerError('DB_HSM_UNAVAILABLE', `no initialised HSM ${which} in ${options.modulePath}`, { stage: 'hsm' });
-  if (others.length > 0) throw new DeltabrokerError('DB_HSM_UNAVAILABLE', `several HSM tokens match ${which}; choose one by slot`, { stage: 'hsm' });
-  return match;
-}
-
-function slotNumber(slot: Handle): bigint {
-  return ulong(slot);
-}
-
-/** A CK_ULONG as pkcs11js hands it over: little-endian, 8 bytes on 64-bit Unix, 4 on Windows. */
-function ulong(value: Buffer): bigint {
-  return value.length >= 8 ? value.readBigUInt64LE(0) : BigInt(value.readUInt32LE(0));
-}
-
-function checkOptions(options: Pkcs11HsmOptions): void {
-  const bad = (field: string, message: string) => new DeltabrokerError('DB_VALIDATION', message, { field: `hsm.${field}` });
-  if (!options.modulePath) throw bad('modulePath', 'an HSM module path is required');
-  if ((options.tokenLabel === undefined) === (options.slot === undefined)) throw bad('tokenLabel', 'give exactly one of tokenLabel or slot');
-  if (options.tokenLabel !== undefined && (options.tokenLabel.length === 0 || Buffer.byteLength(options.tokenLabel) > 32)) {
-    throw bad('tokenLabel', 'a token label is 1 to 32 bytes');
-  }
-  if (typeof options.pin !== 'string' || options.pin.length === 0) throw bad('pin', 'an HSM PIN is required');
-  if (options.gcmParams !== undefined && options.gcmParams !== 'v240' && options.gcmParams !== 'v3') throw bad('gcmParams', 'gcmParams is v240 or v3');
 }
 
 function checkLabel(label: string): void {
