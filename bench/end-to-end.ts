@@ -66,6 +66,8 @@ interface PhaseResult {
   readonly toDecision: number[];
   /** CPU per delta of the service, PostgreSQL and the clients while the phase ran. */
   readonly cpu: string;
+  /** The service process's CPU per delta, µs. */
+  readonly serviceMicros: number;
   readonly toRow: number[];
   readonly rows: number;
   readonly copyRowsPerSecond: number;
@@ -129,7 +131,8 @@ class Harness {
       }
       await new Promise((r) => setTimeout(r, 10));
     }
-    const cpu = cpuPerDelta(cpuBefore, sampleCpu(this.postgresPid), phase.count, {
+    const cpuAfter = sampleCpu(this.postgresPid);
+    const cpu = cpuPerDelta(cpuBefore, cpuAfter, phase.count, {
       cpuMicros: phase.clientCpuMicros,
       seconds: Math.max(projectedSeconds, actionsSeconds),
     });
@@ -157,6 +160,7 @@ class Harness {
       toDecision,
       toRow,
       cpu,
+      serviceMicros: (cpuAfter.service - cpuBefore.service) / phase.count,
       rows: Number(rows.rows[0]?.n),
       copyRowsPerSecond: await this.copyBaseline(phase.prefix),
     };
@@ -311,11 +315,19 @@ export async function run(options: EndToEndOptions): Promise<Figure[]> {
       loneAnswers = await writeOverHttp(lone, 1);
     });
     const health = await runHttpLoad({ url: `${service.url}/health`, method: 'GET', headers: {}, seconds: 2, concurrency: 1 });
+    // The unit the rows also give the service's CPU per delta in: its CPU per GET /health (16 clients in the load
+    // process), measured in the same run. A slower or busier host changes both about alike, where it halves a rate
+    // (the same code did 165 µs of service, PostgreSQL and producer CPU per burst delta on one host, 320 on another).
+    const healthCpuBefore = process.cpuUsage();
+    const healthLoad = await load.httpLoad({ url: `${service.url}/health`, method: 'GET', headers: {}, seconds: 3, concurrency: 16 });
+    const healthCpu = process.cpuUsage(healthCpuBefore);
+    const healthMicros = (healthCpu.user + healthCpu.system) / Math.max(1, healthLoad.requests);
     const peakRss = process.resourceUsage().maxRSS * 1024;
 
     const lat = (r: PhaseResult): string =>
       `publish→projected p50 ${ms(quantile(r.latencies, 0.5))} p99 ${ms(quantile(r.latencies, 0.99))} ` +
-      `(publish→decided p50 ${ms(quantile(r.toDecision, 0.5))}, decided→row p50 ${ms(quantile(r.toRow, 0.5))}); ${r.cpu}`;
+      `(publish→decided p50 ${ms(quantile(r.toDecision, 0.5))}, decided→row p50 ${ms(quantile(r.toRow, 0.5))}); ${r.cpu}; ` +
+      `service CPU per delta ${(r.serviceMicros / healthMicros).toFixed(1)} × its CPU per GET /health (${healthMicros.toFixed(1)} µs, 16 clients)`;
     const done = (r: PhaseResult, n: number): string =>
       `${r.rows}/${n} rows; projected at ${r.projectedSeconds.toFixed(1)} s, actions at ${r.actionsSeconds.toFixed(1)} s`;
     const copy = (r: PhaseResult) => ({ name: 'raw COPY of the same rows, best of 3', value: r.copyRowsPerSecond, unit: 'rows/s' });
