@@ -38,7 +38,7 @@ type ActionTarget = (config: EntityConfig, event: EntityEvent) => string | undef
  * was deleted and created again, or lost its files) is stopped with DB_TOPIC_RECREATED, not reset.
  */
 export async function startActionEmitters(o: ActionEmitterOptions): Promise<Subscription[]> {
-  const configs = (await o.entities.list()).filter((c) => c.notifications.methods.length > 0);
+  const configs = (await o.entities.list()).configs.filter((c) => c.notifications.methods.length > 0);
   const topics = persistenceTopicsOf(configs);
   if (topics.length === 0) return [];
   await o.log.createTopics([
@@ -91,6 +91,14 @@ export async function startActionEmitters(o: ActionEmitterOptions): Promise<Subs
     ),
   ]);
   await Promise.all(subscriptions.map((s) => s.joined));
+  // A stopped partition held the old topic's events, none of them emitted from the new one: a resumed partition
+  // emits the new topic from its start (action topics are at-least-once; each action carries its event id).
+  for (const subscription of subscriptions) {
+    stopped.onResume(subscription.groupId, async (topic, partition) => {
+      const low = (await o.log.topicOffsets(topic)).find((p) => p.partition === partition)?.low ?? '0';
+      await subscription.resumeAt(topic, partition, low);
+    });
+  }
   o.logger.info({ topics, datacenter: o.datacenter }, 'action emitters running');
   return subscriptions;
 }

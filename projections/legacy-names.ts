@@ -38,7 +38,7 @@ const CATALOG = '_indexes';
 const MOVE_LOCK_KEY = 7_316_240_915;
 
 export async function moveLegacyProjections(o: LegacyMoveOptions): Promise<LegacyMoveReport> {
-  const configs = await o.entities.list();
+  const { configs } = await o.entities.list();
   const indexClaimants = new Map<string, number>();
   for (const name of configs.flatMap(legacyIndexNames)) indexClaimants.set(name, (indexClaimants.get(name) ?? 0) + 1);
   const report: LegacyMoveReport = { moved: [], leftBehind: [] };

@@ -1,7 +1,9 @@
+import { DeltabrokerError } from '../src/errors';
 import {
   BatchRounds,
   isTopicRecreated,
   lostPositionOf,
+  settledBeyondEnd,
   type EntityEvent,
   type LogPosition,
   type RecordBatch,
@@ -50,7 +52,9 @@ export interface PersistenceConsumerOptions {
  * Topic identity: a persistence topic deleted and created again starts at offset 0 under a checkpoint that
  * counted the old topic's records, so its new records would pass for records applied before. A partition whose
  * checkpoint lies beyond its end (found at start, or by `applyRound` on a batch), or whose group offset the log lost,
- * is stopped with DB_TOPIC_RECREATED; the projector's other partitions go on.
+ * is stopped with DB_TOPIC_RECREATED; the projector's other partitions go on. Once a recovery rebuilt the
+ * projection from the new topic and moved the checkpoint, the partition is consumed again from the checkpoint
+ * (StoppedTopics.resume).
  */
 export async function consumePersistenceTopics(o: PersistenceConsumerOptions): Promise<PersistenceConsumer> {
   const checkpointOf = (topic: string, partition: number): Promise<bigint | undefined> => readCheckpoint(o.sql, { projector: o.projector, topic, partition });
@@ -100,14 +104,30 @@ export async function consumePersistenceTopics(o: PersistenceConsumerOptions): P
           if (!isTopicRecreated(e)) throw e;
           const lost = lostPositionOf(e);
           // The batch's high watermark is as of its fetch: a replay's handover or another member may have moved
-          // the checkpoint past it since. Only a checkpoint beyond the partition's end now means a new topic.
-          const now = (await o.log.topicOffsets(batch.topic)).find((p) => p.partition === batch.partition);
-          if (now && BigInt(lost.position) <= BigInt(now.high)) return; // every record of the batch is applied already
-          throw stopped.stop(o.projector, { ...lost, ...(now && { logStart: now.low, highWatermark: now.high }) });
+          // the checkpoint past it since, or a new leader's may trail. Only a checkpoint that stays beyond the
+          // partition's end means a new topic.
+          const end = await settledBeyondEnd(o.log, batch.topic, batch.partition, BigInt(lost.position));
+          if (end === undefined) return; // every record of the batch is applied already
+          throw stopped.stop(o.projector, { ...lost, logStart: end.low, highWatermark: end.high });
         }
       },
     });
     await subscription.joined;
+    const resumable = subscription;
+    stopped.onResume(o.projector, async (topic, partition) => {
+      const offsets = (await o.log.topicOffsets(topic)).find((p) => p.partition === partition);
+      const checkpoint = await checkpointOf(topic, partition);
+      if (offsets && checkpoint !== undefined && checkpoint > BigInt(offsets.high)) {
+        throw new DeltabrokerError(
+          'DB_CONFLICT',
+          `${o.projector} cannot resume ${topic}/${partition}: its checkpoint ${checkpoint} still lies beyond the partition's end ${offsets.high}; rebuild the projection from the new topic first`,
+          { field: 'partition', rule: 'checkpoint-held', stage: 'recover' },
+        );
+      }
+      const from = checkpoint ?? BigInt(offsets?.low ?? '0');
+      positions.reset(topic, partition, from);
+      await resumable.resumeAt(topic, partition, from.toString());
+    });
   }
   let stopping: Promise<void> | undefined;
   return {
@@ -129,18 +149,23 @@ export async function consumePersistenceTopics(o: PersistenceConsumerOptions): P
  */
 const ROUND_RECORDS = 1000;
 
-/** Stops, before consuming, the partitions whose stored checkpoint lies beyond their end. */
+/** Stops, before consuming, the partitions whose stored checkpoint stays beyond their end (settledBeyondEnd). */
 async function findLostCheckpoints(
   o: PersistenceConsumerOptions,
   checkpointOf: (topic: string, partition: number) => Promise<bigint | undefined>,
   stopped: StoppedTopics,
 ): Promise<void> {
   for (const topic of o.topics) {
-    for (const { partition, low, high } of await o.log.topicOffsets(topic)) {
+    const suspects: { partition: number; checkpoint: bigint }[] = [];
+    for (const { partition, high } of await o.log.topicOffsets(topic)) {
       const checkpoint = await checkpointOf(topic, partition);
-      if (checkpoint !== undefined && checkpoint > BigInt(high)) {
-        stopped.stop(o.projector, { topic, partition, position: checkpoint.toString(), logStart: low, highWatermark: high });
-      }
+      if (checkpoint !== undefined && checkpoint > BigInt(high)) suspects.push({ partition, checkpoint });
     }
+    await Promise.all(
+      suspects.map(async ({ partition, checkpoint }) => {
+        const end = await settledBeyondEnd(o.log, topic, partition, checkpoint);
+        if (end) stopped.stop(o.projector, { topic, partition, position: checkpoint.toString(), logStart: end.low, highWatermark: end.high });
+      }),
+    );
   }
 }

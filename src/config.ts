@@ -6,52 +6,105 @@ import { DeltabrokerError } from './errors';
 
 /**
  * The one typed configuration. Sources, later wins: defaults, the optional file named by DELTABROKER_CONFIG
- * (YAML or JSON, same keys as below), then environment variables. Every key is documented in the README.
+ * (YAML or JSON, same keys as below), then environment variables. Every key is documented in docs/configuration.md.
  */
 const port = z.coerce.number().int().min(0).max(65535);
 const flag = z.union([z.boolean(), z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1')]);
 
-const ConfigSchema = z.object({
-  mode: z.enum(['development', 'production']).default('development'),
-  dataDir: z.string().min(1).default('./data'),
+/**
+ * Each setting's `description` is its meaning on docs/configuration.md, and `absent` says what an unset optional
+ * setting means; `npm run docs:config` renders the page's table from them (src/config-reference.ts).
+ */
+export const ConfigSchema = z.object({
+  mode: z
+    .enum(['development', 'production'])
+    .default('development')
+    .describe('`production` turns off the dev issuer and requires `DELTABROKER_MASTER_KEY` and a token key source'),
+  dataDir: z.string().min(1).default('./data').describe('embedded database, master key, dev issuer key, SoftHSM2 token, broker and registry files'),
   http: z
     .object({
-      host: z.string().default('127.0.0.1'),
-      port: port.default(8080),
-      /** Largest request body accepted on any route, in bytes. */
-      bodyLimitBytes: z.coerce.number().int().positive().default(1_048_576),
+      host: z.string().default('127.0.0.1').describe('HTTP listen address'),
+      port: port.default(8080).describe('HTTP port (0 picks a free one)'),
+      bodyLimitBytes: z.coerce.number().int().positive().default(1_048_576).describe('largest request body, in bytes, on any route'),
     })
     .prefault({}),
-  databaseUrl: z.string().optional(),
+  databaseUrl: z
+    .string()
+    .optional()
+    .meta({ description: 'PostgreSQL connection string', absent: 'unset: the embedded PostgreSQL server in `<data dir>/postgres`' }),
   postgres: z
     .object({
-      /** Port of the embedded PostgreSQL server (used when no databaseUrl is set); 0 picks a free one. */
-      port: port.default(5434),
+      port: port
+        .default(5434)
+        .describe(
+          'port of the embedded PostgreSQL server on 127.0.0.1, used when no `databaseUrl` is set (0 picks a free one); a server reused after a crash keeps its port',
+        ),
     })
     .prefault({}),
   datacenter: z
     .string()
     .regex(/^[a-z0-9][a-z0-9_-]{0,30}$/)
-    .default('dc1'),
+    .default('dc1')
+    .describe("this instance's datacenter (local action topics)"),
   kafka: z
     .object({
-      port: port.default(9092),
-      /** Bind address of the embedded broker. Beyond loopback, SASL is required of every client. */
-      host: z.string().default('127.0.0.1'),
-      /** Require SASL of every client of the embedded broker, also on loopback (always on in production mode). */
-      saslRequired: flag.optional(),
-      /** Open connections the embedded broker accepts, in total and from one address (`max.connections[.per.ip]`). */
-      maxConnections: z.coerce.number().int().min(1).default(1000),
-      maxConnectionsPerIp: z.coerce.number().int().min(1).default(500),
-      /** A connection without traffic for this long is closed (`connections.max.idle.ms`). */
-      connectionsMaxIdleMs: z.coerce.number().int().min(1000).default(600_000),
-      /** SASL credentials the service uses on a configured Kafka cluster (SCRAM-SHA-256 unless a mechanism is named). */
-      saslUsername: z.string().min(1).optional(),
-      saslPassword: z.string().min(1).optional(),
-      saslMechanism: z.enum(['plain', 'scram-sha-256', 'scram-sha-512']).default('scram-sha-256'),
-      /** Partitions of topics the embedded broker creates without a count (Kafka's `num.partitions`). */
-      numPartitions: z.coerce.number().int().min(1).max(10_000).default(3),
-      /** Bootstrap brokers of a Kafka cluster. Absent: the embedded broker on `port`. */
+      port: port.default(9092).describe('embedded Kafka-protocol broker port'),
+      host: z.string().default('127.0.0.1').describe('embedded broker bind address; beyond loopback SASL is required of every client'),
+      saslRequired: flag.optional().meta({
+        description: 'require SASL of every client of the embedded broker, also on loopback',
+        absent: 'production mode or a non-loopback host',
+      }),
+      maxConnections: z.coerce
+        .number()
+        .int()
+        .min(1)
+        .default(1000)
+        .describe(
+          "embedded broker: open connections (`max.connections`); never more than half the process's open-files limit (`ulimit -n`), so a flood leaves the HTTP server descriptors",
+        ),
+      maxConnectionsPerIp: z.coerce
+        .number()
+        .int()
+        .min(1)
+        .default(500)
+        .describe('embedded broker: open connections from one address (`max.connections.per.ip`)'),
+      connectionsMaxIdleMs: z.coerce
+        .number()
+        .int()
+        .min(1000)
+        .default(600_000)
+        .describe('embedded broker: a connection without traffic for this long is closed (`connections.max.idle.ms`)'),
+      saslUsername: z.string().min(1).optional().describe("the service's SASL user on a configured Kafka cluster"),
+      saslPassword: z.string().min(1).optional().describe("the service's SASL password on a configured Kafka cluster"),
+      saslMechanism: z
+        .enum(['plain', 'scram-sha-256', 'scram-sha-512'])
+        .default('scram-sha-256')
+        .describe("the service's SASL mechanism on a configured Kafka cluster"),
+      sessionTimeoutMs: z.coerce
+        .number()
+        .int()
+        .min(1000)
+        .max(1_800_000)
+        .default(30_000)
+        .describe(
+          "on a Kafka cluster, how long a group waits for a silent member before its partitions go to the others (`session.timeout.ms`; heartbeats at a third, at most every 3 s): the pause after an instance dies. Kafka's consumers default to 45 s; the cluster's `group.min/max.session.timeout.ms` bound it",
+        ),
+      numPartitions: z.coerce
+        .number()
+        .int()
+        .min(1)
+        .max(10_000)
+        .default(3)
+        .describe("partitions of topics the embedded broker creates without a count (Kafka's `num.partitions`)"),
+      offsetsRetentionMinutes: z.coerce
+        .number()
+        .int()
+        .min(1)
+        .max(2_147_483_647)
+        .default(10_080)
+        .describe(
+          "embedded broker: how long a consumer group without members keeps its committed offsets, counted from when its last member left (Kafka's `offsets.retention.minutes`); then OffsetFetch answers -1 and the group is no longer listed. The service's pipeline, emitter and projector groups never expire",
+        ),
       brokers: z
         .string()
         .transform((s) =>
@@ -60,91 +113,121 @@ const ConfigSchema = z.object({
             .map((b) => b.trim())
             .filter((b) => b !== ''),
         )
-        .optional(),
+        .optional()
+        .meta({ description: 'comma-separated bootstrap brokers of a Kafka cluster', absent: 'unset: the embedded broker' }),
     })
     .prefault({}),
   registry: z
     .object({
-      port: port.default(8081),
-      /** A Confluent Schema Registry. Absent: the embedded registry on `port`. */
-      url: z.string().url().optional(),
-      /** HTTP basic credentials (`user:password`) the service uses on a configured registry. */
+      port: port.default(8081).describe('embedded schema registry port'),
+      url: z.string().url().optional().meta({ description: 'a Confluent Schema Registry', absent: 'unset: the embedded registry' }),
       basicAuth: z
         .string()
         .regex(/^[^:]+:.+$/)
-        .optional(),
+        .optional()
+        .describe('`user:password` (HTTP basic) for a configured registry'),
     })
     .prefault({}),
   entities: z
     .object({
-      /** Folder of `<tenant>/<entity>.yaml` files (the embedded tenant API). */
-      directory: z.string().default('./config/entities'),
-      /** Base URL of the tenant API; when set it is used instead of the folder. */
-      tenantApiUrl: z.string().url().optional(),
+      directory: z.string().default('./config/entities').describe('entity configuration files, `<tenant>/<entity>.yaml` (the embedded tenant API)'),
+      tenantApiUrl: z.string().url().optional().describe('base URL of the tenant API; used instead of the files when set'),
     })
     .prefault({}),
   search: z
     .object({
-      /** An Elasticsearch cluster. Absent: the Postgres search adapter on the relational store. */
-      elasticsearchUrl: z.string().url().optional(),
+      elasticsearchUrl: z
+        .string()
+        .url()
+        .optional()
+        .meta({ description: 'an Elasticsearch cluster for `search`', absent: 'unset: the Postgres search adapter' }),
+      opensearchUrl: z
+        .string()
+        .url()
+        .optional()
+        .meta({ description: 'an OpenSearch cluster for `search` (not with `DELTABROKER_ELASTICSEARCH_URL`)', absent: 'unset: the Postgres search adapter' }),
     })
-    .prefault({}),
+    .prefault({})
+    .refine((search) => !(search.elasticsearchUrl && search.opensearchUrl), {
+      message: 'configure one search engine: elasticsearchUrl or opensearchUrl, not both',
+    }),
   reads: z
     .object({
-      /** How long a read or search that names a write's position waits for the projection to reach it. */
-      consistencyTimeoutMs: z.coerce.number().int().positive().default(5_000),
+      consistencyTimeoutMs: z.coerce
+        .number()
+        .int()
+        .positive()
+        .default(5_000)
+        .describe("how long a read or search naming a write's position (`dispatch.after`) waits for the projection to reach it"),
     })
     .prefault({}),
   metrics: z
     .object({
-      /** Serve GET /metrics without a token (for scrapers on a trusted network). */
-      public: flag.default(false),
+      public: flag.default(false).describe('serve `GET /metrics` without a token (for scrapers on a trusted network)'),
     })
     .prefault({}),
   writes: z
     .object({
-      /** How long a write waits for the pipeline's verdict before answering 504 (the delta still applies). */
-      timeoutMs: z.coerce.number().int().positive().default(10_000),
+      timeoutMs: z.coerce
+        .number()
+        .int()
+        .positive()
+        .default(10_000)
+        .describe("how long a write waits for the pipeline's verdict before answering 504 (the delta still applies)"),
     })
     .prefault({}),
   auth: z
     .object({
-      /** JWKS endpoint of the token issuer (production). */
-      jwksUrl: z.string().url().optional(),
-      /** A PEM public key (SPKI) or an HS256 secret, for issuers without JWKS. */
-      publicKeyPem: z.string().optional(),
-      issuer: z.string().default('deltabroker-dev'),
-      audience: z.string().default('deltabroker'),
-      /** The dev issuer signs tokens with a key generated in the data directory. */
-      devIssuer: flag.optional(),
-      tenantClaim: z.string().default('tenant'),
-      rolesClaim: z.string().default('roles'),
+      jwksUrl: z.string().url().optional().describe('JWKS endpoint of the token issuer'),
+      publicKeyPem: z.string().optional().describe('SPKI PEM public key (RS256/ES256) or an HS256 secret, for issuers without JWKS'),
+      issuer: z.string().default('deltabroker-dev').describe('required `iss`'),
+      audience: z.string().default('deltabroker').describe('required `aud`'),
+      devIssuer: flag.optional().meta({
+        description: 'the development token issuer, which signs tokens with a key generated in the data directory',
+        absent: 'on in development, off in production',
+      }),
+      tenantClaim: z.string().default('tenant').describe("the token claim that names the caller's tenant"),
+      rolesClaim: z.string().default('roles').describe("the token claim that lists the caller's roles"),
     })
     .prefault({}),
   crypto: z
     .object({
-      /** Base64 of 32 bytes. Absent in development: generated into the data directory. */
-      masterKey: z.string().optional(),
-      maxPayloadBytes: z.coerce.number().int().positive().max(16_777_216).default(65_536),
-      /** Encryptions under one AES-GCM key version before it is rotated (NIST: below 2^32 with random nonces). */
+      masterKey: z
+        .string()
+        .optional()
+        .meta({ description: 'base64 of 32 bytes; wraps every key version', absent: 'generated into `<data dir>/master.key` (development only)' }),
+      maxPayloadBytes: z.coerce.number().int().positive().max(16_777_216).default(65_536).describe('decoded payload limit of one encryption (at most 16 MiB)'),
       rotateAfterEncryptions: z.coerce
         .number()
         .int()
         .positive()
-        .default(2 ** 31),
-      sessionTtlSeconds: z.coerce.number().int().positive().default(3600),
-      sessionMaxUses: z.coerce.number().int().positive().default(100_000),
+        .default(2 ** 31)
+        .describe('encryptions under one AES-GCM key version before it is rotated automatically (NIST: below 2^32 with random nonces)'),
+      sessionTtlSeconds: z.coerce.number().int().positive().default(3600).describe('session lifetime'),
+      sessionMaxUses: z.coerce.number().int().positive().default(100_000).describe('encryptions per session'),
     })
     .prefault({}),
   hsm: z
     .object({
-      /** Path of a PKCS#11 module. Absent: SoftHSM2 in the data directory when libsofthsm2 is installed. */
-      modulePath: z.string().optional(),
-      tokenLabel: z.string().default('deltabroker'),
-      pin: z.string().optional(),
-      gcmParams: z.enum(['v240', 'v3']).default('v240'),
-      /** Where the embedded SoftHSM2 token lives when no module is configured. Default: <dataDir>/softhsm. */
-      softhsmDir: z.string().optional(),
+      modulePath: z
+        .string()
+        .optional()
+        .meta({ description: 'path of a PKCS#11 module', absent: 'unset: SoftHSM2 in the data directory, when libsofthsm2 is installed' }),
+      tokenLabel: z.string().default('deltabroker').describe('token to use'),
+      pin: z
+        .string()
+        .optional()
+        .meta({ description: 'user PIN (required with `DELTABROKER_HSM_MODULE`)', absent: 'generated into `<data dir>/softhsm/user.pin` for SoftHSM2' }),
+      gcmParams: z
+        .enum(['v240', 'v3'])
+        .default('v240')
+        .describe(
+          'which pkcs11js GCM parameter struct to pass: `v240` (`CK_PARAMS_AES_GCM_v240`) or `v3` (`CK_PARAMS_GCM`). pkcs11js 2.1.7 builds both with `ulIvBits`, so neither reaches HSMs that need the struct without it',
+        ),
+      softhsmDir: z
+        .string()
+        .optional()
+        .meta({ description: 'where the embedded SoftHSM2 token lives when no module is configured', absent: '`<data dir>/softhsm`' }),
     })
     .prefault({}),
 });
@@ -153,7 +236,7 @@ export type Config = z.infer<typeof ConfigSchema>;
 type Env = Record<string, string | undefined>;
 
 /** Environment variable → config path. */
-const ENV_KEYS: Record<string, string[]> = {
+export const ENV_KEYS: Record<string, string[]> = {
   DELTABROKER_MODE: ['mode'],
   DELTABROKER_DATA_DIR: ['dataDir'],
   DELTABROKER_HTTP_HOST: ['http', 'host'],
@@ -164,6 +247,8 @@ const ENV_KEYS: Record<string, string[]> = {
   DELTABROKER_DATACENTER: ['datacenter'],
   DELTABROKER_KAFKA_PORT: ['kafka', 'port'],
   DELTABROKER_KAFKA_NUM_PARTITIONS: ['kafka', 'numPartitions'],
+  DELTABROKER_KAFKA_OFFSETS_RETENTION_MINUTES: ['kafka', 'offsetsRetentionMinutes'],
+  DELTABROKER_KAFKA_SESSION_TIMEOUT_MS: ['kafka', 'sessionTimeoutMs'],
   DELTABROKER_KAFKA_HOST: ['kafka', 'host'],
   DELTABROKER_KAFKA_SASL_REQUIRED: ['kafka', 'saslRequired'],
   DELTABROKER_KAFKA_MAX_CONNECTIONS: ['kafka', 'maxConnections'],
@@ -181,6 +266,7 @@ const ENV_KEYS: Record<string, string[]> = {
   DELTABROKER_WRITE_TIMEOUT_MS: ['writes', 'timeoutMs'],
   DELTABROKER_METRICS_PUBLIC: ['metrics', 'public'],
   DELTABROKER_ELASTICSEARCH_URL: ['search', 'elasticsearchUrl'],
+  DELTABROKER_OPENSEARCH_URL: ['search', 'opensearchUrl'],
   DELTABROKER_READ_CONSISTENCY_TIMEOUT_MS: ['reads', 'consistencyTimeoutMs'],
   DELTABROKER_JWKS_URL: ['auth', 'jwksUrl'],
   DELTABROKER_JWT_PUBLIC_KEY: ['auth', 'publicKeyPem'],

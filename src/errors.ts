@@ -20,6 +20,11 @@ export const ERROR_CATALOGUE = {
   DB_DECRYPT_FAILED: { title: 'The ciphertext could not be decrypted', retriable: false },
   DB_SUBJECT_ERASED: { title: 'The data subject was erased; its key is destroyed', retriable: false },
   DB_HSM_UNAVAILABLE: { title: 'The hardware security module is not available', retriable: true },
+  /**
+   * The entity's configuration (a file or the tenant API's answer) breaks a rule and is refused alone, until an
+   * operator fixes it. Not retriable: repeating the request, or a delta, changes nothing until then.
+   */
+  DB_ENTITY_CONFIG_INVALID: { title: "The entity's configuration is invalid; an operator must fix it", retriable: false },
   DB_TOPIC_RECREATED: { title: 'A topic no longer holds the position its consumer reached (deleted and created again)', retriable: false },
   DB_DEPENDENCY_UNAVAILABLE: { title: 'A backing service is not available', retriable: true },
   DB_TIMEOUT: { title: 'The operation did not finish in time', retriable: true },

@@ -7,7 +7,12 @@ const has = (value: object, field: string): boolean => Object.prototype.hasOwnPr
 
 /** A shallow copy with the same prototype and every own property (an Error keeps its message and stack). */
 function copyOf<T extends object>(value: T): T {
-  return Object.create(Object.getPrototypeOf(value) as object | null, Object.getOwnPropertyDescriptors(value)) as T;
+  const descriptors = Object.getOwnPropertyDescriptors(value) as Record<string, PropertyDescriptor>;
+  // Since V8 13 (Node 24) an error's own `stack` is an accessor that reads the error it was made on: copied to
+  // another object it answers undefined. So the copy gets the stack's value.
+  const stack = descriptors.stack;
+  if (stack?.get) descriptors.stack = { value: (value as { stack?: unknown }).stack, writable: true, enumerable: stack.enumerable, configurable: true };
+  return Object.create(Object.getPrototypeOf(value) as object | null, descriptors) as T;
 }
 
 /** Defined, not assigned: a setter on the prototype (a framework's request object) must not run. */

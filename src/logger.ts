@@ -9,11 +9,21 @@ export type { Logger };
  * redaction applies to both, since it runs before a line is formatted.
  */
 export function createLogger(level: string = process.env.LOG_LEVEL ?? 'info', env: NodeJS.ProcessEnv = process.env): Logger {
-  const readable = env.LOG_FORMAT !== 'json' && (env.LOG_FORMAT === 'pretty' || process.stdout.isTTY === true);
-  return redactingLogger(
-    level,
-    readable ? pretty({ colorize: process.stdout.isTTY === true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' }) : undefined,
-  );
+  return loggerOn(process.stdout, 1, level, env);
+}
+
+/**
+ * A command-line tool's logger: its lines go to stderr, so that stdout carries only the command's result (JSON a
+ * script parses) even when a library logs a retried error on the way.
+ */
+export function createToolLogger(level: string = process.env.LOG_LEVEL ?? 'warn', env: NodeJS.ProcessEnv = process.env): Logger {
+  return loggerOn(process.stderr, 2, level, env);
+}
+
+function loggerOn(stream: NodeJS.WriteStream, fd: 1 | 2, level: string, env: NodeJS.ProcessEnv): Logger {
+  const readable = env.LOG_FORMAT !== 'json' && (env.LOG_FORMAT === 'pretty' || stream.isTTY === true);
+  const options = { colorize: stream.isTTY === true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service', destination: fd };
+  return redactingLogger(level, readable ? pretty(options) : pino.destination({ fd, sync: fd === 2 }));
 }
 
 /** The service's logger on a destination (stdout when none): secrets in a line's fields or a child's bindings are replaced. */

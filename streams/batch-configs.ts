@@ -5,9 +5,9 @@ import { STAGES } from '../src/log/topology';
 
 /**
  * The entity configurations one batch of deltas needs, looked up once per (tenant, entity) before the batch is
- * decided, so stage 1 is a synchronous look-up. A configuration that is refused (one mapping onto another's
- * names) is that batch's verdict for those deltas; a tenant API that does not answer fails the batch, which is
- * then retried.
+ * decided, so stage 1 is a synchronous look-up. A configuration that is refused (invalid, or mapping onto another's
+ * names: a refusal that is not retriable) is that batch's verdict for those deltas, so they reach the rejections
+ * topic and the partition goes on; a tenant API that does not answer fails the batch, which is then retried.
  */
 export class BatchConfigs {
   private constructor(private readonly found: ReadonlyMap<string, EntityConfig | undefined | DeltabrokerError>) {}

@@ -33,6 +33,12 @@ export interface DeltaProcessorOptions {
   concurrency?: number;
   /** Persistence offsets whose state is stored, from the start-up catch-up: moves the state checkpoints on. */
   recorded?: RecordedOffsets;
+  /**
+   * Brings the state store up to the persistence topics; run whenever deltas partitions are assigned, before their
+   * deltas are decided. Another instance may have died with events published and their states not yet recorded:
+   * without this, its redelivered deltas would be decided again and their events published twice.
+   */
+  catchUp?: () => Promise<void>;
   /** Told of every verdict (metrics, tests). */
   onVerdict?: (outcome: DeltaOutcome) => void;
 }
@@ -70,6 +76,7 @@ export async function startDeltaProcessor(options: DeltaProcessorOptions): Promi
     // those are durable no earlier than the delta (see readWhileCommitting). The state store is written after them.
     readWhileCommitting: true,
     handleBatch: (batch) => rounds.handle(batch.records),
+    ...(options.catchUp && { onAssigned: options.catchUp }),
   });
   await subscription.joined;
   const { recorded } = options;

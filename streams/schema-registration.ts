@@ -16,7 +16,7 @@ export interface SchemaRegistrationOptions {
  * Answers the topics registered.
  */
 export async function registerRecordSchemas(o: SchemaRegistrationOptions): Promise<string[]> {
-  const configs = await o.entities.list();
+  const { configs } = await o.entities.list();
   const entries: [string, RecordSchema][] = [
     [PIPELINE_TOPICS.deltas, o.schemas.DeltaEnvelope],
     [PIPELINE_TOPICS.rejections, o.schemas.Rejection],

@@ -12,16 +12,28 @@ import { persistenceTopicSpec, persistenceTopicsOf } from '../src/log/topology';
  * batch is applied in one transaction with its checkpoint. Answers the offsets restored, from which the
  * pipeline moves the checkpoints on as it records states, so the next start reads only what came after.
  */
-export async function restoreRecordState(o: {
+export async function restoreRecordState(o: RecordStateSources): Promise<{ applied: number; recorded: RecordedOffsets }> {
+  const recorded = new RecordedOffsets();
+  const applied = await catchUpRecordState(o, recorded);
+  return { applied, recorded };
+}
+
+export interface RecordStateSources {
   log: WriteLog;
   schemas: RecordSchemas;
   entities: EntityConfigSource;
   states: RecordStateStore;
   logger: Logger;
-}): Promise<{ applied: number; recorded: RecordedOffsets }> {
+}
+
+/**
+ * Applies the events the persistence topics hold beyond the state checkpoints, and tracks every partition from its
+ * end on. Run at start, and again whenever the pipeline is given deltas partitions: the instance that had them may
+ * have died between publishing events and recording their states, and those deltas are about to come again.
+ */
+export async function catchUpRecordState(o: RecordStateSources, recorded: RecordedOffsets): Promise<number> {
   let applied = 0;
-  const recorded = new RecordedOffsets();
-  const topics = persistenceTopicsOf(await o.entities.list());
+  const topics = persistenceTopicsOf((await o.entities.list()).configs);
   await o.log.createTopics(topics.map(persistenceTopicSpec));
   for (const topic of topics) {
     const partitions = await o.log.topicOffsets(topic);
@@ -60,5 +72,5 @@ export async function restoreRecordState(o: {
     for (const end of result.endOffsets) recorded.start(topic, end.partition, BigInt(end.offset));
   }
   if (applied > 0) o.logger.info({ events: applied }, 'record state caught up with the persistence topics');
-  return { applied, recorded };
+  return applied;
 }

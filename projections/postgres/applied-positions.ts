@@ -28,6 +28,15 @@ export class AppliedPositions {
   }
 
   /**
+   * Sets the partition's applied position even below the one known: its topic was created again, and the
+   * positions counted the old one (a recovery moved the checkpoint back).
+   */
+  reset(topic: string, partition: number, nextOffset: bigint): void {
+    this.nextOffsets.set(`${topic}/${partition}`, nextOffset);
+    this.wakeAll();
+  }
+
+  /**
    * True once the record at `position` is applied (its partition's checkpoint is past it); false on timeout or
    * close. A position may come from a caller: a malformed one is refused with DB_VALIDATION.
    */

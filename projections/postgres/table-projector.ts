@@ -58,7 +58,7 @@ export async function startTableProjector(o: TableProjectorOptions): Promise<Tab
   const projector = o.groupId ?? TABLE_PROJECTOR_GROUP;
   const logger = o.logger.child({ component: 'table-projector', groupId: projector });
   const projection = new TableProjection({ sql: o.sql, entities: o.entities, logger, projector });
-  const configs = await o.entities.list();
+  const { configs } = await o.entities.list();
   for (const config of configs) await projection.tableFor(config);
   const topics = persistenceTopicsOf(configs);
   const consumer = await consumePersistenceTopics({

@@ -16,7 +16,12 @@
  * When the topic is shared with other entities, the live checkpoints stay as they were (raising them would
  * skip the other entities' events): the live projectors then re-apply the overlap, which the version fence
  * makes harmless (see projections/postgres/README.md).
+ *
+ * A recovery of a recreated topic (projections/recovery) asks for `handover: 'replace'`: the live checkpoints then
+ * counted the old topic's records, so they take the shadows' values even where those are lower, and every shadow is
+ * first caught up to the end of the log.
  */
+import { DeltabrokerError } from '../../src/errors';
 import type { PartitionOffset, ReplayStart, TopicOffsets } from '../../src/log';
 import type { SqlExecutor } from '../../src/store/sql-client';
 import { boundToTransaction } from './bound-sql';
@@ -30,6 +35,11 @@ import type { ReplayTarget, ShadowState } from './replay-target';
 export interface RunOptions extends ReplayRunOptions {
   /** Catch-up passes go on while more than this many events are left (default 500, at most 5 passes). */
   readonly catchUpThreshold?: number;
+  /**
+   * `raise` (default): each live checkpoint becomes the higher of itself and its shadow's. `replace`: the shadow's,
+   * for live checkpoints that count another topic's records (a recreated topic); refused for a shared topic.
+   */
+  readonly handover?: 'raise' | 'replace';
 }
 
 export async function rebuildProjections(ctx: ReplayContext, request: ReplayRequest, run: RunOptions = {}): Promise<RebuildResult> {
@@ -41,6 +51,13 @@ export async function rebuildProjections(ctx: ReplayContext, request: ReplayRequ
     const from = request.from ?? { kind: 'beginning' };
     const topic = config.persistence.topic;
     const shared = await topicIsShared(ctx, config);
+    if (shared && run.handover === 'replace') {
+      throw new DeltabrokerError(
+        'DB_CONFLICT',
+        `${topic} also carries other entities' events: their projections counted the old topic too, and one entity's rebuild cannot hand their checkpoints over`,
+        { field: 'entity', rule: 'own-topic', stage: 'recover' },
+      );
+    }
     const targets = targetsFor(ctx, config, request.target ?? 'all', 'rebuild');
     const offsets = await topicOffsetsOf(ctx, topic);
     const start: Positions = new Map(offsets.map((p) => [p.partition, startOf(from, p) ?? BigInt(p.low)]));
@@ -59,7 +76,7 @@ export async function rebuildProjections(ctx: ReplayContext, request: ReplayRequ
 
     progress.enter('swapping');
     const swapStarted = Date.now();
-    const handovers = await swapIn(pass, shared);
+    const handovers = await swapIn(pass, shared, run.handover ?? 'raise');
     const swapMs = Date.now() - swapStarted;
     for (const t of targets) await t.afterSwap();
     progress.enter('done');
@@ -145,7 +162,7 @@ async function fillShadows(pass: Pass, from: ReplayFrom, states: readonly Shadow
  * The swap transaction: locks the live projectors out, catches the shadows up past anything they applied,
  * hands the shadows' checkpoints over, renames the shadows into place. Answers each target's handover.
  */
-async function swapIn(pass: Pass, shared: boolean): Promise<TargetOutcome['handover'][]> {
+async function swapIn(pass: Pass, shared: boolean, handover: 'raise' | 'replace'): Promise<TargetOutcome['handover'][]> {
   const { ctx, topic, targets } = pass;
   const partitions = (await topicOffsetsOf(ctx, topic)).map((p) => p.partition);
   return ctx.sql.transaction(async (tx) => {
@@ -154,7 +171,7 @@ async function swapIn(pass: Pass, shared: boolean): Promise<TargetOutcome['hando
     const logEnd = endsOf(await ctx.log.topicOffsets(topic));
     const shadowNow = await Promise.all(targets.map((t) => checkpointsOf(tx, t.shadowProjector, topic)));
     const behind = targets.some((t, i) => {
-      const needed = t.liveWritesBeforeCheckpoint ? logEnd : (liveBefore[i] as Positions);
+      const needed = t.liveWritesBeforeCheckpoint || handover === 'replace' ? logEnd : (liveBefore[i] as Positions);
       return [...needed].some(([p, next]) => (shadowNow[i]?.get(p) ?? 0n) < next);
     });
     if (behind) {
@@ -170,7 +187,8 @@ async function swapIn(pass: Pass, shared: boolean): Promise<TargetOutcome['hando
     for (const [i, t] of targets.entries()) {
       const before = liveBefore[i] as Positions;
       const shadow = await checkpointsOf(tx, t.shadowProjector, topic);
-      const after: Positions = new Map([...before].map(([p, live]) => [p, shared ? live : maxOf(live, shadow.get(p) ?? 0n)]));
+      const handedOver = (live: bigint, p: number): bigint => (handover === 'replace' ? (shadow.get(p) ?? 0n) : maxOf(live, shadow.get(p) ?? 0n));
+      const after: Positions = new Map([...before].map(([p, live]) => [p, shared ? live : handedOver(live, p)]));
       await writeCheckpoints(tx, t.liveProjector, topic, after);
       await t.swap(tx);
       handovers.push([...before].map(([p, b]) => ({ partition: p, before: b.toString(), after: (after.get(p) ?? b).toString() })));

@@ -48,7 +48,7 @@ export async function topicOffsetsOf(ctx: ReplayContext, topic: string): Promise
 
 /** True when other configured entities write to the same persistence topic. */
 export async function topicIsShared(ctx: ReplayContext, config: EntityConfig): Promise<boolean> {
-  const all = await ctx.entities.list();
+  const all = (await ctx.entities.list()).configs;
   return all.some((c) => c.persistence.topic === config.persistence.topic && !(c.tenant === config.tenant && c.entity === config.entity));
 }
 

@@ -56,7 +56,7 @@ export interface ReplayTarget {
 export function onlyEntity(config: EntityConfig): EntityConfigSource {
   return {
     get: async (tenant, entity) => (tenant === config.tenant && entity === config.entity ? config : undefined),
-    list: async () => [config],
+    list: async () => ({ configs: [config], refused: [] }),
   };
 }
 

@@ -34,7 +34,7 @@ export type SearchProjector = PersistenceConsumer;
 /** The search index of an entity, as declared by its configuration. */
 export const indexDefinitionOf = (config: EntityConfig): IndexDefinition => ({
   name: physicalNamesOf(config).index,
-  fields: Object.entries(config.fields).map(([name, field]) => ({ name, type: field.type })),
+  fields: Object.entries(config.fields).map(([name, field]) => ({ name, type: field.type, ...(field.sensitive ? { sensitive: true } : {}) })),
 });
 
 /**
@@ -48,7 +48,7 @@ export const indexDefinitionOf = (config: EntityConfig): IndexDefinition => ({
 export async function startSearchProjector(o: SearchProjectorOptions): Promise<SearchProjector> {
   const projector = o.groupId ?? SEARCH_PROJECTOR_GROUP;
   const logger = o.logger.child({ component: 'search-projector' });
-  const configs = await o.entities.list();
+  const { configs } = await o.entities.list();
   for (const config of configs) await o.search.ensureIndex(indexDefinitionOf(config));
   const topics = persistenceTopicsOf(configs);
   const consumer = await consumePersistenceTopics({

@@ -83,7 +83,7 @@ function eraseAction(config: EntityConfig, record: SubjectErased, datacenter: st
 
 export async function startSubjectErasureConsumers(o: ErasureConsumerOptions): Promise<Subscription[]> {
   const logger = o.logger.child({ component: 'subject-erasures' });
-  const tenants = [...new Set((await o.entities.list()).filter((c) => c.subject !== undefined && personalFields(c).length > 0).map((c) => c.tenant))];
+  const tenants = [...new Set((await o.entities.list()).configs.filter((c) => c.subject !== undefined && personalFields(c).length > 0).map((c) => c.tenant))];
   if (tenants.length === 0) return [];
   const topics = tenants.map(subjectErasureTopic);
   await o.log.createTopics(topics.map((topic) => ({ topic, partitions: 1, config: { 'retention.ms': '-1' } })));

@@ -43,6 +43,8 @@ const MAX_JOBS = 100;
 
 export class ReplayJobs {
   private readonly jobs = new Map<string, Job>();
+  /** Entities `runAlone` works on, and what it does. */
+  private readonly alone = new Map<string, string>();
 
   constructor(
     private readonly replay: ProjectionReplay,
@@ -52,14 +54,7 @@ export class ReplayJobs {
   /** Starts a job; DB_CONFLICT when a job of the same entity is running. */
   start(kind: JobKind, request: ReplayRequest): ReplayJobView {
     this.prune();
-    const running = [...this.jobs.values()].find((j) => j.view.status === 'running' && j.view.tenant === request.tenant && j.view.entity === request.entity);
-    if (running) {
-      throw new DeltabrokerError('DB_CONFLICT', `job ${running.view.id} is already replaying ${request.tenant}/${request.entity}`, {
-        field: 'entity',
-        rule: 'one-job-per-entity',
-        stage: 'replay',
-      });
-    }
+    this.refuseBusy(request);
     const id = randomUUID();
     const progress = new ReplayProgress();
     const controller = new AbortController();
@@ -91,15 +86,48 @@ export class ReplayJobs {
     return this.viewOf(job);
   }
 
+  /**
+   * Runs other work on an entity's projections (a recovery's rebuild) as the entity's one job: DB_CONFLICT while
+   * a job of the entity runs, and the entity's jobs are refused until it ends.
+   */
+  async runAlone<T>(request: { tenant: string; entity: string }, what: string, work: () => Promise<T>): Promise<T> {
+    this.refuseBusy(request);
+    const id = `${request.tenant}/${request.entity}`;
+    this.alone.set(id, what);
+    try {
+      return await work();
+    } finally {
+      this.alone.delete(id);
+    }
+  }
+
   get(id: string): ReplayJobView | undefined {
     const job = this.jobs.get(id);
     return job === undefined ? undefined : this.viewOf(job);
+  }
+
+  /** A tenant's jobs kept in memory (finished ones for an hour), newest first. */
+  list(tenant: string): ReplayJobView[] {
+    return [...this.jobs.values()]
+      .filter((j) => j.view.tenant === tenant)
+      .map((j) => this.viewOf(j))
+      .reverse();
   }
 
   /** Interrupts every running job (their shadows stay, so a later replay resumes) and waits for them to stop. */
   async stop(): Promise<void> {
     for (const job of this.jobs.values()) job.controller.abort();
     await Promise.all([...this.jobs.values()].map((j) => j.done));
+  }
+
+  private refuseBusy(request: { tenant: string; entity: string }): void {
+    const entity = `${request.tenant}/${request.entity}`;
+    const running = [...this.jobs.values()].find((j) => j.view.status === 'running' && j.view.tenant === request.tenant && j.view.entity === request.entity);
+    const other = this.alone.get(entity);
+    if (running || other !== undefined) {
+      const what = running ? `job ${running.view.id} is already replaying ${entity}` : `a ${other} of ${entity} is running`;
+      throw new DeltabrokerError('DB_CONFLICT', what, { field: 'entity', rule: 'one-job-per-entity', stage: 'replay' });
+    }
   }
 
   private viewOf(job: Job): ReplayJobView {

@@ -1,13 +1,19 @@
-/** `deltabroker entities list|show`: the entity configuration as the service validated it. */
+/**
+ * `deltabroker entities list|check|show`: the entity configuration as the service validates it, read from the
+ * same source (the entities folder or the tenant API), refused configurations included with their reason.
+ */
 import type { Command } from 'commander';
 import { stringify as toYaml } from 'yaml';
 import type { Config } from '../config';
 import { DeltabrokerError } from '../errors';
 import { physicalNamesOf } from '../tenant/physical-names';
-import { createLogger } from '../logger';
+import { createToolLogger } from '../logger';
 import { openEntityConfigSource } from '../composition';
-import type { EntityConfig, EntityConfigSource } from '../tenant';
+import type { EntityConfig, EntityConfigSource, EntityListing, RefusedEntityConfig } from '../tenant';
 import { renderTable } from './output';
+
+/** The exit code of `entities check` when a configuration is refused (1 is any other failure of the command). */
+export const ENTITIES_REFUSED_EXIT_CODE = 2;
 
 export const ENTITY_FORMATS = ['yaml', 'json'] as const;
 export type EntityFormat = (typeof ENTITY_FORMATS)[number];
@@ -32,6 +38,21 @@ export function renderEntityList(configs: readonly EntityConfig[]): string {
   );
 }
 
+/** The refused configurations: each entity, where its configuration comes from, the field, the rule and why. */
+export function renderRefusedList(refused: readonly RefusedEntityConfig[]): string {
+  return renderTable(
+    ['TENANT', 'ENTITY', 'SOURCE', 'FIELD', 'RULE', 'REASON'],
+    refused.map((r) => [r.tenant, r.entity, r.source, r.field, r.rule, r.message]),
+  );
+}
+
+/** The served entities' table, then, when there are any, the refused ones' under a line that says so. */
+export function renderListing(listing: EntityListing): string {
+  const served = renderEntityList(listing.configs);
+  if (listing.refused.length === 0) return served;
+  return `${served}\n\nrefused (each answers DB_ENTITY_CONFIG_INVALID; every other entity serves):\n${renderRefusedList(listing.refused)}`;
+}
+
 /** The normalised configuration of one entity; DB_NOT_FOUND when the tenant has no such entity. */
 export async function showEntity(source: EntityConfigSource, tenant: string, entity: string): Promise<EntityConfig> {
   const config = await source.get(tenant, entity);
@@ -52,7 +73,7 @@ function parseFormat(value: string): EntityFormat {
 }
 
 const print = (text: string): void => void process.stdout.write(`${text}\n`);
-const source = (config: Config): EntityConfigSource => openEntityConfigSource(config, createLogger('warn'));
+const source = (config: Config): EntityConfigSource => openEntityConfigSource(config, createToolLogger());
 
 export function registerEntitiesCommands(program: Command, config: () => Config): void {
   const entities = program
@@ -61,12 +82,23 @@ export function registerEntitiesCommands(program: Command, config: () => Config)
 
   entities
     .command('list')
-    .description('list configured entities with their key, topic, table and index')
+    .description('list configured entities with their key, topic, table and index, and the refused ones with the reason')
     .option('--tenant <tenant>', 'only this tenant')
-    .option('--json', 'print the full configurations as JSON instead of a table')
+    .option('--json', 'print {entities, refused} as JSON (the full configurations) instead of tables')
     .action(async (o: { tenant?: string; json?: boolean }) => {
-      const configs = await source(config()).list(o.tenant);
-      print(o.json ? JSON.stringify(configs, null, 2) : renderEntityList(configs));
+      const listing = await source(config()).list(o.tenant);
+      print(o.json ? JSON.stringify({ entities: listing.configs, refused: listing.refused }, null, 2) : renderListing(listing));
+    });
+
+  entities
+    .command('check')
+    .description(`validate every entity configuration as the service would; exits ${ENTITIES_REFUSED_EXIT_CODE} when any is refused`)
+    .option('--tenant <tenant>', 'only this tenant')
+    .action(async (o: { tenant?: string }) => {
+      const { configs, refused } = await source(config()).list(o.tenant);
+      if (refused.length === 0) return print(`${configs.length} entity configuration${configs.length === 1 ? '' : 's'} valid`);
+      print(renderRefusedList(refused));
+      process.exitCode = ENTITIES_REFUSED_EXIT_CODE;
     });
 
   entities

@@ -2,13 +2,15 @@ import { Command } from 'commander';
 import { positiveInt } from './arguments';
 import { loadConfig, type Config } from '../config';
 import { isDeltabrokerError } from '../errors';
-import { createLogger } from '../logger';
+import { createToolLogger } from '../logger';
 import { registerEntitiesCommands } from './entities';
 import { registerKeysCommands } from './keys';
 import { registerPsqlCommand } from './psql';
+import { registerRecoverCommand } from './recover';
 import { registerReplayCommands } from './replay';
 import { registerRejectionsCommands } from './rejections';
 import { serve } from './serve';
+import { registerStackCommands } from './stack';
 import { registerSubjectsCommands } from './subjects';
 import { registerTopicsCommands } from './topics';
 import { mintToken } from './token';
@@ -38,8 +40,10 @@ export function buildCli(config: () => Config): Command {
   registerRejectionsCommands(program, config);
   registerEntitiesCommands(program, config);
   registerReplayCommands(program, config);
+  registerRecoverCommand(program, config);
   registerSubjectsCommands(program, config);
   registerPsqlCommand(program, config);
+  registerStackCommands(program, config);
   return program;
 }
 
@@ -48,7 +52,7 @@ export async function main(argv: string[]): Promise<void> {
     await buildCli(() => loadConfig()).parseAsync(argv, { from: 'user' });
   } catch (error) {
     const message = isDeltabrokerError(error) ? `${error.code}: ${error.message}` : (error as Error).message;
-    createLogger().error({ err: isDeltabrokerError(error) ? undefined : error }, message);
+    createToolLogger('info').error({ err: isDeltabrokerError(error) ? undefined : error }, message);
     process.exitCode = 1;
   }
 }

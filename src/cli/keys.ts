@@ -4,7 +4,7 @@ import { withKeyring as withComposedKeyring } from '../composition';
 import type { KeyAliases } from '../crypto/key-aliases';
 import type { Keyring } from '../crypto/keyring';
 import { resolveMethod } from '../crypto/methods';
-import { createLogger, type Logger } from '../logger';
+import { createToolLogger, type Logger } from '../logger';
 import { positiveInt } from './arguments';
 
 interface KeyOptions {
@@ -14,7 +14,7 @@ interface KeyOptions {
 
 /** Runs `work` with the keyring on the configured store and HSM, then closes everything. */
 function withKeyring<T>(config: Config, work: (keyring: Keyring, aliases: KeyAliases, logger: Logger) => Promise<T>): Promise<T> {
-  const logger = createLogger('warn');
+  const logger = createToolLogger();
   return withComposedKeyring(config, logger, (keyring, aliases) => work(keyring, aliases, logger));
 }
 

@@ -9,7 +9,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import type { Config } from '../config';
 import { parseSince, type RejectionService, type DeltaVerdict, type RejectionFilter, type RejectionSummary, type RetryReport } from '../broker/rejections';
 import { DeltabrokerError } from '../errors';
-import { createLogger } from '../logger';
+import { createToolLogger } from '../logger';
 import { withRejectionService } from '../composition';
 import { PIPELINE_TOPICS } from '../log/topology';
 import { positiveInt } from './arguments';
@@ -19,7 +19,7 @@ import { serviceDatabaseUrl } from './psql';
 
 /** Runs `work` with a rejection service on the running service's log; closes everything after. */
 async function withRejections<T>(config: Config, work: (service: RejectionService) => Promise<T>): Promise<T> {
-  const logger = createLogger(process.env.LOG_LEVEL ?? 'warn');
+  const logger = createToolLogger();
   // The admin client fails fast, with a hint, when no broker answers; the write log's producer would retry for long.
   return withClusterAdmin(config, async (admin) => {
     if (!(await admin.listTopics()).includes(PIPELINE_TOPICS.rejections)) {

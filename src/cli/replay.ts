@@ -3,7 +3,7 @@ import { withProjectionReplay } from '../composition';
 import type { Config } from '../config';
 import { isoTime } from './arguments';
 import { DeltabrokerError } from '../errors';
-import { createLogger } from '../logger';
+import { createToolLogger } from '../logger';
 import type { ReplayFrom, TargetChoice } from '../replay';
 import { progressReporter, registerVerifyCommand, type WithReplay } from './verify';
 
@@ -21,7 +21,7 @@ export const withReplay: WithReplay = async (config, work) => {
   };
   process.on('SIGINT', interrupt);
   try {
-    return await withProjectionReplay(config, createLogger(process.env.LOG_LEVEL ?? 'warn'), (replay) => work(replay, controller.signal));
+    return await withProjectionReplay(config, createToolLogger(), (replay) => work(replay, controller.signal));
   } finally {
     process.off('SIGINT', interrupt);
   }

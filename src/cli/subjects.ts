@@ -3,11 +3,10 @@ import type { Command } from 'commander';
 import type { SubjectService } from '../broker/subjects/subject-service';
 import { withSubjectService } from '../composition';
 import type { Config } from '../config';
-import { createLogger } from '../logger';
+import { createToolLogger } from '../logger';
 
 /** Runs `work` with a subject service on the configured (or running service's) store and write log. */
-const withSubjects = <T>(config: Config, work: (subjects: SubjectService) => Promise<T>): Promise<T> =>
-  withSubjectService(config, createLogger(process.env.LOG_LEVEL ?? 'warn'), work);
+const withSubjects = <T>(config: Config, work: (subjects: SubjectService) => Promise<T>): Promise<T> => withSubjectService(config, createToolLogger(), work);
 
 const print = (value: unknown): void => void process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 

@@ -8,6 +8,7 @@ import type { Logger } from '../logger';
 import type { SearchIndex, SearchWrites } from '../search';
 import { createPostgresSearchIndex } from '../search/postgres/postgres-search-index';
 import { openElasticsearchSearchIndex } from '../search/elasticsearch/elasticsearch-search-index';
+import { openOpenSearchSearchIndex } from '../search/opensearch/opensearch-search-index';
 import type { SqlClient, SqlExecutor } from '../store/sql-client';
 import { FileEntityConfigSource, HttpEntityConfigSource, type EntityConfigSource } from '../tenant';
 
@@ -17,9 +18,10 @@ export interface OpenedSearchIndex {
   writesIn: ((tx: SqlExecutor) => SearchWrites) | undefined;
 }
 
-/** The search index: Elasticsearch when configured, else the Postgres adapter on the relational store. */
+/** The search index: Elasticsearch or OpenSearch when configured, else the Postgres adapter on the relational store. */
 export async function openSearchIndex(config: Config, sql: SqlClient): Promise<OpenedSearchIndex> {
   if (config.search.elasticsearchUrl) return { index: await openElasticsearchSearchIndex({ node: config.search.elasticsearchUrl }), writesIn: undefined };
+  if (config.search.opensearchUrl) return { index: await openOpenSearchSearchIndex({ node: config.search.opensearchUrl }), writesIn: undefined };
   const index = createPostgresSearchIndex(sql);
   return { index, writesIn: (tx) => index.writeIn(tx) };
 }
@@ -42,4 +44,5 @@ export async function openDevIssuer(config: Config): Promise<DevIssuer | undefin
 export const openKeyring = (config: Config, sql: SqlClient, hsm: Hsm | undefined, logger: Logger): Keyring =>
   new Keyring(sql, openMasterKey(config), hsm, { rotateAfterEncryptions: config.crypto.rotateAfterEncryptions, logger });
 
-/** Which search engine serves the search index: Elasticsearch when configured, else the Postgres adapter. */
+/** Whether the search index lives in an engine of its own (Elasticsearch, OpenSearch) rather than on the relational store. */
+export const searchEngineConfigured = (config: Config): boolean => Boolean(config.search.elasticsearchUrl || config.search.opensearchUrl);

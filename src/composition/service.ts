@@ -6,8 +6,10 @@ import { cacheVerifiedTokens } from '../auth/verified-token-cache';
 import { DeltaStatusService } from '../broker/delta-status';
 import { OutcomeWaiter } from '../broker/outcome-waiter';
 import { QueryService } from '../broker/query-service';
+import { RecordHistoryService } from '../broker/record-history';
 import { RejectionService, StoreVerdicts } from '../broker/rejections';
 import { SubjectService } from '../broker/subjects/subject-service';
+import { TenantOverviewService } from '../broker/tenant-overview';
 import { WriteService } from '../broker/write-service';
 import type { Config } from '../config';
 import { EncryptionService } from '../crypto/encryption-service';
@@ -22,7 +24,10 @@ import { registerDispatchRoute } from '../http/routes/dispatch';
 import { registerHealthRoutes, type ReadinessCheck } from '../http/routes/health';
 import { registerKeyRoutes } from '../http/routes/keys';
 import { registerMetricsRoute } from '../http/routes/metrics';
+import { consoleAssetsDir, registerConsoleRoutes } from '../http/routes/console';
+import { registerConsoleDataRoutes } from '../http/routes/console-data';
 import { registerRejectionRoutes } from '../http/routes/rejections';
+import { registerRecoveryRoute } from '../http/routes/recovery';
 import { registerReplayRoutes } from '../http/routes/replay';
 import { registerStorageBrokerRoutes } from '../http/routes/storage-broker';
 import { registerSubjectRoutes } from '../http/routes/subjects';
@@ -45,11 +50,12 @@ import {
 import { DEFAULT_SEARCH_SCHEMA } from '../search/postgres/postgres-search-index';
 import type { SqlClient } from '../store/sql-client';
 import { publishEndpoints } from '../system/service-endpoints';
-import { ClaimingEntityConfigSource, type EntityConfigSource } from '../tenant';
+import { ClaimingEntityConfigSource, RefusalTrackingSource, type EntityConfigSource } from '../tenant';
 import { startActionEmitters } from '../../projections/action-emitter';
 import { moveLegacyProjections } from '../../projections/legacy-names';
 import { StoppedTopics } from '../../projections/stopped-topics';
 import { startTableProjector } from '../../projections/postgres';
+import { topicRecovery } from '../../projections/recovery/topic-recovery';
 import { projectionReplay } from '../../projections/replay';
 import { startSearchProjector } from '../../projections/search/search-projector';
 import { startSubjectErasureConsumers } from '../../projections/subjects/erasure-consumers';
@@ -57,8 +63,8 @@ import { tableSubjectRecords } from '../../projections/subjects/subject-records'
 import { startDeltaProcessor } from '../../streams/delta-processor';
 import { PostgresRecordStateStore } from '../store/record-states/postgres-record-states';
 import { registerRecordSchemas } from '../../streams/schema-registration';
-import { restoreRecordState } from '../../streams/state-restorer';
-import { openDevIssuer, openEntityConfigSource, openKeyring, openMasterKey, openSearchIndex } from './ports';
+import { catchUpRecordState, restoreRecordState } from '../../streams/state-restorer';
+import { openDevIssuer, openEntityConfigSource, openKeyring, openMasterKey, openSearchIndex, searchEngineConfigured } from './ports';
 import { openStore } from './store';
 import { openWriteLog, type Closers } from './write-log';
 
@@ -85,9 +91,13 @@ export interface Service {
 
 export async function startService(config: Config, logger: Logger): Promise<Service> {
   const closers: Closers = [];
-  const stop = async (): Promise<void> => {
-    for (const close of closers.reverse()) await close().catch((error: unknown) => logger.warn({ err: error }, 'shutdown step failed'));
-  };
+  // Once: a second stop (a signal during a test's own stop, say) waits for the first instead of closing every
+  // part again, which a search client's second close never answered.
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> =>
+    (stopping ??= (async () => {
+      for (const close of [...closers].reverse()) await close().catch((error: unknown) => logger.warn({ err: error }, 'shutdown step failed'));
+    })());
   try {
     const { sql, displayUrl: postgresUrl } = await openStore(config, logger);
     closers.push(() => sql.close());
@@ -113,14 +123,19 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     const { log, brokers, registryUrl, sasl, registryAuth, resources } = await openWriteLog(config, logger, closers);
     const schemas = loadSchemas();
     const configured = openEntityConfigSource(config, logger);
-    await moveLegacyProjections({ sql, entities: configured, logger, ...(!config.search.elasticsearchUrl && { searchSchema: DEFAULT_SEARCH_SCHEMA }) });
-    // Every component looks configurations up here, so all refuse one whose names another owns.
-    const entities = new ClaimingEntityConfigSource(configured, { sql, datacenter: config.datacenter, logger });
-    resources.learn(await entities.list(), config.datacenter);
+    await moveLegacyProjections({ sql, entities: configured, logger, ...(!searchEngineConfigured(config) && { searchSchema: DEFAULT_SEARCH_SCHEMA }) });
+    // Every component looks configurations up here, so all refuse one whose names another owns, and every refusal
+    // (an invalid configuration, a name another owns) is remembered for /ready and the gauge and logged once.
+    const entities = new RefusalTrackingSource(new ClaimingEntityConfigSource(configured, { sql, datacenter: config.datacenter }), logger);
+    // The one listing at start: an entity refused here is refused alone (as it is when it breaks while running);
+    // only the service's own keys, store and log stop it.
+    resources.learn((await entities.list()).configs, config.datacenter);
     const logAdmin = await openKafkaLogAdmin({ brokers, sasl, logger, clientId: `deltabroker-${config.datacenter}-admin` });
     closers.push(() => logAdmin.close());
+    const lag = serviceLagSource({ admin: logAdmin, entities, sql, datacenter: config.datacenter });
     const metrics = new ServiceMetrics({
-      lag: serviceLagSource({ admin: logAdmin, entities, sql, datacenter: config.datacenter }),
+      lag,
+      refusedEntityConfigs: () => entities.refused(),
       onLagFailure: (error) => logger.warn({ err: error }, 'consumer lag not collected'),
     });
     timeEncryption(crypto, metrics);
@@ -137,7 +152,8 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
       waiter.deliver(outcome);
     };
     const actors = createActorProofVerifier({ seal, tokens: verifier });
-    const processor = await startDeltaProcessor({ log, schemas, entities, states, actors, logger, onVerdict, recorded });
+    const catchUp = async (): Promise<void> => void (await catchUpRecordState({ log, schemas, entities, states, logger }, recorded));
+    const processor = await startDeltaProcessor({ log, schemas, entities, states, actors, logger, onVerdict, recorded, catchUp });
     closers.push(() => processor.stop());
     // Projectors and emitters that find their topic recreated stop it; the log line, metric and /ready say so.
     const stopped = new StoppedTopics((partition, error) => {
@@ -178,7 +194,16 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
       check: registryAcceptsCheck({ registryUrl, subject: 'deltas-value', schema: schemas.DeltaEnvelope, ...(registryAuth && { auth: registryAuth }) }),
     });
     checks.push({ name: 'topics', check: () => stopped.check() });
-    registerHealthRoutes(http, checks);
+    registerHealthRoutes(http, checks, [
+      {
+        name: 'entity-configs',
+        refused: () => entities.refused().length,
+        reason: (n) =>
+          `${n} entity configuration${n === 1 ? ' is' : 's are'} refused; ${n === 1 ? 'its entity answers' : 'their entities answer'} ` +
+          'DB_ENTITY_CONFIG_INVALID (or DB_CONFLICT for a name another owns) and every other entity serves: ' +
+          'the log names each and says why (`deltabroker entities list` shows the invalid ones)',
+      },
+    ]);
     registerDispatchRoute(http, crypto);
     registerKeyRoutes(http, keyring);
     registerWhoamiRoute(http);
@@ -186,7 +211,15 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     registerStorageBrokerRoutes(http, writes, queries, new DeltaStatusService({ states, backlog: () => pipelineBacklog(logAdmin) }));
     registerRejectionRoutes(http, rejections, { waitMs: config.writes.timeoutMs });
     registerSubjectRoutes(http, new SubjectService({ keys: subjectKeys, entities, log, schemas, records: tableSubjectRecords(sql), logger }));
-    registerReplayRoutes(http, projectionReplay({ sql, log, schemas, entities, logger, search }), logger);
+    const replayContext = { sql, log, schemas, entities, logger, search };
+    const replayJobs = registerReplayRoutes(http, projectionReplay(replayContext), logger);
+    registerRecoveryRoute(http, topicRecovery({ replay: replayContext, stopped, states }), replayJobs);
+    registerConsoleDataRoutes(http, new TenantOverviewService({ entities, log, rejections, lag }), new RecordHistoryService({ log, schemas, entities }));
+    registerConsoleRoutes(http, {
+      assetsDir: consoleAssetsDir(),
+      // The token the start-up line tells developers to mint with `npx deltabroker token`.
+      ...(devIssuer && { mintDevToken: () => devIssuer.mint({ sub: 'alice', tenant: 'acme', roles: ['admin'] }) }),
+    });
     closers.push(() => http.close());
     const address = await http.listen({ host: config.http.host, port: config.http.port });
     const unpublish = publishEndpoints(config.dataDir, { http: address, brokers, registryUrl });

@@ -14,7 +14,7 @@ import { startEmbeddedRegistry } from '../embedded/registry';
 import type { WriteLog } from '../log';
 import { openInProcessWriteLog } from '../log/in-process';
 import { type KafkaSasl, openKafkaWriteLog, type RegistryAuth } from '../log/kafka';
-import { ServiceResources } from '../log/topology';
+import { isLastingServiceGroup, ServiceResources } from '../log/topology';
 import type { Logger } from '../logger';
 import { connectionCapWithin, openFilesLimit } from '../system/open-files-limit';
 import { readRunning } from '../system/service-endpoints';
@@ -81,6 +81,8 @@ export async function openWriteLog(config: Config, logger: Logger, closers: Clos
       maxConnections: kafkaConnectionCap(config, logger),
       maxConnectionsPerIp: config.kafka.maxConnectionsPerIp,
       connectionsMaxIdleMs: config.kafka.connectionsMaxIdleMs,
+      offsetsRetentionMs: config.kafka.offsetsRetentionMinutes * 60_000,
+      retainedGroup: isLastingServiceGroup,
       logger,
     });
     closers.push(() => kafka.stop());
@@ -105,7 +107,18 @@ export async function openWriteLog(config: Config, logger: Logger, closers: Clos
   const clientId = `deltabroker-${opener}-${config.datacenter}`;
   const log = embedded
     ? await openInProcessWriteLog({ broker: embedded.parts, registryUrl, registryAuth, logger, clientId })
-    : await openKafkaWriteLog({ brokers, registryUrl, sasl, registryAuth, logger, clientId });
+    : // Idempotent on every Kafka-protocol broker: a produce retried after a broker failed mid-request (its answer lost)
+      // must not append the same persistence event twice.
+      await openKafkaWriteLog({
+        brokers,
+        registryUrl,
+        sasl,
+        registryAuth,
+        logger,
+        clientId,
+        idempotent: true,
+        sessionTimeoutMs: config.kafka.sessionTimeoutMs,
+      });
   closers.push(() => log.close());
   return { log, brokers, registryUrl, sasl, registryAuth, resources };
 }

@@ -7,6 +7,7 @@ import { DeltabrokerError } from '../errors';
 import type { Logger } from '../logger';
 import type { Principal, TokenVerifier } from '../auth/principal';
 import { AccessLog } from './access-log';
+import { LingeringClose } from './lingering-close';
 import { fromFrameworkError, httpStatusOf, toProblem } from './problem';
 import { loneSurrogatePath, mayHoldLoneSurrogate } from '../text/well-formed';
 
@@ -76,6 +77,18 @@ export function buildHttpApp(options: HttpAppOptions): FastifyInstance {
       }
       done(error, parsed);
     });
+  });
+
+  // An answer that closes the connection before the body was read (413 on Content-Length) lingers, so the
+  // client reads it rather than a reset.
+  const lingering = new LingeringClose();
+  app.addHook('onSend', (request, _reply, payload, done) => {
+    lingering.watch(request.raw);
+    done(null, payload);
+  });
+  app.addHook('preClose', (done) => {
+    lingering.closeAll();
+    done();
   });
 
   // Callback hooks: an async hook costs a promise per request, and these run on every request.

@@ -19,6 +19,10 @@ const STATUS: Record<ErrorCode, number> = {
   DB_DECRYPT_FAILED: 400,
   DB_SUBJECT_ERASED: 410,
   DB_HSM_UNAVAILABLE: 503,
+  // 503, not 422: nothing in the request is wrong and its sender cannot fix it. The service cannot serve this
+  // entity until an operator fixes its configuration; other entities answer. Like DB_TOPIC_RECREATED, not
+  // retriable (no Retry-After): waiting alone does not help.
+  DB_ENTITY_CONFIG_INVALID: 503,
   DB_TOPIC_RECREATED: 503,
   DB_DEPENDENCY_UNAVAILABLE: 503,
   DB_TIMEOUT: 504,

@@ -4,5 +4,5 @@ export type * from './log-admin';
 export type * from './cluster-admin';
 export * from './schemas';
 export { DECODE_REASONS, type DecodeReason } from './rejection-reasons';
-export { topicRecreated, isTopicRecreated, assertPositionHeld, lostPositionOf, type LostPosition } from './lost-position';
+export { topicRecreated, isTopicRecreated, assertPositionHeld, lostPositionOf, settledBeyondEnd, type LostPosition } from './lost-position';
 export { BatchRounds } from './batch-rounds';

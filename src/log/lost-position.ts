@@ -6,7 +6,8 @@
  * must not do that stops the partition with DB_TOPIC_RECREATED instead.
  */
 import { DeltabrokerError, isDeltabrokerError } from '../errors';
-import type { Offset } from './port';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Offset, TopicOffsets, WriteLog } from './port';
 
 export interface LostPosition {
   readonly topic: string;
@@ -49,4 +50,24 @@ export function lostPositionOf(e: DeltabrokerError): LostPosition {
     ...(d.logStart !== undefined && { logStart: d.logStart }),
     highWatermark: String(d.highWatermark),
   };
+}
+
+/**
+ * The partition's offsets when `position` lies beyond its end and stays there for the log's `endSettleMs`;
+ * undefined as soon as a read finds it within. A recreated topic stays short of the position; a high watermark
+ * that trails after a leader change catches up within a few follower fetches, and must not stop a partition.
+ */
+export async function settledBeyondEnd(
+  log: Pick<WriteLog, 'topicOffsets' | 'endSettleMs'>,
+  topic: string,
+  partition: number,
+  position: bigint,
+): Promise<TopicOffsets | undefined> {
+  const deadline = Date.now() + log.endSettleMs;
+  for (;;) {
+    const offsets = (await log.topicOffsets(topic)).find((p) => p.partition === partition);
+    if (offsets === undefined || position <= BigInt(offsets.high)) return undefined;
+    if (Date.now() >= deadline) return offsets;
+    await sleep(Math.min(500, Math.max(1, deadline - Date.now())));
+  }
 }

@@ -9,6 +9,7 @@ export class OpenSubscriptions {
     const tracked: Subscription = {
       groupId: sub.groupId,
       joined: sub.joined,
+      resumeAt: (topic, partition, offset) => sub.resumeAt(topic, partition, offset),
       stop: async () => {
         this.open.delete(tracked);
         await sub.stop();

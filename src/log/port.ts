@@ -92,6 +92,12 @@ export interface SubscribeOptions<T = unknown> {
    * partitions are assigned (kafkajs resets an out-of-range fetch on its own).
    */
   readonly onLostPosition?: (lost: LostPosition) => void;
+  /**
+   * Called each time this member is given partitions, before any of their records is handed over; they wait until
+   * it resolves (a failure is logged and it is called again). Kafka Streams restores a task's state store here: the
+   * member that had the partitions may have died after some of its effects reached the log.
+   */
+  readonly onAssigned?: (partitions: readonly { topic: string; partition: number }[]) => Promise<void>;
   /** Decode values into this reader schema (Avro schema resolution) instead of the writer's schema. */
   readonly readerSchema?: RecordSchema<T>;
   /** How many partitions are handled at the same time (default 1); order holds within each partition. */
@@ -121,6 +127,13 @@ export interface Subscription {
   readonly joined: Promise<void>;
   /** Stops fetching, lets the batch in hand finish, leaves the group. */
   stop(): Promise<void>;
+  /**
+   * Consumes again a partition this member holds and stopped (a lost position, or a handler's DB_TOPIC_RECREATED),
+   * from `offset`, which it first commits as the group's position: a rebalance afterwards starts there too, not at
+   * the lost position. Kafka's seek, for stopped partitions only: a partition this member consumes is left as it is
+   * (its position is one the log holds), and DB_CONFLICT answers for a partition this member does not hold now.
+   */
+  resumeAt(topic: string, partition: number, offset: Offset): Promise<void>;
 }
 
 export interface PartitionOffset {
@@ -187,6 +200,12 @@ export interface WriteLog {
    * gather records into one publish at a time).
    */
   readonly publishesAcknowledgedTogether: boolean;
+  /**
+   * How long a partition's end may trail what consumers have already read: after a broker fails, the new leader's
+   * high watermark trails the old one's until its followers fetch again. A position beyond the end counts as lost
+   * (settledBeyondEnd) only once it stayed beyond for this long; 0 where the end never trails (one node).
+   */
+  readonly endSettleMs: number;
   subscribe<T = unknown>(options: SubscribeOptions<T>): Promise<Subscription>;
   /** Reads a topic from a start point up to its end offsets as they were when the replay began. */
   replay<T = unknown>(options: ReplayOptions<T>): Promise<ReplayResult>;

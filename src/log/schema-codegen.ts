@@ -1,7 +1,7 @@
 /**
  * Generates `schema-types.ts` (the TypeScript types of the records in `schemas/*.avsc`) so that types are
  * never kept apart from the schemas by hand. A unit test fails when the generated file is stale; refresh it
- * with `npx tsx src/log/schema-codegen.ts`. `--markdown` prints the field tables for the README instead.
+ * with `npx tsx src/log/schema-codegen.ts`. `--markdown` prints the field tables of docs/records.md instead.
  *
  * Mapping (avsc defaults, as the log adapter decodes): null → null, boolean → boolean, int/long/float/double
  * → number (timestamp-millis stays a number of epoch milliseconds), string → string, bytes/fixed → Buffer,

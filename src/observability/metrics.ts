@@ -17,6 +17,7 @@ export const METRIC_NAMES = {
   lagCollectionFailures: 'deltabroker_lag_collection_failures_total',
   partitionsStopped: 'deltabroker_partitions_stopped_total',
   cryptoDuration: 'deltabroker_crypto_operation_duration_seconds',
+  entityConfigsRefused: 'deltabroker_refused_entity_configs',
 } as const;
 
 /** Consumer and projection lag as of one look at the log and the checkpoints. */
@@ -36,6 +37,8 @@ export interface ServiceMetricsOptions {
   readonly onLagFailure?: (error: unknown) => void;
   /** Process and Node.js runtime metrics (default true). */
   readonly defaultMetrics?: boolean;
+  /** The entity configurations refused now (code and rule of each), read on each scrape. */
+  readonly refusedEntityConfigs?: () => readonly { readonly code: string; readonly rule: string }[];
 }
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -57,6 +60,8 @@ export class ServiceMetrics {
   readonly partitionsStopped: Counter<'consumer' | 'topic' | 'partition'>;
   /** Successful crypto operations by operation and explicit method. */
   readonly cryptoDuration: Histogram<'operation' | 'method'>;
+  /** Entities whose configuration is refused now, by the refusal's code and rule (names are in the CLI and the log). */
+  readonly entityConfigsRefused: Gauge<'code' | 'rule'>;
   private lagInFlight: Promise<void> | undefined;
 
   constructor(private readonly options: ServiceMetricsOptions = {}) {
@@ -122,6 +127,19 @@ export class ServiceMetrics {
       labelNames: ['operation', 'method'],
       buckets: CRYPTO_BUCKETS,
       registers,
+    });
+    const refused = options.refusedEntityConfigs;
+    this.entityConfigsRefused = new Gauge({
+      name: METRIC_NAMES.entityConfigsRefused,
+      help: 'Entities whose configuration is refused (they answer DB_ENTITY_CONFIG_INVALID or DB_CONFLICT while every other entity serves), by code and rule',
+      labelNames: ['code', 'rule'],
+      registers,
+      // Counted afresh on each scrape, so a fixed configuration leaves no series behind.
+      collect: () => {
+        if (!refused) return;
+        this.entityConfigsRefused.reset();
+        for (const { code, rule } of refused()) this.entityConfigsRefused.inc({ code, rule });
+      },
     });
   }
 

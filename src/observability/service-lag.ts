@@ -24,7 +24,7 @@ export async function readCheckpoints(sql: SqlExecutor): Promise<Checkpoint[]> {
 
 export function serviceLagSource(o: ServiceLagOptions): LagSource {
   return async () => {
-    const configs = await o.entities.list();
+    const { configs } = await o.entities.list();
     const persistence = persistenceTopics(configs);
     const marks = await watermarks(o.admin, [PIPELINE_TOPICS.deltas, ...persistence]);
     const [consumer, checkpoints] = await Promise.all([consumerLag(o.admin, serviceGroups(o.datacenter, configs), marks), readCheckpoints(o.sql)]);

@@ -4,3 +4,4 @@ export type * from './reports';
 export type * from './port';
 export { ReplayProgress, type ProgressListener, type ProgressSnapshot, type ReplayPhase } from './progress';
 export { formatDuration, loggedProgress, periodicProgress, progressLine, terminalProgress } from './progress-render';
+export type * from './recovery';

@@ -48,7 +48,13 @@ export function validateIndexDefinition(index: IndexDefinition): IndexDefinition
     }
     if (seen.has(field.name)) throw invalid(`index.fields[${i}].name`, 'unique', `field ${field.name} is declared twice`);
     seen.add(field.name);
-    return Object.freeze({ name: field.name, type: field.type });
+    if (field.sensitive !== undefined && typeof field.sensitive !== 'boolean') {
+      throw invalid(`index.fields[${i}].sensitive`, 'type', `field ${field.name}: sensitive must be a boolean`);
+    }
+    if (field.sensitive === true && field.type !== 'string') {
+      throw invalid(`index.fields[${i}].sensitive`, 'field-type', `field ${field.name}: only string fields hold ciphertext`);
+    }
+    return Object.freeze(field.sensitive === true ? { name: field.name, type: field.type, sensitive: true } : { name: field.name, type: field.type });
   });
   return Object.freeze({ name: index.name, fields: Object.freeze(fields) });
 }

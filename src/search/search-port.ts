@@ -1,8 +1,9 @@
 /**
  * The search port: an index of documents per entity, queried with the Elasticsearch query DSL and answering
  * in Elasticsearch's response shape. Adapters: `postgres/` (the supported DSL subset translated to SQL, the
- * embedded default) and `elasticsearch/` (the real engine). The port knows nothing of tenants or entity
- * configuration: a caller maps an entity's configured fields onto an `IndexDefinition`.
+ * embedded default), and `elasticsearch/` and `opensearch/` on one shared core (`elastic-family/`). The port
+ * knows nothing of tenants or entity configuration: a caller maps an entity's configured fields onto an
+ * `IndexDefinition`. Where the engines legitimately differ from PostgreSQL, the member says so ("Engines:").
  */
 
 /** Field types an index understands. `object` is stored and returned, never queried. */
@@ -13,6 +14,11 @@ export interface IndexField {
   /** Top-level document key: a letter, then letters, digits or underscores (at most 63), like entity configuration field names. */
   readonly name: string;
   readonly type: SearchFieldType;
+  /**
+   * A `string` field holding ciphertext (the entity's sensitive fields): stored and returned, never analysed
+   * into words. Queries compare its whole value, as on `<name>.keyword`; `multi_match` patterns skip it.
+   */
+  readonly sensitive?: boolean;
 }
 
 export interface IndexDefinition {
@@ -74,18 +80,33 @@ export interface SearchResponse {
 export type SearchWrites = Pick<SearchIndex, 'upsert' | 'delete'>;
 
 export interface SearchIndex {
-  /** Creates the index, or brings its fields up to date with `index`. Idempotent. */
+  /**
+   * Creates the index, or brings its fields up to date with `index`: a new field finds the documents already
+   * stored, a field whose type changed keeps them. Idempotent, and safe for instances starting together.
+   * Engines: adding or retyping a field rebuilds the index (a copy, then an alias move); a delete made while it
+   * runs may be undone.
+   */
   ensureIndex(index: IndexDefinition): Promise<void>;
-  /** Inserts or replaces documents; a document whose version is below the stored one is left as is. */
+  /**
+   * Inserts or replaces documents; a document whose version is below the stored one is left as is. Resolves
+   * once every document is visible to search (engines: by default, see the adapter's refresh policy).
+   * Engines: a timestamp written with a space before its time or a lower-case `z` is stored with `T` and `Z`
+   * (the same instant; the engines' date format refuses the other forms).
+   */
   upsert(index: string, docs: readonly SearchDocument[]): Promise<void>;
   /** Removes documents by id; unknown ids are ignored. */
   delete(index: string, ids: readonly string[]): Promise<void>;
   /**
    * Replaces the string values of `fields` by `marker` in every document whose `match.field` equals
-   * `match.value`, keeping versions (a data subject's erasure). Answers how many documents changed.
+   * `match.value` (the whole value, case-sensitive), keeping versions (a data subject's erasure). Answers how
+   * many documents changed: a repeated erasure changes and counts nothing, and the record's next event applies.
+   * Engines: `match.field` must be a declared field that is not an `object`.
    */
   maskFields(index: string, match: { field: string; value: string }, fields: readonly string[], marker: string): Promise<number>;
-  /** Runs an Elasticsearch query DSL body against `index` (never another index, whatever the body says). */
+  /**
+   * Runs an Elasticsearch query DSL body against `index` (never another index, whatever the body says).
+   * Engines: an answer some shards failed to give is DB_DEPENDENCY_UNAVAILABLE, never partial results.
+   */
   search(index: string, body: unknown, options?: SearchOptions): Promise<SearchResponse>;
   /** Whether an index (live or shadow) of this name is there. */
   exists(index: string): Promise<boolean>;

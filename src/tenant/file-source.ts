@@ -2,9 +2,11 @@
  * File-backed entity configuration, the embedded default: `<directory>/<tenant>/<entity>.yaml`.
  *
  * Each `get` stats the file (cheap) and re-reads it only when its modification time, size or inode changed,
- * so an edited file takes effect on the next write without a restart. A file that fails to parse or
- * validate throws a DB_INTERNAL error naming the file and the field path; the previous good version is NOT
- * served (a broken file should be noticed, not hidden).
+ * so an edited file takes effect on the next write without a restart. A file that cannot be read, parsed or
+ * validated refuses its entity alone (DB_ENTITY_CONFIG_INVALID naming the file, the field and the rule); the
+ * previous good version is NOT served (a broken file should be noticed, not hidden). `list` reports such files,
+ * and files whose names are not a tenant and an entity name, among the refused; only a folder that cannot be
+ * read fails it.
  */
 import { promises as fs, type Stats } from 'node:fs';
 import * as path from 'node:path';
@@ -12,7 +14,8 @@ import { parse as parseYaml } from 'yaml';
 import { DeltabrokerError } from '../errors';
 import { isEntityName, isTenantName, type EntityConfig } from './entity-config';
 import { parseEntityConfig } from './parse-entity-config';
-import { byTenantThenEntity, type EntityConfigSource } from './source';
+import { entityConfigInvalid, isEntityConfigRefusal, refusedEntry, type RefusedEntityConfig } from './refusals';
+import { entityListing, type EntityConfigSource, type EntityListing } from './source';
 import { STAGES } from '../log/topology/stages';
 
 export const CONFIG_FILE_EXTENSION = '.yaml';
@@ -29,7 +32,8 @@ export interface FileEntityConfigSourceOptions {
 
 interface CacheEntry {
   stamp: string;
-  config: EntityConfig;
+  /** The configuration, or the refusal of the file as it was at `stamp`. */
+  loaded: EntityConfig | DeltabrokerError;
   checkedAt: number;
 }
 
@@ -37,6 +41,10 @@ const stampOf = (s: Stats): string => `${s.ino}:${s.size}:${s.mtimeMs}`;
 const isNotFound = (e: unknown): boolean => {
   const code = (e as { code?: unknown } | null)?.code;
   return code === 'ENOENT' || code === 'ENOTDIR';
+};
+const answer = (loaded: EntityConfig | DeltabrokerError): EntityConfig => {
+  if (loaded instanceof DeltabrokerError) throw loaded;
+  return loaded;
 };
 
 export class FileEntityConfigSource implements EntityConfigSource {
@@ -59,7 +67,7 @@ export class FileEntityConfigSource implements EntityConfigSource {
     if (!isTenantName(tenant) || !isEntityName(entity)) return undefined;
     const file = this.fileOf(tenant, entity);
     const fresh = this.cache.get(file);
-    if (fresh !== undefined && Date.now() - fresh.checkedAt < this.recheckMs) return fresh.config;
+    if (fresh !== undefined && Date.now() - fresh.checkedAt < this.recheckMs) return answer(fresh.loaded);
     let stats: Stats;
     try {
       stats = await fs.stat(file);
@@ -68,73 +76,82 @@ export class FileEntityConfigSource implements EntityConfigSource {
         this.cache.delete(file);
         return undefined;
       }
-      throw this.readError(file, e);
+      throw this.unreadable(file, e);
     }
     const stamp = stampOf(stats);
     const cached = this.cache.get(file);
     if (cached !== undefined && cached.stamp === stamp) {
       cached.checkedAt = Date.now();
-      return cached.config;
+      return answer(cached.loaded);
     }
-    const config = await this.load(file, tenant, entity);
-    this.cache.set(file, { stamp, config, checkedAt: Date.now() });
-    return config;
-  }
-
-  async list(tenant?: string): Promise<EntityConfig[]> {
-    const tenants = tenant === undefined ? await this.subdirectories() : isTenantName(tenant) ? [tenant] : [];
-    const out: EntityConfig[] = [];
-    for (const t of tenants) {
-      for (const file of await this.yamlFiles(t)) {
-        const entity = file.slice(0, -CONFIG_FILE_EXTENSION.length);
-        const rel = `${t}/${file}`;
-        if (!isTenantName(t) || !isEntityName(entity)) {
-          throw new DeltabrokerError('DB_INTERNAL', `entity config file ${rel}: tenant and entity names must be lowercase identifiers`, {
-            field: rel,
-            rule: 'file-name',
-            stage: STAGES.entityConfig,
-          });
-        }
-        const config = await this.get(t, entity);
-        if (config !== undefined) out.push(config);
-      }
-    }
-    return out.sort(byTenantThenEntity);
-  }
-
-  private async load(file: string, tenant: string, entity: string): Promise<EntityConfig> {
-    const rel = path.relative(this.directory, file);
     let text: string;
     try {
       text = await fs.readFile(file, 'utf8');
     } catch (e) {
-      throw this.readError(file, e);
+      throw this.unreadable(file, e);
     }
+    // A refusal is kept with the file's stamp like a configuration: it stands until the file changes.
+    let loaded: EntityConfig | DeltabrokerError;
+    try {
+      loaded = this.parse(text, path.relative(this.directory, file), tenant, entity);
+    } catch (e) {
+      if (!isEntityConfigRefusal(e)) throw e;
+      loaded = e;
+    }
+    this.cache.set(file, { stamp, loaded, checkedAt: Date.now() });
+    return answer(loaded);
+  }
+
+  async list(tenant?: string): Promise<EntityListing> {
+    const tenants = tenant === undefined ? await this.subdirectories() : isTenantName(tenant) ? [tenant] : [];
+    const configs: EntityConfig[] = [];
+    const refused: RefusedEntityConfig[] = [];
+    for (const t of tenants) {
+      for (const file of await this.yamlFiles(t)) {
+        const entity = file.slice(0, -CONFIG_FILE_EXTENSION.length);
+        try {
+          if (!isTenantName(t) || !isEntityName(entity)) throw this.badFileName(`${t}/${file}`);
+          const config = await this.get(t, entity);
+          if (config !== undefined) configs.push(config);
+        } catch (error) {
+          if (!isEntityConfigRefusal(error)) throw error;
+          refused.push(refusedEntry(t, entity, error));
+        }
+      }
+    }
+    return entityListing(configs, refused);
+  }
+
+  private parse(text: string, rel: string, tenant: string, entity: string): EntityConfig {
     let doc: unknown;
     try {
       doc = parseYaml(text);
     } catch (e) {
-      throw new DeltabrokerError(
-        'DB_INTERNAL',
-        `entity config file ${rel} is not valid YAML: ${(e as Error).message}`,
-        {
-          field: rel,
-          rule: 'yaml',
-          stage: STAGES.entityConfig,
-        },
-        { cause: e },
-      );
+      throw entityConfigInvalid(`entity config file ${rel} is not valid YAML: ${(e as Error).message}`, { source: rel, field: '(file)', rule: 'yaml' }, e);
     }
     const config = parseEntityConfig(doc, rel);
     if (config.tenant !== tenant || config.entity !== entity) {
-      throw new DeltabrokerError('DB_INTERNAL', `entity config file ${rel} declares ${config.tenant}/${config.entity}; its path says ${tenant}/${entity}`, {
-        field: config.tenant !== tenant ? 'tenant' : 'entity',
-        rule: 'path-mismatch',
-        stage: STAGES.entityConfig,
+      const field = config.tenant !== tenant ? 'tenant' : 'entity';
+      throw entityConfigInvalid(`entity config file ${rel} declares ${config.tenant}/${config.entity}; its path says ${tenant}/${entity}`, {
         source: rel,
+        field,
+        rule: 'path-mismatch',
       });
     }
     return config;
+  }
+
+  private badFileName(rel: string): DeltabrokerError {
+    return entityConfigInvalid(
+      `entity config file ${rel}: its folder and name must be a tenant and an entity name (lowercase words of letters and digits joined by single underscores)`,
+      { source: rel, field: '(file name)', rule: 'file-name' },
+    );
+  }
+
+  /** One file that cannot be read refuses its entity alone (a permission, a directory named like a file). */
+  private unreadable(file: string, e: unknown): DeltabrokerError {
+    const rel = path.relative(this.directory, file);
+    return entityConfigInvalid(`cannot read entity config file ${rel}: ${(e as Error).message}`, { source: rel, field: '(file)', rule: 'read' }, e);
   }
 
   private async subdirectories(): Promise<string[]> {
@@ -146,7 +163,7 @@ export class FileEntityConfigSource implements EntityConfigSource {
         .sort();
     } catch (e) {
       if (isNotFound(e)) return [];
-      throw this.readError(this.directory, e);
+      throw this.folderError(this.directory, e);
     }
   }
 
@@ -159,19 +176,16 @@ export class FileEntityConfigSource implements EntityConfigSource {
         .sort();
     } catch (e) {
       if (isNotFound(e)) return [];
-      throw this.readError(path.join(this.directory, tenant), e);
+      throw this.folderError(path.join(this.directory, tenant), e);
     }
   }
 
-  private readError(file: string, e: unknown): DeltabrokerError {
+  /** A folder that cannot be read fails the whole listing: which entities it holds is unknown. */
+  private folderError(folder: string, e: unknown): DeltabrokerError {
     return new DeltabrokerError(
       'DB_INTERNAL',
-      `cannot read entity configuration ${file}: ${(e as Error).message}`,
-      {
-        field: file,
-        rule: 'read',
-        stage: STAGES.entityConfig,
-      },
+      `cannot read the entity configuration folder ${folder}: ${(e as Error).message}`,
+      { field: folder, rule: 'read', stage: STAGES.entityConfig },
       { cause: e },
     );
   }

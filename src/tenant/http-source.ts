@@ -9,17 +9,22 @@
  * Caching (per tenant/entity):
  * - a found config is served from memory for `ttlMs`; a 404 is remembered for `negativeTtlMs`;
  * - concurrent gets of one entity share one request;
- * - when a refresh fails (network error, timeout, status other than 200/404, malformed JSON or an invalid
- *   config), the last good answer (config or 404) is served for up to `maxStaleMs` past its expiry, and the
- *   API is not asked again for `errorBackoffMs`; past that, or with nothing cached, get() throws
- *   DB_DEPENDENCY_UNAVAILABLE (DB_TIMEOUT for a timeout), both retriable.
- * list() is not cached and never stale; what it returns refreshes the per-entity cache.
+ * - when a refresh fails (network error, timeout, status other than 200/404, a body that is not JSON, or the
+ *   configuration of another entity), the last good answer (config, 404 or refusal) is served for up to
+ *   `maxStaleMs` past its expiry, and the API is not asked again for `errorBackoffMs`; past that, or with
+ *   nothing cached, get() throws DB_DEPENDENCY_UNAVAILABLE (DB_TIMEOUT for a timeout), both retriable.
+ * - a configuration the API answers that breaks a rule is the API's answer, not its failure: that entity is
+ *   refused (DB_ENTITY_CONFIG_INVALID, cached like a configuration), as a broken file is; no older version is
+ *   served in its place.
+ * list() is not cached and never stale; what it returns refreshes the per-entity cache. An invalid item is
+ * listed among the refused, the others are served.
  */
 import { DeltabrokerError } from '../errors';
 import type { Logger } from '../logger';
 import { isEntityName, isTenantName, type EntityConfig } from './entity-config';
 import { parseEntityConfig } from './parse-entity-config';
-import { byTenantThenEntity, type EntityConfigSource } from './source';
+import { isEntityConfigRefusal, refusedEntry, type RefusedEntityConfig } from './refusals';
+import { entityListing, type EntityConfigSource, type EntityListing } from './source';
 import { STAGES } from '../log/topology/stages';
 
 export interface HttpEntityConfigSourceOptions {
@@ -47,7 +52,8 @@ export interface HttpEntityConfigSourceOptions {
 }
 
 interface CacheEntry {
-  value: EntityConfig | undefined;
+  /** The configuration, undefined for a 404, or the refusal of an invalid configuration. */
+  value: EntityConfig | undefined | DeltabrokerError;
   expiresAt: number;
   /** No refresh is attempted before this time (set after a failed refresh). */
   retryAt: number;
@@ -62,7 +68,19 @@ const DEFAULTS = {
   maxBodyBytes: 1 << 20,
 };
 
-type Fetched = { status: 'found'; config: EntityConfig } | { status: 'not-found' };
+type Fetched = { status: 'found'; config: EntityConfig } | { status: 'refused'; refusal: DeltabrokerError } | { status: 'not-found' };
+
+const answer = (value: CacheEntry['value']): EntityConfig | undefined => {
+  if (value instanceof DeltabrokerError) throw value;
+  return value;
+};
+
+/**
+ * How a refusal names its source: the resource's path under the base URL. The base URL itself stays out, as
+ * these refusals reach the tenant's clients and the tenant API's address is the operator's business.
+ */
+const entityPath = (tenant: string, entity: string): string => `/tenants/${encodeURIComponent(tenant)}/entities/${encodeURIComponent(entity)}`;
+const sourceOf = (resource: string): string => `tenant API ${resource}`;
 
 export class HttpEntityConfigSource implements EntityConfigSource {
   private readonly opts: Required<Omit<HttpEntityConfigSourceOptions, 'headers' | 'logger' | 'fetch' | 'now'>>;
@@ -71,7 +89,7 @@ export class HttpEntityConfigSource implements EntityConfigSource {
   private readonly now: () => number;
   private readonly logger: Logger | undefined;
   private readonly cache = new Map<string, CacheEntry>();
-  private readonly inflight = new Map<string, Promise<EntityConfig | undefined>>();
+  private readonly inflight = new Map<string, Promise<CacheEntry['value']>>();
 
   constructor(options: HttpEntityConfigSourceOptions) {
     const baseUrl = options.baseUrl.replace(/\/+$/, '');
@@ -105,31 +123,50 @@ export class HttpEntityConfigSource implements EntityConfigSource {
     const entry = this.cache.get(key);
     const now = this.now();
     if (entry !== undefined && (now < entry.expiresAt || (now < entry.retryAt && this.servable(entry, now)))) {
-      return entry.value;
+      return answer(entry.value);
     }
-    const pending = this.inflight.get(key);
-    if (pending !== undefined) return pending;
-    const p = this.refresh(tenant, entity, key).finally(() => this.inflight.delete(key));
-    this.inflight.set(key, p);
-    return p;
+    let pending = this.inflight.get(key);
+    if (pending === undefined) {
+      pending = this.refresh(tenant, entity, key).finally(() => this.inflight.delete(key));
+      this.inflight.set(key, pending);
+    }
+    return answer(await pending);
   }
 
-  async list(tenant?: string): Promise<EntityConfig[]> {
-    if (tenant !== undefined && !isTenantName(tenant)) return [];
-    const url = tenant === undefined ? `${this.opts.baseUrl}/entities` : `${this.opts.baseUrl}/tenants/${encodeURIComponent(tenant)}/entities`;
+  async list(tenant?: string): Promise<EntityListing> {
+    if (tenant !== undefined && !isTenantName(tenant)) return entityListing([]);
+    const resource = tenant === undefined ? '/entities' : `/tenants/${encodeURIComponent(tenant)}/entities`;
+    const url = `${this.opts.baseUrl}${resource}`;
     const { status, body } = await this.request(url);
-    if (status === 404) return [];
+    if (status === 404) return entityListing([]);
     if (status !== 200) throw this.unavailable(`tenant API answered ${status} to GET ${url}`, url);
     const json = this.json(body, url);
     const items: unknown = Array.isArray(json) ? json : (json as { items?: unknown } | null)?.items;
     if (!Array.isArray(items)) throw this.unavailable(`tenant API answer to GET ${url} is neither an array nor {items: [...]}`, url);
-    const configs = items.map((item, i) => parseEntityConfig(item, `${url} [${i}]`, 'DB_DEPENDENCY_UNAVAILABLE'));
+    const configs: EntityConfig[] = [];
+    const refused: RefusedEntityConfig[] = [];
     const now = this.now();
-    for (const c of configs) {
-      if (tenant !== undefined && c.tenant !== tenant) throw this.unavailable(`GET ${url} returned an entity of tenant ${c.tenant}`, url);
-      this.cache.set(`${c.tenant}/${c.entity}`, { value: c, expiresAt: now + this.opts.ttlMs, retryAt: 0 });
-    }
-    return configs.sort(byTenantThenEntity);
+    items.forEach((item: unknown, i) => {
+      const named = namesOf(item);
+      // Another tenant's entity in this tenant's list is the API's fault; an item naming none is refused below.
+      if (tenant !== undefined && named.tenant !== tenant && named.tenant !== UNNAMED) {
+        throw this.unavailable(`GET ${url} returned an entity of tenant ${named.tenant}`, url);
+      }
+      const cacheable = isTenantName(named.tenant) && isEntityName(named.entity);
+      // An item that names its entity is refused under that entity's own resource, as get() would refuse it.
+      const source = sourceOf(cacheable ? entityPath(named.tenant, named.entity) : `${resource} [${i}]`);
+      let value: EntityConfig | DeltabrokerError;
+      try {
+        value = parseEntityConfig(item, source);
+        configs.push(value);
+      } catch (error) {
+        if (!isEntityConfigRefusal(error)) throw error;
+        value = error;
+        refused.push(refusedEntry(named.tenant, named.entity, error));
+      }
+      if (cacheable) this.cache.set(`${named.tenant}/${named.entity}`, { value, expiresAt: now + this.opts.ttlMs, retryAt: 0 });
+    });
+    return entityListing(configs, refused);
   }
 
   /** Forgets cached answers: one entity's, one tenant's, or all. */
@@ -144,7 +181,7 @@ export class HttpEntityConfigSource implements EntityConfigSource {
     return now - entry.expiresAt <= this.opts.maxStaleMs;
   }
 
-  private async refresh(tenant: string, entity: string, key: string): Promise<EntityConfig | undefined> {
+  private async refresh(tenant: string, entity: string, key: string): Promise<CacheEntry['value']> {
     let fetched: Fetched;
     try {
       fetched = await this.fetchOne(tenant, entity);
@@ -166,20 +203,29 @@ export class HttpEntityConfigSource implements EntityConfigSource {
       this.cache.set(key, { value: undefined, expiresAt: now + this.opts.negativeTtlMs, retryAt: 0 });
       return undefined;
     }
-    this.cache.set(key, { value: fetched.config, expiresAt: now + this.opts.ttlMs, retryAt: 0 });
-    return fetched.config;
+    const value = fetched.status === 'found' ? fetched.config : fetched.refusal;
+    this.cache.set(key, { value, expiresAt: now + this.opts.ttlMs, retryAt: 0 });
+    return value;
   }
 
   private async fetchOne(tenant: string, entity: string): Promise<Fetched> {
-    const url = `${this.opts.baseUrl}/tenants/${encodeURIComponent(tenant)}/entities/${encodeURIComponent(entity)}`;
+    const url = `${this.opts.baseUrl}${entityPath(tenant, entity)}`;
     const { status, body } = await this.request(url);
     if (status === 404) return { status: 'not-found' };
     if (status !== 200) throw this.unavailable(`tenant API answered ${status} to GET ${url}`, url);
-    const config = parseEntityConfig(this.json(body, url), url, 'DB_DEPENDENCY_UNAVAILABLE');
-    if (config.tenant !== tenant || config.entity !== entity) {
-      throw this.unavailable(`tenant API answered GET ${url} with ${config.tenant}/${config.entity}`, url);
+    const json = this.json(body, url);
+    const named = namesOf(json);
+    // An answer that is not this entity's is the API's fault, like a 500; an invalid configuration of this entity
+    // is its answer, and refuses the entity.
+    if (named.tenant !== tenant || named.entity !== entity) {
+      throw this.unavailable(`tenant API answered GET ${url} with ${named.tenant}/${named.entity}`, url);
     }
-    return { status: 'found', config };
+    try {
+      return { status: 'found', config: parseEntityConfig(json, sourceOf(entityPath(tenant, entity))) };
+    } catch (error) {
+      if (!isEntityConfigRefusal(error)) throw error;
+      return { status: 'refused', refusal: error };
+    }
   }
 
   private async request(url: string): Promise<{ status: number; body: string }> {
@@ -249,3 +295,11 @@ export class HttpEntityConfigSource implements EntityConfigSource {
     return new DeltabrokerError('DB_DEPENDENCY_UNAVAILABLE', message, { stage: STAGES.entityConfig, rule: 'tenant-api', url }, { cause });
   }
 }
+
+/** The tenant and entity an item of the API says it is, as far as it says (for naming a refusal). */
+function namesOf(item: unknown): { tenant: string; entity: string } {
+  const o = item !== null && typeof item === 'object' ? (item as { tenant?: unknown; entity?: unknown }) : {};
+  return { tenant: typeof o.tenant === 'string' ? o.tenant : UNNAMED, entity: typeof o.entity === 'string' ? o.entity : UNNAMED };
+}
+
+const UNNAMED = '(none)';

@@ -6,4 +6,6 @@ export { FileEntityConfigSource, type FileEntityConfigSourceOptions } from './fi
 export { HttpEntityConfigSource, type HttpEntityConfigSourceOptions } from './http-source';
 export * from './physical-names';
 export * from './record-key';
-export { ClaimingEntityConfigSource, claimsOf, type ClaimingSourceOptions } from './name-claims';
+export { ClaimingEntityConfigSource, claimsOf, NAME_CLAIMS_SOURCE, type ClaimingSourceOptions } from './name-claims';
+export { entityConfigInvalid, isEntityConfigRefusal, refusedEntry, NAME_TAKEN_RULE, type RefusalDetails } from './refusals';
+export { RefusalTrackingSource } from './refusal-tracking';

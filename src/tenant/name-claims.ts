@@ -3,15 +3,16 @@
  * topics Kafka would take for one another (it folds `.` and `_`), and tables or indexes that two entities of
  * one tenant configure alike. The first configuration seen claims its names in `physical_name_claims`
  * (migration 005); a later one that maps onto a claimed name is refused with DB_CONFLICT wherever
- * configurations are looked up, so the pipeline, the projectors and the read side agree on one owner.
+ * configurations are looked up (and listed among the refused), so the pipeline, the projectors and the read side
+ * agree on one owner.
  * Topics belong to a tenant (its entities may share one); tables and indexes to one entity.
  */
 import { DeltabrokerError } from '../errors';
-import type { Logger } from '../logger';
 import type { SqlClient } from '../store/sql-client';
 import type { EntityConfig } from './entity-config';
 import { localActionTopic, physicalNamesOf, topicCollisionKey } from './physical-names';
-import type { EntityConfigSource } from './source';
+import { isEntityConfigRefusal, NAME_TAKEN_RULE, refusedEntry } from './refusals';
+import { entityListing, type EntityConfigSource, type EntityListing } from './source';
 import { STAGES } from '../log/topology/stages';
 
 interface Claim {
@@ -41,13 +42,15 @@ export function claimsOf(config: EntityConfig, datacenter: string): Claim[] {
 export interface ClaimingSourceOptions {
   readonly sql: SqlClient;
   readonly datacenter: string;
-  readonly logger: Logger;
 }
+
+/** Where a name-taken refusal comes from: the claims, not the configuration's own file or resource. */
+export const NAME_CLAIMS_SOURCE = 'physical_name_claims';
 
 /**
  * An EntityConfigSource that hands out a configuration only once its names are claimed for it: `get` throws
- * DB_CONFLICT (rule `name-taken`) for a configuration whose names another owns, `list` leaves it out (and
- * logs why). A claim is made once per configuration shape and then remembered.
+ * DB_CONFLICT (rule `name-taken`) for a configuration whose names another owns, `list` reports it among the
+ * refused. A claim is made once per configuration shape and then remembered.
  */
 export class ClaimingEntityConfigSource implements EntityConfigSource {
   private readonly granted = new Map<string, string>();
@@ -64,21 +67,20 @@ export class ClaimingEntityConfigSource implements EntityConfigSource {
     return config;
   }
 
-  async list(tenant?: string): Promise<EntityConfig[]> {
-    const out: EntityConfig[] = [];
-    for (const config of await this.inner.list(tenant)) {
+  async list(tenant?: string): Promise<EntityListing> {
+    const listing = await this.inner.list(tenant);
+    const configs: EntityConfig[] = [];
+    const refused = [...listing.refused];
+    for (const config of listing.configs) {
       try {
         await this.claim(config);
-        out.push(config);
+        configs.push(config);
       } catch (error) {
-        if (!(error instanceof DeltabrokerError) || error.code !== 'DB_CONFLICT') throw error;
-        this.o.logger.error(
-          { tenant: config.tenant, entity: config.entity, field: error.details.field, reason: error.message },
-          'entity configuration left out',
-        );
+        if (!isEntityConfigRefusal(error)) throw error;
+        refused.push(refusedEntry(config.tenant, config.entity, error));
       }
     }
-    return out;
+    return entityListing(configs, refused);
   }
 
   private async claim(config: EntityConfig): Promise<void> {
@@ -119,6 +121,6 @@ function refusal(config: EntityConfig, claim: Claim, owner: string): Deltabroker
   return new DeltabrokerError(
     'DB_CONFLICT',
     `the ${claim.kind} that ${config.tenant}/${config.entity} configures with ${claim.field} belongs to ${whose}${why}; configure another name`,
-    { field: claim.field, rule: 'name-taken', stage: STAGES.entityConfig },
+    { field: claim.field, rule: NAME_TAKEN_RULE, stage: STAGES.entityConfig, source: NAME_CLAIMS_SOURCE },
   );
 }

@@ -1,5 +1,5 @@
 /**
- * Rotating the embedded broker's and registry's passwords, as the README tells operators: stop the service,
+ * Rotating the embedded broker's and registry's passwords, as docs/security.md tells operators: stop the service,
  * write new passwords into `data/credentials/*.json` (or delete the files for fresh ones), start it again. The
  * old passwords are refused from then on, the new ones work, and the service's own identity follows the file.
  */

@@ -6,6 +6,7 @@ import { loadConfig, type Config } from '../../src/config';
 import { loadSchemas, type DeltaEnvelope, type EntityEvent } from '../../src/log';
 import { METRIC_NAMES } from '../../src/observability';
 import { recordMessageKey } from '../../src/log/topology';
+import { serviceEnginesEnv } from '../support/engines';
 import { testEntitiesDir } from '../support/entities';
 import { post, startTestService, type TestService } from '../support/service';
 import { eventually, readTopic } from '../support/topics';
@@ -39,6 +40,7 @@ describe('refused deltas: list, show, fix, retry', () => {
       DELTABROKER_KAFKA_PORT: new URL(`kafka://${t.service.brokers[0] ?? ''}`).port,
       DELTABROKER_REGISTRY_PORT: new URL(t.service.registryUrl).port,
       DELTABROKER_ENTITIES_DIR: entitiesDir,
+      ...serviceEnginesEnv(),
     };
     cli = loadConfig(cliEnv);
     admin = await t.token(['admin']);

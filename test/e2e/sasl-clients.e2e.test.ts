@@ -1,6 +1,6 @@
 /**
- * Clients over SASL/SCRAM-SHA-256 against a service whose broker requires it, with the settings the README
- * shows (the test checks the README still shows them): kafka-python, kcat and kafkajs each produce a delta
+ * Clients over SASL/SCRAM-SHA-256 against a service whose broker requires it, with the settings docs/security.md
+ * shows (the test checks the page still shows them): kafka-python, kcat and kafkajs each produce a delta
  * proven by its actor's token and read it back from the action topic; the log tool beside the running service
  * authenticates with the service's `client` credentials. A client without SASL is turned away.
  */
@@ -17,7 +17,7 @@ import { startTestService, type TestService } from '../support/service';
 import { eventually } from '../support/topics';
 
 const ROOT = path.resolve(__dirname, '../..');
-const README = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+const SECURITY_PAGE = readFileSync(path.join(ROOT, 'docs/security.md'), 'utf8');
 const ACTIONS = 'acme.merchant_account.actions.global';
 const haveKcat = spawnSync('kcat', ['-V']).status === 0;
 const noPython = pythonCannot('import kafka');
@@ -70,10 +70,10 @@ describe('Kafka clients over SASL/SCRAM-SHA-256 (broker requires SASL)', () => {
   const messageKey = (key: string): string => `acme/merchant_account/${key}`;
 
   (noPython ? test.skip : test)('kafka-python produces a proven delta and reads it from the action topic', async () => {
-    expect(README).toContain(
+    expect(SECURITY_PAGE).toContain(
       "KafkaProducer(bootstrap_servers=bootstrap, security_protocol='SASL_PLAINTEXT', sasl_mechanism='SCRAM-SHA-256', sasl_plain_username='client', sasl_plain_password=pw)",
     );
-    expect(README).toContain(
+    expect(SECURITY_PAGE).toContain(
       "KafkaConsumer(topic, bootstrap_servers=bootstrap, security_protocol='SASL_PLAINTEXT', sasl_mechanism='SCRAM-SHA-256', sasl_plain_username='client', sasl_plain_password=pw,",
     );
     const d = await encodedDelta('sasl-py');
@@ -98,7 +98,7 @@ describe('Kafka clients over SASL/SCRAM-SHA-256 (broker requires SASL)', () => {
       '-X',
       `sasl.password=${password}`,
     ];
-    expect(README).toContain(`kcat -b 127.0.0.1:9092 ${sasl.join(' ').replace(password, '$PW')} -C -t ${ACTIONS} -e`);
+    expect(SECURITY_PAGE).toContain(`kcat -b 127.0.0.1:9092 ${sasl.join(' ').replace(password, '$PW')} -C -t ${ACTIONS} -e`);
     const d = await encodedDelta('sasl-kcat');
     await runCommand('kcat', [
       '-P',
@@ -123,7 +123,7 @@ describe('Kafka clients over SASL/SCRAM-SHA-256 (broker requires SASL)', () => {
   });
 
   test('kafkajs with sasl scram-sha-256 produces a proven delta and reads the action topic; without SASL it is turned away', async () => {
-    expect(README).toContain("new Kafka({ brokers, sasl: { mechanism: 'scram-sha-256', username: 'client', password } })");
+    expect(SECURITY_PAGE).toContain("new Kafka({ brokers, sasl: { mechanism: 'scram-sha-256', username: 'client', password } })");
     const brokers = t.service.brokers;
     const kafka = new Kafka({ brokers, sasl: { mechanism: 'scram-sha-256', username: 'client', password }, logLevel: logLevel.NOTHING });
     const d = await encodedDelta('sasl-kafkajs');

@@ -1,4 +1,4 @@
-import { post, startTestService, type TestService } from '../support/service';
+import { awaitProjected, post, startTestService, type TestService } from '../support/service';
 
 /** Seed 2.2 read (RQL → Postgres projection) and search (ES query DSL → search index), with field hiding per role. */
 describe('storage broker reads and searches', () => {
@@ -6,6 +6,7 @@ describe('storage broker reads and searches', () => {
   let admin: string;
   let reader: string;
   let lastPosition: unknown;
+  const positions: unknown[] = [];
 
   beforeAll(async () => {
     t = await startTestService();
@@ -26,7 +27,7 @@ describe('storage broker reads and searches', () => {
     for (const payload of merchants) {
       const res = await post(`${t.url}/`, { dispatch: { entity: 'merchant_account', operation: 'create' }, payload }, { authorization: `Bearer ${admin}` });
       expect(res.status).toBe(201);
-      lastPosition = res.body.position;
+      positions.push(res.body.position);
     }
     // An update and a delete: the projections must show the newest state.
     const updated = await post(
@@ -40,7 +41,9 @@ describe('storage broker reads and searches', () => {
       { authorization: `Bearer ${admin}` },
     );
     expect([updated.status, deleted.status]).toEqual([200, 200]);
+    positions.push(updated.body.position, deleted.body.position);
     lastPosition = deleted.body.position;
+    await awaitProjected(t.url, 'merchant_account', positions, admin);
   });
   afterAll(() => t.stop());
 

@@ -12,8 +12,9 @@ import { Kafka, logLevel, type Producer } from 'kafkajs';
 import { loadSchemas, type DeltaEnvelope } from '../../src/log';
 import { runCli } from '../support/cli-process';
 import { testEntitiesDir } from '../support/entities';
-import { post, startTestService, type TestService } from '../support/service';
+import { awaitProjected, post, startTestService, type TestService } from '../support/service';
 import { eventually, readTopic } from '../support/topics';
+import { logFileDirs } from '../support/engines';
 
 const schemas = loadSchemas();
 const PLAIN = {
@@ -91,8 +92,11 @@ describe('erasing a data subject (crypto-shredding)', () => {
   });
 
   test('records of two subjects, through HTTP and a Kafka client, erase one subject', async () => {
-    expect((await write('create', { customerId: 'c-1', subjectId: 's-alice', name: ct.aliceName, email: ct.aliceEmail, tier: 'gold' })).status).toBe(201);
-    expect((await write('create', { customerId: 'c-2', subjectId: 's-bob', name: ct.bobName, tier: 'silver' })).status).toBe(201);
+    const created = [
+      await write('create', { customerId: 'c-1', subjectId: 's-alice', name: ct.aliceName, email: ct.aliceEmail, tier: 'gold' }),
+      await write('create', { customerId: 'c-2', subjectId: 's-bob', name: ct.bobName, tier: 'silver' }),
+    ];
+    expect(created.map((c) => c.status)).toEqual([201, 201]);
     const { id: schemaId } = await registry.register(
       { type: SchemaType.AVRO, schema: JSON.stringify(schemas.DeltaEnvelope.definition) },
       { subject: 'deltas-value' },
@@ -119,6 +123,7 @@ describe('erasing a data subject (crypto-shredding)', () => {
       (s) => s.status === 'accepted',
     );
     lastPosition = status.position;
+    await awaitProjected(t.url, 'customer', [...created.map((c) => c.body.position), status.position], tokens.admin as string);
     const before = await rows();
     expect(before['c-1']).toMatchObject({ name: ct.aliceName, email: ct.aliceEmail });
     expect(before['c-3']).toMatchObject({ name: ct.aliceOther });
@@ -237,7 +242,9 @@ describe('erasing a data subject (crypto-shredding)', () => {
 
   test('no segment file of the persistence topic and no log line ever held a plaintext', () => {
     // The deltas topic keeps what producers sent, refused plaintexts included (7 days); the persistence topic is kept forever.
-    const segments = filesUnder(path.join(t.config.dataDir, 'kafka')).filter((f) => f.includes('acme.customer.events'));
+    const segments = logFileDirs(t.config.dataDir)
+      .flatMap(filesUnder)
+      .filter((f) => f.includes('acme.customer.events'));
     expect(segments.length).toBeGreaterThan(0);
     const bytes = Buffer.concat(segments.map((f) => readFileSync(f)));
     for (const value of Object.values(PLAIN)) {

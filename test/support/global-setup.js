@@ -5,6 +5,7 @@
 // and suites that test token creation itself make theirs under the same directory.
 // PostgreSQL: TEST_DATABASE_URL (an admin URL) when given, else an embedded server started here for the run and
 // stopped by global-teardown.js; every suite makes its own fresh database on it.
+// Real engines (Kafka 4, the schema registry): started here too, beside PostgreSQL, see engines.ts.
 const { execFileSync } = require('node:child_process');
 const { mkdirSync, mkdtempSync, writeFileSync } = require('node:fs');
 const os = require('node:os');
@@ -21,8 +22,29 @@ async function startPostgres() {
   process.stdout.write(`\nembedded PostgreSQL for this run started in ${Date.now() - started} ms\n`);
 }
 
-module.exports = async function globalSetup() {
-  await startPostgres();
+/** Kafka 4, the schema registry, OpenSearch and Elasticsearch as JVM processes, once per run (test/support/engines.ts). */
+async function startEngines(globalConfig) {
+  // `npm run test:unit` needs no engine.
+  const projects = globalConfig.selectProjects;
+  if (projects && projects.every((name) => name === 'unit')) process.env.DELTABROKER_TEST_ENGINES ??= 'off';
+  require('tsx/cjs/api').register();
+  const { startTestEngines } = require('./engines.ts');
+  const started = Date.now();
+  const state = await startTestEngines();
+  const running = [
+    state.kafka && `Kafka ${state.kafka.nodes.length} nodes`,
+    state.registry && 'schema registry',
+    state.opensearch && 'OpenSearch',
+    state.elasticsearch && 'Elasticsearch',
+  ].filter(Boolean);
+  const skipped = Object.entries(state.unavailable).map(([name, why]) => `${name} (${why})`);
+  process.stdout.write(
+    `real engines: ${running.join(', ') || 'none'} in ${Date.now() - started} ms${skipped.length ? `; not running: ${skipped.join('; ')}` : ''}\n`,
+  );
+}
+
+module.exports = async function globalSetup(globalConfig) {
+  await Promise.all([startPostgres(), startEngines(globalConfig)]);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'deltabroker-softhsm-'));
   const tokenDir = path.join(dir, 'tokens');
   mkdirSync(tokenDir, { recursive: true, mode: 0o700 });

@@ -116,6 +116,22 @@ export function describeRecordStateContract(name: string, open: () => Promise<Re
       expect(await store.checkpoint('other', 0)).toBeUndefined();
     });
 
+    test('lowerCheckpoints moves checkpoints above the given offsets back to them, and leaves the others', async () => {
+      const store = await open();
+      await store.storeCheckpoints([
+        { topic: 't.recreated', partition: 0, nextOffset: '7' },
+        { topic: 't.recreated', partition: 1, nextOffset: '2' },
+      ]);
+      await store.lowerCheckpoints([
+        { topic: 't.recreated', partition: 0, nextOffset: '0' },
+        { topic: 't.recreated', partition: 1, nextOffset: '4' },
+        { topic: 't.recreated', partition: 2, nextOffset: '0' },
+      ]);
+      expect(await store.checkpoint('t.recreated', 0)).toBe('0');
+      expect(await store.checkpoint('t.recreated', 1)).toBe('2');
+      expect(await store.checkpoint('t.recreated', 2)).toBeUndefined();
+    });
+
     test('applyEvents records persisted events as accepted deltas with the checkpoint, idempotently', async () => {
       const store = await open();
       const events = [

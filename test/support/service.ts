@@ -6,6 +6,7 @@ import pino from 'pino';
 import { loadDevIssuer } from '../../src/auth/dev-issuer';
 import { loadConfig, type Config } from '../../src/config';
 import { startService, type Service } from '../../src/composition';
+import { realEngineServiceEnv } from './engines';
 import { createFreshDatabase, type FreshDatabase } from './postgres';
 
 export interface TestService {
@@ -49,6 +50,8 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
       DELTABROKER_HSM_TOKEN_LABEL: process.env.TEST_HSM_TOKEN_LABEL ?? 'deltabroker-test',
       DELTABROKER_HSM_PIN: process.env.TEST_HSM_PIN ?? '',
     }),
+    // The e2e-real project (on-real-engines.ts): the run's Kafka 4 cluster and registry instead of embedded ones.
+    ...(process.env.TEST_SERVICE_ENGINES === 'real' && realEngineServiceEnv()),
     ...options.env,
   });
   const logLines: string[] = [];
@@ -95,4 +98,18 @@ export async function post(url: string, body: unknown, headers: Record<string, s
   });
   const text = await response.text();
   return { status: response.status, headers: response.headers, body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>) };
+}
+
+/**
+ * Waits until the table and the search index have applied every one of `positions` (writes' answers). A position
+ * is one partition's, so writes spread over several partitions need each awaited, not only the last.
+ */
+export async function awaitProjected(url: string, entity: string, positions: unknown[], token: string): Promise<void> {
+  for (const after of positions) {
+    for (const operation of ['read', 'search'] as const) {
+      const payload = operation === 'read' ? 'limit(1)' : { query: { match_all: {} }, size: 1 };
+      const answer = await post(`${url}/`, { dispatch: { entity, operation, after }, payload }, { authorization: `Bearer ${token}` });
+      if (answer.status !== 200) throw new Error(`${operation} after ${JSON.stringify(after)} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+    }
+  }
 }

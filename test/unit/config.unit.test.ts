@@ -6,6 +6,7 @@ describe('config', () => {
     expect(config.http).toMatchObject({ host: '127.0.0.1', port: 8080 });
     expect(config.kafka.port).toBe(9092);
     expect(config.kafka.numPartitions).toBe(3);
+    expect(config.kafka.offsetsRetentionMinutes).toBe(10_080); // Kafka's offsets.retention.minutes: 7 days
     expect(config.registry.port).toBe(8081);
     expect(config.auth.devIssuer).toBe(true);
     expect(config.databaseUrl).toBeUndefined();
@@ -17,7 +18,9 @@ describe('config', () => {
       DELTABROKER_DATACENTER: 'dc2',
       DELTABROKER_DEV_ISSUER: 'false',
       DELTABROKER_KAFKA_NUM_PARTITIONS: '4',
+      DELTABROKER_KAFKA_OFFSETS_RETENTION_MINUTES: '60',
     });
+    expect(config.kafka.offsetsRetentionMinutes).toBe(60);
     expect(config.http.port).toBe(9000);
     expect(config.kafka.numPartitions).toBe(4);
     expect(config.datacenter).toBe('dc2');
@@ -28,6 +31,7 @@ describe('config', () => {
     expect(() => loadConfig({ DELTABROKER_HTTP_PORT: 'eighty' })).toThrow(/http\.port/);
     expect(() => loadConfig({ DELTABROKER_DATACENTER: 'DC 1' })).toThrow(/datacenter/);
     expect(() => loadConfig({ DELTABROKER_KAFKA_NUM_PARTITIONS: '0' })).toThrow(/kafka\.numPartitions/);
+    expect(() => loadConfig({ DELTABROKER_KAFKA_OFFSETS_RETENTION_MINUTES: '0' })).toThrow(/kafka\.offsetsRetentionMinutes/);
   });
 
   test('production mode needs a master key and a token issuer, and has no dev issuer', () => {

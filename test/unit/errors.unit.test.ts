@@ -3,19 +3,19 @@ import path from 'node:path';
 import { ERROR_CATALOGUE, type ErrorCode } from '../../src/errors';
 import { httpStatusOf } from '../../src/http/problem';
 
-/** The error catalogue, its HTTP mapping and the README's error table stay in step. */
+/** The error catalogue, its HTTP mapping and the error table of docs/http-api.md stay in step. */
 describe('error catalogue', () => {
-  const readme = readFileSync(path.resolve(__dirname, '../../README.md'), 'utf8');
+  const page = readFileSync(path.resolve(__dirname, '../../docs/http-api.md'), 'utf8');
   const codes = Object.keys(ERROR_CATALOGUE) as ErrorCode[];
 
-  test.each(codes)('%s is documented in the README with its HTTP status', (code) => {
-    const row = readme.split('\n').find((line) => line.startsWith(`| \`${code}\` |`));
+  test.each(codes)('%s is documented in docs/http-api.md with its HTTP status', (code) => {
+    const row = page.split('\n').find((line) => line.startsWith(`| \`${code}\` |`));
     expect(row).toBeDefined();
     expect(row).toContain(`| ${httpStatusOf(code)} |`);
   });
 
-  test('the README documents no code the catalogue lacks', () => {
-    const documented = [...readme.matchAll(/^\| `(DB_[A-Z_]+)` \|/gm)].map((m) => m[1]);
+  test('docs/http-api.md documents no code the catalogue lacks', () => {
+    const documented = [...page.matchAll(/^\| `(DB_[A-Z_]+)` \|/gm)].map((m) => m[1]);
     expect(documented.sort()).toEqual([...codes].sort());
   });
 

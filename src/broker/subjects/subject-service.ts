@@ -92,7 +92,7 @@ export class SubjectService {
   }
 
   async #personalEntities(tenant: string): Promise<EntityConfig[]> {
-    return (await this.o.entities.list()).filter((c) => c.tenant === tenant && c.subject !== undefined && personalFields(c).length > 0);
+    return (await this.o.entities.list()).configs.filter((c) => c.tenant === tenant && c.subject !== undefined && personalFields(c).length > 0);
   }
 
   async #holding(config: EntityConfig, subject: string): Promise<SubjectHolding> {

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../../logger';
 import { GroupCoordinator } from './group/coordinator';
+import { OffsetExpiry } from './group/offset-expiry';
 import { OffsetStore } from './group/offset-store';
 import type { ResolvedOptions } from './options';
 import { ErrorCode } from './protocol/errors';
@@ -12,6 +13,7 @@ import { writeFileDurable } from './storage/fs-util';
 import { SaslUsers } from './security/sasl';
 import type { Authorizer, KafkaPrincipal } from './security/authorizer';
 import { LogManager, type Topic, isValidTopicName } from './storage/log-manager';
+import { TransactionCoordinator } from './txn/coordinator';
 
 /** Producer ids are reserved on disk in blocks, so ids never repeat across restarts. */
 const PRODUCER_ID_BLOCK = 1000;
@@ -30,6 +32,9 @@ export class BrokerContext {
   readonly logger: Logger;
   readonly logs: LogManager;
   readonly groups: GroupCoordinator;
+  readonly offsetExpiry: OffsetExpiry;
+  /** Transactional producers (recovered by `transactions.recover()` before clients connect). */
+  readonly transactions: TransactionCoordinator;
   readonly clusterId: string;
   /** Who may authenticate; undefined when SASL is off. */
   readonly saslUsers: SaslUsers | undefined;
@@ -74,6 +79,19 @@ export class BrokerContext {
         },
         this.logger,
       );
+      this.offsetExpiry = new OffsetExpiry(
+        this.groups,
+        { retentionMs: options.offsetsRetentionMs, checkIntervalMs: options.offsetsRetentionCheckIntervalMs, retained: options.retainedGroup },
+        this.logger,
+      );
+      this.transactions = new TransactionCoordinator({
+        dir: options.dataDir,
+        fsync: options.fsync,
+        logs: this.logs,
+        groups: this.groups,
+        allocateProducerId: () => this.allocateProducerId(),
+        logger: this.logger,
+      });
     } catch (err) {
       this.unlock();
       throw err;
@@ -136,6 +154,8 @@ export class BrokerContext {
 
   async close(): Promise<void> {
     this.stopController.abort();
+    await this.transactions.close();
+    await this.offsetExpiry.close();
     this.groups.close();
     await this.logs.close();
     await this.groups.offsetStore.close();

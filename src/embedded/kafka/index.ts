@@ -3,6 +3,7 @@ import type { GroupCoordinator } from './group/coordinator';
 import { type EmbeddedKafkaOptions, resolveOptions } from './options';
 import { KafkaServer } from './server/server';
 import type { LogManager } from './storage/log-manager';
+import type { TransactionCoordinator } from './txn/coordinator';
 
 export type { EmbeddedKafkaOptions, FsyncPolicy } from './options';
 export { ALLOW_ALL, ANONYMOUS, type Authorizer, type KafkaPrincipal } from './security/authorizer';
@@ -26,6 +27,8 @@ export interface EmbeddedKafka {
 export interface EmbeddedKafkaParts {
   readonly logs: LogManager;
   readonly groups: GroupCoordinator;
+  /** Transactional producers' coordinator (what an in-process transactional writer would end its transactions with). */
+  readonly transactions: TransactionCoordinator;
   /** Aborted when the broker stops. */
   readonly stopping: AbortSignal;
 }
@@ -39,6 +42,7 @@ export async function startEmbeddedKafka(options: EmbeddedKafkaOptions): Promise
   const broker = new BrokerContext(resolved);
   const server = new KafkaServer(broker, resolved.maxFrameBytes);
   try {
+    await broker.transactions.recover();
     broker.boundPort = await server.listen(resolved.port, resolved.host);
   } catch (err) {
     await broker.close();
@@ -52,7 +56,7 @@ export async function startEmbeddedKafka(options: EmbeddedKafkaOptions): Promise
     host,
     port,
     brokers: [`${broker.host}:${broker.port}`],
-    parts: { logs: broker.logs, groups: broker.groups, stopping: broker.stopping },
+    parts: { logs: broker.logs, groups: broker.groups, transactions: broker.transactions, stopping: broker.stopping },
     stop() {
       stopping ??= (async () => {
         await server.close();

@@ -47,6 +47,15 @@ export interface EmbeddedKafkaOptions {
   groupMaxSessionTimeoutMs?: number;
   /** Wait before an empty group's first rebalance completes (`group.initial.rebalance.delay.ms`). Default 0. */
   groupInitialRebalanceDelayMs?: number;
+  /**
+   * How long committed offsets of a group without members are kept after the group became empty (Kafka's
+   * `offsets.retention.minutes`, here in milliseconds). Default 7 days.
+   */
+  offsetsRetentionMs?: number;
+  /** How often expired offsets are looked for (`offsets.retention.check.interval.ms`). Default 10 min, at most the retention. */
+  offsetsRetentionCheckIntervalMs?: number;
+  /** Groups whose offsets never expire. Default none. */
+  retainedGroup?: (groupId: string) => boolean;
   /** Broker node id reported in Metadata. Default 1. */
   nodeId?: number;
   /** SASL users (name → password) for PLAIN and SCRAM-SHA-256. Without them SaslHandshake offers no mechanism. */
@@ -80,6 +89,9 @@ export interface ResolvedOptions {
   groupMinSessionTimeoutMs: number;
   groupMaxSessionTimeoutMs: number;
   groupInitialRebalanceDelayMs: number;
+  offsetsRetentionMs: number;
+  offsetsRetentionCheckIntervalMs: number;
+  retainedGroup: (groupId: string) => boolean;
   nodeId: number;
   saslUsers: Readonly<Record<string, string>> | undefined;
   saslRequired: boolean;
@@ -132,6 +144,7 @@ export function resolveOptions(o: EmbeddedKafkaOptions): ResolvedOptions {
       rule: 'positive-integer',
     });
   }
+  const offsetsRetentionMs = positive('offsetsRetentionMs', o.offsetsRetentionMs ?? 7 * 24 * 60 * 60_000);
   return {
     dataDir: o.dataDir,
     port: o.port ?? 9092,
@@ -156,6 +169,12 @@ export function resolveOptions(o: EmbeddedKafkaOptions): ResolvedOptions {
     groupMinSessionTimeoutMs: o.groupMinSessionTimeoutMs ?? 1000,
     groupMaxSessionTimeoutMs: o.groupMaxSessionTimeoutMs ?? 30 * 60 * 1000,
     groupInitialRebalanceDelayMs: o.groupInitialRebalanceDelayMs ?? 0,
+    offsetsRetentionMs,
+    offsetsRetentionCheckIntervalMs: positive(
+      'offsetsRetentionCheckIntervalMs',
+      o.offsetsRetentionCheckIntervalMs ?? Math.min(10 * 60_000, offsetsRetentionMs),
+    ),
+    retainedGroup: o.retainedGroup ?? (() => false),
     nodeId: o.nodeId ?? 1,
     saslUsers: o.saslUsers,
     saslRequired: o.saslRequired ?? false,

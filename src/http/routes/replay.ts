@@ -31,7 +31,8 @@ function startOf(from: z.infer<typeof From>): ReplayFrom {
 /**
  * Replay and verify of the caller's tenant's entities while the service runs (the CLI cannot open an embedded
  * database a service holds): POST /admin/replay starts a rebuild job (or answers its plan with `dryRun`),
- * POST /admin/verify starts a verify job, GET /admin/replay/:id reports a job's progress and result. Running
+ * POST /admin/verify starts a verify job, GET /admin/replay/:id reports a job's progress and result, GET /admin/replay
+ * lists the tenant's jobs of the last hour, newest first (the console's job history). Running
  * jobs are interrupted when the server closes; their shadows stay, and the next replay resumes them.
  */
 export function registerReplayRoutes(app: FastifyInstance, replay: ProjectionReplay, logger: Logger): ReplayJobs {
@@ -53,6 +54,11 @@ export function registerReplayRoutes(app: FastifyInstance, replay: ProjectionRep
     const body = parseBody(VerifyBody, request.body, 'replay');
     const job = jobs.start('verify', { tenant: principal.tenant, entity: body.entity });
     return reply.code(202).header('location', `/admin/replay/${job.id}`).send(job);
+  });
+
+  app.get('/admin/replay', async (request) => {
+    const principal = requireOperator(request.principal, 'replay and verify');
+    return { jobs: jobs.list(principal.tenant) };
   });
 
   app.get<{ Params: { id: string } }>('/admin/replay/:id', async (request) => {

@@ -15,7 +15,8 @@ import { ErrorCode } from '../../embedded/kafka/protocol/errors';
 import type { PartitionLog } from '../../embedded/kafka/storage/partition-log';
 import type { Logger } from '../../logger';
 import type { ValueCodec } from '../codec';
-import type { BatchHandled, SubscribeOptions, Subscription } from '../port';
+import { DeltabrokerError } from '../../errors';
+import type { BatchHandled, Offset, SubscribeOptions, Subscription } from '../port';
 import type { Rejection } from '../schema-types';
 import { isTopicRecreated, type LostPosition } from '../lost-position';
 import { GroupJoinError, GroupMember, type Generation } from './group/member';
@@ -68,6 +69,8 @@ class GroupConsumer<T> implements Subscription {
   private readonly leaveSharing: () => void;
   /** Where this subscription's readable records end in a partition (`readWhileCommitting`). */
   private readonly readableEnd: ReadableEnd;
+  /** The generation being consumed: its partitions, and the stopped ones `resumeAt` may consume again. */
+  private current: Consuming | undefined;
 
   constructor(
     private readonly deps: SubscriptionDeps,
@@ -108,6 +111,24 @@ class GroupConsumer<T> implements Subscription {
       await this.lastCommit;
     })();
     return this.stopped;
+  }
+
+  async resumeAt(topic: string, partition: number, offset: Offset): Promise<void> {
+    const current = this.current;
+    const id = `${topic}\u0000${partition}`;
+    const refuse = (why: string): never => {
+      throw new DeltabrokerError('DB_CONFLICT', `${this.groupId} cannot resume ${topic}/${partition}: ${why}`, {
+        field: 'partition',
+        rule: 'stopped-here',
+        stage: 'consume',
+      });
+    };
+    if (!current?.generation.assignment.get(topic)?.includes(partition)) refuse('this member does not hold it now');
+    const consuming = current as Consuming;
+    if (!consuming.halted.has(id)) return; // consumed now, from a position the log holds
+    if (!(await this.commit(topic, partition, Number(offset)))) refuse('the group is rebalancing; try again');
+    consuming.halted.delete(id);
+    consuming.resumed.add(this.consumePartition(topic, partition, consuming));
   }
 
   private async run(): Promise<void> {
@@ -155,27 +176,50 @@ class GroupConsumer<T> implements Subscription {
     const heartbeat = setInterval(() => {
       if (this.member.heartbeat() !== ErrorCode.NONE) revoked.abort();
     }, this.deps.heartbeatIntervalMs ?? 1000);
+    const consuming: Consuming = { generation, revoked, halted: new Set(), resumed: new Set() };
+    this.current = consuming;
     try {
       const partitions = [...generation.assignment].flatMap(([topic, list]) => list.map((partition) => ({ topic, partition })));
-      await Promise.all(partitions.map((p) => this.consumePartition(p.topic, p.partition, revoked)));
+      await this.prepareAssigned(partitions, revoked.signal);
+      await Promise.all(partitions.map((p) => this.consumePartition(p.topic, p.partition, consuming)));
       await sleep(Number.POSITIVE_INFINITY, revoked.signal); // nothing (left) to read: wait for the next rebalance
     } finally {
+      if (this.current === consuming) this.current = undefined;
+      // A partition resumed in this generation gives its batch in hand back before the next generation reads it.
+      await Promise.all(consuming.resumed);
       clearInterval(heartbeat);
       stop.removeEventListener('abort', revoke);
     }
   }
 
-  private async consumePartition(topic: string, partition: number, revoked: AbortController): Promise<void> {
+  /** Runs `onAssigned` until it succeeds, or the partitions are revoked meanwhile. */
+  private async prepareAssigned(partitions: { topic: string; partition: number }[], revoked: AbortSignal): Promise<void> {
+    const prepare = this.o.onAssigned;
+    if (!prepare) return;
+    for (let failures = 1; !revoked.aborted; failures++) {
+      try {
+        await prepare(partitions);
+        return;
+      } catch (err) {
+        this.log.error({ err, attempt: failures }, 'preparing the assigned partitions failed; they wait, and it runs again');
+        await sleep(retryDelay(failures), revoked);
+      }
+    }
+  }
+
+  private async consumePartition(topic: string, partition: number, consuming: Consuming): Promise<void> {
     const commits = new OrderedCommits();
     try {
-      await this.readPartitionLoop(topic, partition, revoked, commits);
+      const halted = await this.readPartitionLoop(topic, partition, consuming.revoked, commits);
+      if (halted) consuming.halted.add(`${topic}\u0000${partition}`);
     } finally {
       // Batches still settling commit (or are refused) before the partition is given up.
       await commits.drained();
     }
   }
 
-  private async readPartitionLoop(topic: string, partition: number, revoked: AbortController, commits: OrderedCommits): Promise<void> {
+  /** Reads the partition until it is revoked (answers false) or stopped (answers true). */
+  private async readPartitionLoop(topic: string, partition: number, revoked: AbortController, commits: OrderedCommits): Promise<boolean> {
     const signal = revoked.signal;
     let offset = this.startOffset(topic, partition);
     let failures = 0;
@@ -190,7 +234,10 @@ class GroupConsumer<T> implements Subscription {
       const end = this.readableEnd.of(log);
       if (offset < log.logStartOffset || offset > end) {
         const lost = { topic, partition, position: String(offset), logStart: String(log.logStartOffset), highWatermark: String(log.highWatermark) };
-        if (this.o.onLostPosition) return this.halt(lost);
+        if (this.o.onLostPosition) {
+          this.halt(lost);
+          return true;
+        }
         const reset = this.resetOffset(log);
         this.log.warn({ topic, partition, from: offset, to: reset }, 'offset out of range; consuming from the reset offset');
         offset = reset;
@@ -199,7 +246,7 @@ class GroupConsumer<T> implements Subscription {
         await waitForData(log, offset, signal, this.readableEnd);
         continue;
       }
-      if (!(await this.slots.acquire(signal))) return;
+      if (!(await this.slots.acquire(signal))) return false;
       let outcome: Outcome;
       try {
         outcome = await this.handleOnce(log, offset, revoked, commits);
@@ -212,14 +259,15 @@ class GroupConsumer<T> implements Subscription {
       } else if (outcome.kind === 'idle') {
         await waitForData(log, this.readableEnd.of(log), signal, this.readableEnd); // nothing readable yet
       } else if (outcome.kind === 'halted') {
-        this.log.error({ err: outcome.error, topic, partition, offset }, 'the handler stopped this partition; it is not consumed until the service restarts');
-        return;
+        this.log.error({ err: outcome.error, topic, partition, offset }, 'the handler stopped this partition; it is not consumed until it is resumed');
+        return true;
       } else if (outcome.kind === 'failed') {
         failures++;
         this.log.error({ err: outcome.error, topic, partition, offset, attempt: failures }, 'handling a batch failed; it will be delivered again');
         await sleep(retryDelay(failures), signal);
       }
     }
+    return false;
   }
 
   /** Reads, hands over and commits one batch (or queues its commit behind the work it is still settling). */
@@ -262,7 +310,7 @@ class GroupConsumer<T> implements Subscription {
       if (settled || commits.busy) {
         commits.queue(
           settled,
-          () => this.commit(log, batch.next),
+          () => this.commitNow(log, batch.next),
           (error) => {
             if (error !== undefined)
               this.log.error(
@@ -274,7 +322,7 @@ class GroupConsumer<T> implements Subscription {
         );
         return { kind: 'next', offset: batch.next };
       }
-      if (!this.commit(log, batch.next)) {
+      if (!this.commitNow(log, batch.next)) {
         revoked.abort();
         return { kind: 'again' };
       }
@@ -293,7 +341,7 @@ class GroupConsumer<T> implements Subscription {
   }
 
   /** Stores the group's offset for the partition unless the member's generation is no longer current. */
-  private commit(log: PartitionLog, offset: number): boolean {
+  private commitNow(log: PartitionLog, offset: number): boolean {
     const allowed = this.member.mayCommit();
     if (allowed !== ErrorCode.NONE) {
       this.log.info(
@@ -314,6 +362,14 @@ class GroupConsumer<T> implements Subscription {
     return true;
   }
 
+  /** A position an operator set (`resumeAt`): committed durably, since it replaces one the log no longer holds. */
+  private async commit(topic: string, partition: number, offset: number): Promise<boolean> {
+    if (this.member.mayCommit() !== ErrorCode.NONE) return false;
+    const entry = { topic, partition, offset, leaderEpoch: -1, metadata: null, commitTimestamp: Date.now() };
+    await this.deps.broker.groups.commitOffsets(this.groupId, [entry], true);
+    return true;
+  }
+
   private startOffset(topic: string, partition: number): number {
     const committed = this.deps.broker.groups.offsetStore.get(this.groupId, topic, partition);
     if (committed && committed.offset >= 0) return committed.offset;
@@ -325,6 +381,16 @@ class GroupConsumer<T> implements Subscription {
   private resetOffset(log: PartitionLog): number {
     return (this.o.start ?? 'earliest') === 'earliest' ? log.logStartOffset : log.highWatermark;
   }
+}
+
+/** A generation this member consumes. */
+interface Consuming {
+  readonly generation: Generation;
+  readonly revoked: AbortController;
+  /** Partitions stopped in this generation (`topic\u0000partition`). */
+  readonly halted: Set<string>;
+  /** Partitions `resumeAt` consumes again, until the generation ends. */
+  readonly resumed: Set<Promise<void>>;
 }
 
 type Outcome =

@@ -38,6 +38,8 @@ export class InProcessWriteLog implements WriteLog {
   /** Set once close() has stopped the subscriptions (whose last batches may still publish rejections). */
   private isClosed = false;
   readonly publishesAcknowledgedTogether = true;
+  /** One broker in this process: a partition's end never trails what was read. */
+  readonly endSettleMs = 0;
 
   constructor(private readonly o: InProcessWriteLogOptions) {
     this.logger = (o.logger ?? silentLogger()).child({ component: 'write-log' });

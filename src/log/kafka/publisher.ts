@@ -4,7 +4,8 @@
  * answer each record's partition and offset in input order.
  */
 import { DeltabrokerError } from '../../errors';
-import { Partitioners, type Admin, type Message, type PartitionMetadata, type Producer } from 'kafkajs';
+import { Partitioners, type Message, type PartitionMetadata, type Producer } from 'kafkajs';
+import type { RenewableAdmin } from './renewable-admin';
 import type { OutgoingRecord, LogPosition } from '../port';
 import type { SubjectStrategy, ValueCodec } from '../codec';
 
@@ -14,7 +15,7 @@ export class Publisher {
 
   constructor(
     private readonly producer: Producer,
-    private readonly admin: Admin,
+    private readonly admin: RenewableAdmin,
     private readonly codec: ValueCodec,
     private readonly subjectFor: SubjectStrategy,
   ) {}
@@ -69,17 +70,19 @@ export class Publisher {
   private metadata(topic: string): Promise<PartitionMetadata[]> {
     let found = this.partitions.get(topic);
     if (!found) {
-      found = this.admin.fetchTopicMetadata({ topics: [topic] }).then(({ topics }) => {
-        const partitions = topics[0]?.partitions ?? [];
-        if (partitions.length === 0)
-          throw new DeltabrokerError('DB_DEPENDENCY_UNAVAILABLE', `topic ${topic} has no partitions`, {
-            stage: 'write-log',
-            field: 'topic',
-            rule: 'partitions',
-            topic,
-          });
-        return partitions;
-      });
+      found = this.admin
+        .use((admin) => admin.fetchTopicMetadata({ topics: [topic] }))
+        .then(({ topics }) => {
+          const partitions = topics[0]?.partitions ?? [];
+          if (partitions.length === 0)
+            throw new DeltabrokerError('DB_DEPENDENCY_UNAVAILABLE', `topic ${topic} has no partitions`, {
+              stage: 'write-log',
+              field: 'topic',
+              rule: 'partitions',
+              topic,
+            });
+          return partitions;
+        });
       this.partitions.set(topic, found);
       found.catch(() => this.partitions.delete(topic));
     }

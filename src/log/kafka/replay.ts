@@ -4,7 +4,8 @@
  * undecodable records (reporting them to `onRejected`) without publishing them again.
  */
 import { randomUUID } from 'node:crypto';
-import type { Admin, Kafka } from 'kafkajs';
+import type { Kafka } from 'kafkajs';
+import type { RenewableAdmin } from './renewable-admin';
 import type { Logger } from '../../logger';
 import type { PartitionOffset, ReplayOptions, ReplayResult } from '../port';
 import { decodeRawRecords, type ValueCodec } from '../codec';
@@ -12,7 +13,7 @@ import { toRawRecords } from './raw-records';
 
 export interface ReplayDeps {
   readonly kafka: Kafka;
-  readonly admin: Admin;
+  readonly admin: RenewableAdmin;
   readonly codec: ValueCodec;
   readonly logger: Logger;
   readonly fetchMaxWaitMs: number;
@@ -21,7 +22,7 @@ export interface ReplayDeps {
 }
 
 export async function replay<T>(deps: ReplayDeps, o: ReplayOptions<T>): Promise<ReplayResult> {
-  const offsets = await deps.admin.fetchTopicOffsets(o.topic);
+  const offsets = await deps.admin.topicOffsets(o.topic);
   const endOffsets: PartitionOffset[] = offsets.map((p) => ({ partition: p.partition, offset: p.high }));
   const starts = await startOffsets(deps.admin, o, offsets);
 
@@ -54,6 +55,13 @@ export async function replay<T>(deps: ReplayDeps, o: ReplayOptions<T>): Promise<
       eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning }) => {
         const left = remaining.get(batch.partition);
         if (!left || !isRunning()) return;
+        if (batch.messages.length > 0 && BigInt(batch.lastOffset()) < left.next) {
+          // Wholly before the replay's position: a consumer kafkajs restarted after a crash (a coordinator moving)
+          // lost the seeks below and reads this group, which commits nothing, from the start. Without this seek it
+          // would fetch the same batch for ever, since nothing in it is resolved.
+          consumer.seek({ topic: o.topic, partition: batch.partition, offset: left.next.toString() });
+          return;
+        }
         const inRange = batch.messages.filter((m) => {
           const offset = BigInt(m.offset);
           return offset >= left.next && offset < left.end;
@@ -86,20 +94,25 @@ export async function replay<T>(deps: ReplayDeps, o: ReplayOptions<T>): Promise<
         if (remaining.size === 0) finish();
       },
     });
-    for (const [partition, { next }] of remaining) consumer.seek({ topic: o.topic, partition, offset: next.toString() });
+    try {
+      for (const [partition, { next }] of remaining) consumer.seek({ topic: o.topic, partition, offset: next.toString() });
+    } catch (e) {
+      // kafkajs crashed the consumer in its first join and restarts it: each partition's first batch seeks instead.
+      deps.logger.warn({ err: e, groupId }, 'replay consumer restarting; its partitions seek at their first batch');
+    }
     await done;
   } finally {
     await consumer.disconnect().catch((e: unknown) => deps.logger.warn({ err: e, groupId }, 'replay consumer did not disconnect cleanly'));
     // The group committed nothing, but a broker lists it until it is deleted.
     await deps.admin
-      .deleteGroups([groupId])
+      .use((admin) => admin.deleteGroups([groupId]))
       .catch((e: unknown) => deps.logger.warn({ err: e, groupId }, 'replay could not delete its temporary consumer group'));
   }
   return { records, rejected, endOffsets };
 }
 
 async function startOffsets<T>(
-  admin: Admin,
+  admin: RenewableAdmin,
   o: ReplayOptions<T>,
   offsets: readonly { partition: number; low: string; high: string }[],
 ): Promise<Map<number, bigint>> {
@@ -117,7 +130,7 @@ async function startOffsets<T>(
     case 'offsets':
       return new Map([...lowOf, ...from.offsets.map((p): [number, bigint] => [p.partition, clamp(p.partition, BigInt(p.offset))])]);
     case 'timestamp': {
-      const found = await admin.fetchTopicOffsetsByTimestamp(o.topic, from.timestamp);
+      const found = await admin.use((a) => a.fetchTopicOffsetsByTimestamp(o.topic, from.timestamp));
       // -1: no record at or after the timestamp, so nothing to read in that partition.
       return new Map(
         found.map((p): [number, bigint] => [p.partition, p.offset === '-1' ? (highOf.get(p.partition) ?? 0n) : clamp(p.partition, BigInt(p.offset))]),

@@ -5,19 +5,25 @@
  */
 import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
 import type { Logger } from '../../logger';
-import type { RecordBatch, SubscribeOptions, Subscription } from '../port';
+import { DeltabrokerError } from '../../errors';
+import type { Offset, RecordBatch, SubscribeOptions, Subscription, WriteLog } from '../port';
 import type { Rejection } from '../schema-types';
 import { decodeRawRecords, type ValueCodec } from '../codec';
 import { toRawRecords } from './raw-records';
-import { isTopicRecreated, type LostPosition } from '../lost-position';
+import { isLeaderMove, withAdmin } from './renewable-admin';
+import { isTopicRecreated, settledBeyondEnd, type LostPosition } from '../lost-position';
 
 export interface SubscriberDeps {
   readonly kafka: Kafka;
   readonly codec: ValueCodec;
   readonly logger: Logger;
   readonly reject: (rejections: readonly Rejection[]) => Promise<void>;
+  /** Where a committed offset beyond a partition's end is checked again until the end settled. */
+  readonly ends: Pick<WriteLog, 'topicOffsets' | 'endSettleMs'>;
   /** Longest time the broker may hold a fetch that has no data (also bounds how long stop() waits). */
   readonly fetchMaxWaitMs: number;
+  /** `session.timeout.ms` of the group; kafkajs's default when absent. */
+  readonly sessionTimeoutMs?: number;
 }
 
 export async function subscribe<T>(deps: SubscriberDeps, o: SubscribeOptions<T>): Promise<Subscription & { consumer: Consumer }> {
@@ -25,13 +31,22 @@ export async function subscribe<T>(deps: SubscriberDeps, o: SubscribeOptions<T>)
     groupId: o.groupId,
     allowAutoTopicCreation: false,
     maxWaitTimeInMs: deps.fetchMaxWaitMs,
+    ...(deps.sessionTimeoutMs !== undefined && {
+      sessionTimeout: deps.sessionTimeoutMs,
+      heartbeatInterval: Math.min(3000, Math.floor(deps.sessionTimeoutMs / 3)),
+    }),
     ...(o.maxBytesPerPartition !== undefined && { maxBytesPerPartition: o.maxBytesPerPartition }),
   });
   let markJoined: () => void = () => undefined;
   const joined = new Promise<void>((resolve) => (markJoined = resolve));
   const latest = o.start === 'latest';
+  // What this member holds, and which of it it stopped (kept paused): what `resumeAt` may consume again.
+  let assignment: Record<string, number[]> = {};
+  const halted = new HaltedPartitions();
   const removeJoinListener = consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
-    if (o.onLostPosition) holdUntilPositionsChecked(deps.kafka, consumer, o.groupId, payload.memberAssignment, o.onLostPosition, log);
+    assignment = payload.memberAssignment;
+    halted.retain(assignment); // kafkajs keeps a partition paused while this member keeps it
+    if (o.onLostPosition || o.onAssigned) holdUntilPrepared(deps.kafka, deps.ends, consumer, o, payload.memberAssignment, log, halted);
     if (!latest) return markJoined();
     // kafkajs resolves `latest` only at the partition's first fetch, so a record published between the join and
     // that fetch would be skipped: pin the partitions without a committed offset to their end now, then resolve.
@@ -52,13 +67,13 @@ export async function subscribe<T>(deps: SubscriberDeps, o: SubscribeOptions<T>)
 
   await consumer.connect();
   try {
-    await consumer.subscribe({ topics: [...o.topics], fromBeginning: (o.start ?? 'earliest') === 'earliest' });
+    await subscribeWhenKnown(consumer, o.topics, (o.start ?? 'earliest') === 'earliest');
     await consumer.run({
       autoCommit: true,
       autoCommitThreshold: 1,
       eachBatchAutoResolve: false,
       partitionsConsumedConcurrently: o.partitionsConsumedConcurrently ?? 1,
-      eachBatch: (payload) => handleBatch(deps, o, payload, log),
+      eachBatch: (payload) => handleBatch(deps, o, payload, log, halted),
     });
   } catch (e) {
     await consumer.disconnect().catch(() => undefined);
@@ -70,6 +85,22 @@ export async function subscribe<T>(deps: SubscriberDeps, o: SubscribeOptions<T>)
     groupId: o.groupId,
     joined,
     consumer,
+    resumeAt: async (topic: string, partition: number, offset: Offset) => {
+      const refuse = (why: string): never => {
+        throw new DeltabrokerError('DB_CONFLICT', `${o.groupId} cannot resume ${topic}/${partition}: ${why}`, {
+          field: 'partition',
+          rule: 'stopped-here',
+          stage: 'consume',
+        });
+      };
+      if (!assignment[topic]?.includes(partition)) refuse('this member does not hold it now');
+      if (!halted.has(topic, partition)) return; // consumed now, from a position the log holds
+      // The committed offset first: a rebalance from here on starts the partition there, not at the lost position.
+      await consumer.commitOffsets([{ topic, partition, offset }]);
+      halted.release(topic, partition);
+      consumer.seek({ topic, partition, offset });
+      consumer.resume([{ topic, partitions: [partition] }]);
+    },
     stop: () => {
       stopped ??= (async () => {
         removeJoinListener();
@@ -81,50 +112,85 @@ export async function subscribe<T>(deps: SubscriberDeps, o: SubscribeOptions<T>)
   };
 }
 
+/**
+ * A broker's metadata trails the controller's for a moment after a topic is created (sooner still after one of the
+ * same name was deleted), and kafkajs's subscribe fails on the UNKNOWN_TOPIC_OR_PARTITION it then answers: try again
+ * for a bounded time.
+ */
+async function subscribeWhenKnown(consumer: Consumer, topics: readonly string[], fromBeginning: boolean): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      return await consumer.subscribe({ topics: [...topics], fromBeginning });
+    } catch (error) {
+      const unknown = (error as { type?: string }).type === 'UNKNOWN_TOPIC_OR_PARTITION' || isLeaderMove(error);
+      if (!unknown || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+}
+
 /** Seeks each assigned partition that has no committed offset to its current end offset. */
 async function pinToEnd(kafka: Kafka, consumer: Consumer, groupId: string, assignment: Record<string, number[]>): Promise<void> {
-  const admin = kafka.admin();
-  await admin.connect();
-  try {
-    for (const [topic, partitions] of Object.entries(assignment)) {
-      const [committed, ends] = await Promise.all([admin.fetchOffsets({ groupId, topics: [topic] }), admin.fetchTopicOffsets(topic)]);
-      const uncommitted = new Set((committed[0]?.partitions ?? []).filter((p) => p.offset === '-1').map((p) => p.partition));
-      for (const end of ends) {
-        if (partitions.includes(end.partition) && uncommitted.has(end.partition)) consumer.seek({ topic, partition: end.partition, offset: end.high });
-      }
+  for (const [topic, partitions] of Object.entries(assignment)) {
+    const [committed, ends] = await withAdmin(kafka, (admin) =>
+      Promise.all([admin.fetchOffsets({ groupId, topics: [topic] }), admin.fetchTopicOffsets(topic)]),
+    );
+    const uncommitted = new Set((committed[0]?.partitions ?? []).filter((p) => p.offset === '-1').map((p) => p.partition));
+    for (const end of ends) {
+      if (partitions.includes(end.partition) && uncommitted.has(end.partition)) consumer.seek({ topic, partition: end.partition, offset: end.high });
     }
-  } finally {
-    await admin.disconnect();
   }
 }
 
 /**
- * Called as the group is joined, before kafkajs's first fetch: pauses every assigned partition, and resumes those
- * whose committed offset their log still holds; the others stay paused and are reported.
+ * Called as the group is joined, before kafkajs's first fetch: pauses every assigned partition until `onAssigned`
+ * resolved (run again after a failure) and their committed offsets were compared with their logs; then resumes
+ * them, except those whose position their log no longer holds, which stay paused and are reported.
  */
-function holdUntilPositionsChecked(
+function holdUntilPrepared<T>(
   kafka: Kafka,
+  ends: SubscriberDeps['ends'],
   consumer: Consumer,
-  groupId: string,
+  o: SubscribeOptions<T>,
   assignment: Record<string, number[]>,
-  onLost: (lost: LostPosition) => void,
   log: Logger,
+  halted: HaltedPartitions,
 ): void {
   const held = Object.entries(assignment).map(([topic, partitions]) => ({ topic, partitions }));
   consumer.pause(held);
   const report = (lost: LostPosition): void => {
+    halted.add(lost.topic, lost.partition);
     log.error({ ...lost }, 'the partition no longer holds this consumer position; the partition is stopped');
-    onLost(lost);
+    o.onLostPosition?.(lost);
   };
-  void haltLostPositions(kafka, groupId, assignment, report)
-    .catch((err: unknown) => {
-      log.warn({ err }, 'could not compare committed offsets with the partitions; kafkajs resets any out of range');
-      return [];
-    })
-    .then((lost) => {
-      const isLost = (topic: string, partition: number): boolean => lost.some((l) => l.topic === topic && l.partition === partition);
-      consumer.resume(held.map(({ topic, partitions }) => ({ topic, partitions: partitions.filter((p) => !isLost(topic, p)) })));
-    });
+  const lostPositions = o.onLostPosition
+    ? haltLostPositions(kafka, ends, o.groupId, assignment, report).catch((err: unknown) => {
+        log.warn({ err }, 'could not compare committed offsets with the partitions; kafkajs resets any out of range');
+        return [];
+      })
+    : Promise.resolve([]);
+  const prepared = o.onAssigned ? prepareAssigned(o.onAssigned, held, log) : Promise.resolve();
+  void Promise.all([lostPositions, prepared]).then(([lost]) => {
+    const isLost = (topic: string, partition: number): boolean => lost.some((l) => l.topic === topic && l.partition === partition);
+    consumer.resume(held.map(({ topic, partitions }) => ({ topic, partitions: partitions.filter((p) => !isLost(topic, p)) })));
+  });
+}
+
+async function prepareAssigned(
+  onAssigned: NonNullable<SubscribeOptions['onAssigned']>,
+  held: { topic: string; partitions: number[] }[],
+  log: Logger,
+): Promise<void> {
+  const partitions = held.flatMap(({ topic, partitions: list }) => list.map((partition) => ({ topic, partition })));
+  for (let failures = 1; ; failures++) {
+    try {
+      return await onAssigned(partitions);
+    } catch (err) {
+      log.error({ err, attempt: failures }, 'preparing the assigned partitions failed; they wait, and it runs again');
+      await new Promise((resolve) => setTimeout(resolve, Math.min(30_000, 300 * 2 ** (failures - 1))));
+    }
+  }
 }
 
 /**
@@ -133,33 +199,38 @@ function holdUntilPositionsChecked(
  */
 async function haltLostPositions(
   kafka: Kafka,
+  ends: SubscriberDeps['ends'],
   groupId: string,
   assignment: Record<string, number[]>,
   onLost: (lost: LostPosition) => void,
 ): Promise<LostPosition[]> {
   const found: LostPosition[] = [];
-  const admin = kafka.admin();
-  await admin.connect();
-  try {
-    for (const [topic, partitions] of Object.entries(assignment)) {
-      const [committed, offsets] = await Promise.all([admin.fetchOffsets({ groupId, topics: [topic] }), admin.fetchTopicOffsets(topic)]);
-      for (const c of committed[0]?.partitions ?? []) {
-        const log = offsets.find((o) => o.partition === c.partition);
-        if (!partitions.includes(c.partition) || c.offset === '-1' || !log) continue;
-        const position = BigInt(c.offset);
-        if (position >= BigInt(log.low) && position <= BigInt(log.high)) continue;
-        const lost = { topic, partition: c.partition, position: c.offset, logStart: log.low, highWatermark: log.high };
-        found.push(lost);
-        onLost(lost);
+  for (const [topic, partitions] of Object.entries(assignment)) {
+    const [committed, offsets] = await withAdmin(kafka, (admin) =>
+      Promise.all([admin.fetchOffsets({ groupId, topics: [topic] }), admin.fetchTopicOffsets(topic)]),
+    );
+    for (const c of committed[0]?.partitions ?? []) {
+      let log: { low: string; high: string } | undefined = offsets.find((o) => o.partition === c.partition);
+      if (!partitions.includes(c.partition) || c.offset === '-1' || !log) continue;
+      const position = BigInt(c.offset);
+      if (position >= BigInt(log.low) && position <= BigInt(log.high)) continue;
+      if (position > BigInt(log.high)) {
+        // Beyond the end may be a new leader's high watermark that has not caught up yet.
+        log = await settledBeyondEnd(ends, topic, c.partition, position);
+        if (log === undefined) continue;
       }
+      const lost = { topic, partition: c.partition, position: c.offset, logStart: log.low, highWatermark: log.high };
+      found.push(lost);
+      onLost(lost);
     }
-  } finally {
-    await admin.disconnect();
   }
   return found;
 }
 
-async function handleBatch<T>(deps: SubscriberDeps, o: SubscribeOptions<T>, payload: EachBatchPayload, log: Logger): Promise<void> {
+/** How long a batch may stay in the handler before every further minute of it is logged as an error. */
+const OVERDUE_BATCH_MS = 60_000;
+
+async function handleBatch<T>(deps: SubscriberDeps, o: SubscribeOptions<T>, payload: EachBatchPayload, log: Logger, halted: HaltedPartitions): Promise<void> {
   const { batch, resolveOffset, commitOffsetsIfNecessary, heartbeat, isRunning, isStale } = payload;
   if (batch.messages.length === 0 || !isRunning() || isStale()) return;
   const { records, rejections } = await decodeRawRecords(deps.codec, batch.topic, batch.partition, toRawRecords(batch.messages), o.readerSchema);
@@ -178,6 +249,17 @@ async function handleBatch<T>(deps: SubscriberDeps, o: SubscribeOptions<T>, payl
     highWatermark: batch.highWatermark,
   };
   if (records.length > 0) {
+    // kafkajs has no max.poll.interval: a handler that never settles holds its partition in a live member for ever,
+    // so a batch in hand for long is an error an operator sees, repeated until it settles.
+    const started = Date.now();
+    const overdue = setInterval(
+      () =>
+        log.error(
+          { topic: batch.topic, partition: batch.partition, firstOffset: batch.firstOffset(), records: records.length, inHandMs: Date.now() - started },
+          'a batch is still in the handler; its partition waits',
+        ),
+      OVERDUE_BATCH_MS,
+    );
     try {
       // kafkajs resolves offsets in its own loop: here the batch's settled work is awaited before the next batch.
       await (
@@ -185,15 +267,40 @@ async function handleBatch<T>(deps: SubscriberDeps, o: SubscribeOptions<T>, payl
       )?.settled;
     } catch (e) {
       if (!isTopicRecreated(e)) throw e;
-      payload.pause(); // nothing resolved or committed: the partition waits for the next subscribe
-      log.error(
-        { err: e, topic: batch.topic, partition: batch.partition },
-        'the handler stopped this partition; it is not consumed until the service restarts',
-      );
+      payload.pause(); // nothing resolved or committed: the partition waits for resumeAt or the next subscribe
+      halted.add(batch.topic, batch.partition);
+      log.error({ err: e, topic: batch.topic, partition: batch.partition }, 'the handler stopped this partition; it is not consumed until it is resumed');
       return;
+    } finally {
+      clearInterval(overdue);
     }
   }
   resolveOffset(batch.lastOffset());
   await commitOffsetsIfNecessary();
   await heartbeat();
+}
+
+/** The partitions of the current assignment this member stopped and keeps paused. */
+class HaltedPartitions {
+  private readonly ids = new Set<string>();
+
+  add(topic: string, partition: number): void {
+    this.ids.add(`${topic}\u0000${partition}`);
+  }
+
+  has(topic: string, partition: number): boolean {
+    return this.ids.has(`${topic}\u0000${partition}`);
+  }
+
+  release(topic: string, partition: number): void {
+    this.ids.delete(`${topic}\u0000${partition}`);
+  }
+
+  /** Forgets the partitions this member no longer holds. */
+  retain(assignment: Record<string, number[]>): void {
+    for (const id of this.ids) {
+      const [topic = '', partition] = id.split('\u0000');
+      if (!assignment[topic]?.includes(Number(partition))) this.ids.delete(id);
+    }
+  }
 }

@@ -1,5 +1,6 @@
 /** Topic creation on any Kafka-protocol broker: idempotent, waits for partition leaders. */
 import { Kafka, logLevel, type Admin } from 'kafkajs';
+import { DeltabrokerError } from '../../errors';
 import type { TopicSpec } from '../port';
 import { type KafkaSasl, saslConfig } from './client-security';
 
@@ -10,7 +11,7 @@ export async function createTopics(admin: Admin, specs: readonly TopicSpec[]): P
   const missing = specs.filter((s) => !existing.has(s.topic));
   if (missing.length === 0) return [];
   await admin.createTopics({
-    waitForLeaders: true,
+    waitForLeaders: false,
     topics: missing.map((s) => ({
       topic: s.topic,
       numPartitions: s.partitions ?? 1,
@@ -18,7 +19,41 @@ export async function createTopics(admin: Admin, specs: readonly TopicSpec[]): P
       ...(s.config ? { configEntries: Object.entries(s.config).map(([name, value]) => ({ name, value })) } : {}),
     })),
   });
+  await waitForLeaders(
+    admin,
+    missing.map((s) => s.topic),
+  );
   return missing.map((s) => s.topic);
+}
+
+const LEADERS_WAIT_MS = 30_000;
+
+/**
+ * Polls the metadata until every partition of the topics has a leader. kafkajs's own wait gives up when a broker
+ * answers UNKNOWN_TOPIC_OR_PARTITION, which a Kafka cluster does for a moment after a topic's creation (a broker's
+ * metadata trails the controller's), and sooner still after a topic of the same name was deleted.
+ */
+async function waitForLeaders(admin: Admin, topics: string[]): Promise<void> {
+  const deadline = Date.now() + LEADERS_WAIT_MS;
+  for (;;) {
+    const ready = await admin
+      .fetchTopicMetadata({ topics })
+      .then((m) => m.topics.length === topics.length && m.topics.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0)))
+      .catch(() => false);
+    if (ready) return;
+    if (Date.now() > deadline) {
+      throw new DeltabrokerError(
+        'DB_DEPENDENCY_UNAVAILABLE',
+        `the new topics ${topics.join(', ')} had no leader for every partition within ${LEADERS_WAIT_MS} ms`,
+        {
+          stage: 'write-log',
+          field: 'topic',
+          rule: 'leader',
+        },
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 /** Standalone helper (CLI, tests, scripts): connects to `brokers`, creates the missing topics, disconnects. */

@@ -3,17 +3,19 @@
  * values in the Confluent wire format against a Confluent-compatible schema registry. The only module,
  * with its siblings, that imports kafkajs and @kafkajs/confluent-schema-registry.
  */
-import { Kafka, logLevel, Partitioners, type Admin, type Producer } from 'kafkajs';
+import { Kafka, logLevel, Partitioners, type Producer } from 'kafkajs';
 import { silentLogger, type Logger } from '../../logger';
 import type { OutgoingRecord, LogPosition, ReplayOptions, ReplayResult, SubscribeOptions, Subscription, TopicOffsets, TopicSpec, WriteLog } from '../port';
 import { OpenSubscriptions } from '../open-subscriptions';
 import type { Rejection } from '../schema-types';
 import type { RecordSchema } from '../schemas';
 import { DEFAULT_REJECTIONS_TOPIC, rejectionRecords, topicNameStrategy, ValueCodec, type SubjectStrategy, type WriteLogOptions } from '../codec';
+import { REPLAY_GROUP_PREFIX } from '../topology';
 import { kafkajsLogCreator } from './kafkajs-logger';
 import { Publisher } from './publisher';
 import { replay } from './replay';
 import { subscribe } from './subscriber';
+import { RenewableAdmin } from './renewable-admin';
 import { createTopics } from './topics';
 import { type KafkaSasl, saslConfig } from './client-security';
 
@@ -30,11 +32,15 @@ export interface KafkaWriteLogOptions extends WriteLogOptions {
    * default 500). It also bounds how long stopping a consumer waits for the fetch in flight.
    */
   readonly fetchMaxWaitMs?: number;
+  /** Consumer groups' `session.timeout.ms` (kafkajs's default 30 s when absent); heartbeats at a third, at most 3 s. */
+  readonly sessionTimeoutMs?: number;
   /**
    * Replays read through temporary consumer groups named `<prefix>-<topic>-<uuid>` (default `deltabroker-replay`,
    * in the service's reserved group namespace): a client that is not the service names its own.
    */
   readonly replayGroupPrefix?: string;
+  /** WriteLog.endSettleMs: how long a position beyond a partition's end must stay so to count as lost (default 10 s). */
+  readonly endSettleMs?: number;
 }
 
 export class KafkaWriteLog implements WriteLog {
@@ -45,14 +51,16 @@ export class KafkaWriteLog implements WriteLog {
   private constructor(
     private readonly kafka: Kafka,
     private readonly producer: Producer,
-    private readonly admin: Admin,
+    private readonly admin: RenewableAdmin,
     private readonly codec: ValueCodec,
     private readonly publisher: Publisher,
     private readonly logger: Logger,
     private readonly rejectionsTopic: string,
     private readonly fetchMaxWaitMs: number,
+    private readonly sessionTimeoutMs: number | undefined,
     private readonly replayGroupPrefix: string,
     private readonly subjectFor: SubjectStrategy,
+    readonly endSettleMs: number,
   ) {}
 
   /** Connects a producer and an admin client; consumers connect per subscription. */
@@ -72,10 +80,10 @@ export class KafkaWriteLog implements WriteLog {
       idempotent: o.idempotent ?? false,
       ...(o.idempotent ? { maxInFlightRequests: 1 } : {}),
     });
-    const admin = kafka.admin();
     await producer.connect();
+    let admin: RenewableAdmin;
     try {
-      await admin.connect();
+      admin = await RenewableAdmin.connect(kafka);
     } catch (e) {
       await producer.disconnect().catch(() => undefined);
       throw e;
@@ -96,8 +104,11 @@ export class KafkaWriteLog implements WriteLog {
       logger,
       o.rejectionsTopic ?? DEFAULT_REJECTIONS_TOPIC,
       o.fetchMaxWaitMs ?? 500,
-      o.replayGroupPrefix ?? 'deltabroker-replay',
+      o.sessionTimeoutMs,
+      o.replayGroupPrefix ?? REPLAY_GROUP_PREFIX,
       subjectFor,
+      // A follower fetches every few hundred milliseconds; ten seconds covers a loaded cluster's leader change.
+      o.endSettleMs ?? 10_000,
     );
   }
 
@@ -107,7 +118,15 @@ export class KafkaWriteLog implements WriteLog {
 
   async subscribe<T = unknown>(options: SubscribeOptions<T>): Promise<Subscription> {
     const sub = await subscribe(
-      { kafka: this.kafka, codec: this.codec, logger: this.logger, reject: (r) => this.reject(r), fetchMaxWaitMs: this.fetchMaxWaitMs },
+      {
+        kafka: this.kafka,
+        codec: this.codec,
+        logger: this.logger,
+        reject: (r) => this.reject(r),
+        ends: this,
+        fetchMaxWaitMs: this.fetchMaxWaitMs,
+        ...(this.sessionTimeoutMs !== undefined && { sessionTimeoutMs: this.sessionTimeoutMs }),
+      },
       options,
     );
     return this.subscriptions.track(sub);
@@ -132,11 +151,11 @@ export class KafkaWriteLog implements WriteLog {
   }
 
   createTopics(topics: readonly TopicSpec[]): Promise<string[]> {
-    return createTopics(this.admin, topics);
+    return this.admin.use((admin) => createTopics(admin, topics));
   }
 
   async topicOffsets(topic: string): Promise<TopicOffsets[]> {
-    const offsets = await this.admin.fetchTopicOffsets(topic);
+    const offsets = await this.admin.topicOffsets(topic);
     return offsets.map((p) => ({ partition: p.partition, low: p.low, high: p.high })).sort((a, b) => a.partition - b.partition);
   }
 

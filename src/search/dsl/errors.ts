@@ -28,3 +28,15 @@ export const forbiddenClause = (path: string, what: string): DeltabrokerError =>
   new DeltabrokerError('DB_FORBIDDEN', `${what} may not be used by a caller who cannot read every field (at ${path})`, details(path, 'clause-not-allowed'));
 
 export const isPlainObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/**
+ * `"price:desc"` is the sort syntax of the URL parameter; in a body the engines read it as a field of that
+ * name. Refused, and as DB_FORBIDDEN when `checkBase` finds the field before the colon hidden from the caller.
+ */
+export function refuseColonSort(name: string, path: string, checkBase: (base: string) => void): void {
+  const colon = name.indexOf(':');
+  if (colon < 0) return;
+  const base = name.slice(0, colon);
+  checkBase(base);
+  throw unsupported(path, `the sort string "${name}" (URL syntax; write { "${base}": "${name.slice(colon + 1)}" })`);
+}

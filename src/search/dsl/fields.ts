@@ -42,7 +42,8 @@ export class FieldResolver {
     if (field === undefined || (keyword && field.type !== 'string')) throw unknownField(path, name);
     if (!this.isReadable(base)) throw forbiddenField(path, base);
     if (field.type === 'object') throw invalid(path, 'field-type', `field ${base} is an object field and cannot be queried`);
-    return { name: base, type: field.type, keyword };
+    // Ciphertext has no words: every clause compares its whole value.
+    return { name: base, type: field.type, keyword: keyword || field.sensitive === true };
   }
 
   /** Readable string fields whose names match `pattern` (with `*`); an unreadable explicit name is refused. */
@@ -50,11 +51,12 @@ export class FieldResolver {
     if (!pattern.includes('*')) {
       const ref = this.resolve(pattern, path);
       if (ref.type !== 'string') throw invalid(path, 'field-type', `field ${ref.name} is not a string field`);
+      if (this.byName.get(ref.name)?.sensitive === true) throw invalid(path, 'field-type', `field ${ref.name} holds ciphertext and has no words to search`);
       return [ref];
     }
     const re = wildcardToRegExp(pattern);
     return this.index.fields
-      .filter((f) => f.type === 'string' && re.test(f.name) && this.isReadable(f.name))
+      .filter((f) => f.type === 'string' && f.sensitive !== true && re.test(f.name) && this.isReadable(f.name))
       .map((f) => ({ name: f.name, type: 'string' as const, keyword: false }));
   }
 }

@@ -4,7 +4,7 @@ import { DEFAULT_SEARCH_SIZE, DEFAULT_TRACK_TOTAL_HITS, MAX_RESULT_WINDOW, MAX_S
 import { parseSourceFilter } from '../source-filter';
 import type { SearchRequest, SortKey, TermsAggregation } from './ast';
 import { requireBoolean } from './coerce';
-import { invalid, isPlainObject, malformed, unsupported } from './errors';
+import { invalid, isPlainObject, malformed, refuseColonSort, unsupported } from './errors';
 import type { FieldResolver } from './fields';
 import { parseQuery } from './parse-query';
 
@@ -101,6 +101,7 @@ function parseSort(value: unknown, fields: FieldResolver): SortKey[] {
     } else if (spec !== undefined) {
       throw invalid(at, 'type', 'expected "asc", "desc" or an options object');
     }
+    refuseColonSort(name, at, (base) => fields.resolve(base, at));
     if (name === '_score') return { kind: 'score', order: order ?? 'desc' };
     if (name.startsWith('_')) throw unsupported(at, `sorting by ${name}`);
     return { kind: 'field', field: fields.resolve(name, at), order: order ?? 'asc', missing };

@@ -71,9 +71,9 @@ export const castFor = (field: Pick<FieldRef, 'type'>): string => CASTS[field.ty
 export const typedParam = (field: Pick<FieldRef, 'type'>, value: Scalar, add: (v: unknown, cast: string) => string): string =>
   field.type === 'string' ? `(${add(value, 'text')} collate "C")` : add(value, castFor(field));
 
-/** The generated `search` column: every string field's words, for multi-field search and a GIN index. */
+/** The generated `search` column: every analysed string field's words, for multi-field search and a GIN index. */
 export function searchVectorExpression(fields: readonly IndexField[]): string {
-  const strings = fields.filter((f) => f.type === 'string');
+  const strings = fields.filter((f) => f.type === 'string' && f.sensitive !== true);
   if (strings.length === 0) return `''::tsvector`;
   return strings.map((f) => wordsExpression(f.name)).join(' || ');
 }

@@ -42,7 +42,8 @@ async function addSearchColumn(tx: SqlExecutor, schema: string, index: IndexDefi
   await tx.query(`create index on ${table} using gin (search)`);
 }
 
-const stringFields = (index: IndexDefinition): string[] => index.fields.filter((f) => f.type === 'string').map((f) => f.name);
+/** String fields with word columns: a sensitive one (ciphertext) has none. */
+const stringFields = (index: IndexDefinition): string[] => index.fields.filter((f) => f.type === 'string' && f.sensitive !== true).map((f) => f.name);
 
 /**
  * Creates the index table, or migrates it to `index`: word columns for string fields added or removed, and

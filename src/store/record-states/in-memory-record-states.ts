@@ -69,6 +69,15 @@ export class InMemoryRecordStateStore implements RecordStateStore {
     }
   }
 
+  async lowerCheckpoints(checkpoints: readonly StateCheckpoint[]): Promise<void> {
+    for (const c of checkpoints) {
+      const key = checkpointKey(c.topic, c.partition);
+      const next = BigInt(c.nextOffset);
+      const stored = this.#checkpoints.get(key);
+      if (stored !== undefined && stored > next) this.#checkpoints.set(key, next);
+    }
+  }
+
   async applyEvents(events: readonly PersistedEvent[], partition: StateCheckpoint): Promise<void> {
     await this.recordVerdicts(verdictsOfEvents(events, partition));
     await this.storeCheckpoints([partition]);

@@ -88,6 +88,11 @@ export interface RecordStateStore {
   /** Moves state checkpoints forward, never back. */
   storeCheckpoints(checkpoints: readonly StateCheckpoint[]): Promise<void>;
   /**
+   * Moves state checkpoints back to these offsets where they lie above them: the partition's topic was created
+   * again, and a checkpoint that counted the old topic would make the catch-up pass over the new topic's events.
+   */
+  lowerCheckpoints(checkpoints: readonly StateCheckpoint[]): Promise<void>;
+  /**
    * Applies events read back from one partition (start-up catch-up, rebuild) atomically with the partition's
    * checkpoint. Idempotent: versions at or below the stored one and known deltas change nothing.
    */

@@ -115,6 +115,16 @@ export class PostgresRecordStateStore implements RecordStateStore {
     if (checkpoints.length > 0) await writeCheckpoints(this.sql, checkpoints);
   }
 
+  async lowerCheckpoints(checkpoints: readonly StateCheckpoint[]): Promise<void> {
+    if (checkpoints.length === 0) return;
+    await this.sql.query(
+      `update state_checkpoints c set next_offset = r.next_offset
+         from jsonb_to_recordset($1::jsonb) as r(topic text, partition integer, next_offset bigint)
+        where c.topic = r.topic and c.partition = r.partition and c.next_offset > r.next_offset`,
+      [JSON.stringify(checkpoints.map((c) => ({ topic: c.topic, partition: c.partition, next_offset: c.nextOffset })))],
+    );
+  }
+
   async applyEvents(events: readonly PersistedEvent[], partition: StateCheckpoint): Promise<void> {
     const verdicts = verdictsOfEvents(events, partition);
     await this.sql.transaction(async (tx) => {

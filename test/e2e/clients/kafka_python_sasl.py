@@ -1,4 +1,4 @@
-"""kafka-python over SASL/SCRAM-SHA-256 with the client settings the README shows.
+"""kafka-python over SASL/SCRAM-SHA-256 with the client settings docs/security.md shows.
 
 usage: kafka_python_sasl.py BOOTSTRAP PASSWORD produce TOPIC KEY VALUE_FILE AUTHORIZATION
        kafka_python_sasl.py BOOTSTRAP PASSWORD find TOPIC NEEDLE

@@ -1,10 +1,13 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { ENTITIES_REFUSED_EXIT_CODE } from '../../../src/cli/entities';
 import { loadConfig, type Config } from '../../../src/config';
 import { FileEntityConfigSource, type EntityConfig } from '../../../src/tenant';
 import { testEntitiesDir } from '../../support/entities';
 import { runCli } from './run-cli';
 
-/** `deltabroker entities list|show` over the entities folder (the embedded tenant API). */
+/** `deltabroker entities list|check|show` over the entities folder (the embedded tenant API). */
 describe('deltabroker entities', () => {
   let dir: string;
   let cli: Config;
@@ -13,7 +16,7 @@ describe('deltabroker entities', () => {
   beforeAll(async () => {
     dir = testEntitiesDir();
     cli = loadConfig({ DELTABROKER_ENTITIES_DIR: dir });
-    configs = await new FileEntityConfigSource({ directory: dir }).list();
+    ({ configs } = await new FileEntityConfigSource({ directory: dir }).list());
     expect(configs.length).toBeGreaterThan(1);
   });
 
@@ -25,8 +28,8 @@ describe('deltabroker entities', () => {
       /^acme\s+merchant_account\s+1\s+merchantId\s+6\s+acme\.merchant_account\.events\s+tenant_acme\.merchant_account\s+acme__merchant_account\s+global,local$/,
     );
 
-    const acme = JSON.parse(await runCli(cli, ['entities', 'list', '--tenant', 'acme', '--json'])) as EntityConfig[];
-    expect(acme).toEqual(configs.filter((c) => c.tenant === 'acme'));
+    const acme = JSON.parse(await runCli(cli, ['entities', 'list', '--tenant', 'acme', '--json'])) as { entities: EntityConfig[]; refused: unknown[] };
+    expect(acme).toEqual({ entities: configs.filter((c) => c.tenant === 'acme'), refused: [] });
     expect((await runCli(cli, ['entities', 'list', '--tenant', 'nobody'])).trimEnd().split('\n')).toHaveLength(1);
   });
 
@@ -44,5 +47,22 @@ describe('deltabroker entities', () => {
       code: 'DB_VALIDATION',
       details: { field: 'format' },
     });
+  });
+
+  test('check: says how many are valid, or lists the refused ones and exits 2', async () => {
+    expect(await runCli(cli, ['entities', 'check'])).toBe(`${configs.length} entity configurations valid\n`);
+    expect(process.exitCode ?? 0).toBe(0);
+    const broken = testEntitiesDir();
+    mkdirSync(path.join(broken, 'evil'));
+    writeFileSync(path.join(broken, 'evil', 'account.yaml'), 'tenant: evil\nentity: account\nkey: id\nfields: {id: string}\npersistence: {topic: acme.x}\n');
+    try {
+      const printed = await runCli(loadConfig({ DELTABROKER_ENTITIES_DIR: broken }), ['entities', 'check']);
+      expect(printed).toMatch(
+        /^TENANT\s+ENTITY\s+SOURCE\s+FIELD\s+RULE\s+REASON\nevil\s+account\s+evil\/account\.yaml\s+persistence\.topic\s+tenant-namespace\s+invalid entity/,
+      );
+      expect(process.exitCode).toBe(ENTITIES_REFUSED_EXIT_CODE);
+    } finally {
+      process.exitCode = 0;
+    }
   });
 });

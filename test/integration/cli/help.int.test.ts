@@ -63,7 +63,7 @@ describe('deltabroker --help', () => {
 
     const refused = await spawnCli(['topics', 'list'], { DELTABROKER_KAFKA_PORT: '1', DELTABROKER_KAFKA_BROKERS: '' });
     expect(refused.code).toBe(1);
-    expect(refused.stdout).toContain('DB_DEPENDENCY_UNAVAILABLE: no Kafka broker answers at 127.0.0.1:1: start the service (npm start)');
+    expect(refused.stderr).toContain('DB_DEPENDENCY_UNAVAILABLE: no Kafka broker answers at 127.0.0.1:1: start the service (npm start)');
 
     const badValue = await spawnCli(['topics', 'alter', 'x', '--retention-ms', 'soon']);
     expect(badValue.code).toBe(1);

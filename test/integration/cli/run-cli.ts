@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { buildCli } from '../../../src/cli';
 import type { Config } from '../../../src/config';
+import { serviceEnginesEnv } from '../../support/engines';
 
 export async function runCli(config: Config, args: string[]): Promise<string> {
   let printed = '';
@@ -26,7 +27,7 @@ const ROOT = path.resolve(__dirname, '../../..');
 export function spawnCli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, ['--require', 'tsx/cjs', '-e', "require('./src/cli').main(process.argv.slice(1))", ...args], {
     cwd: ROOT,
-    env: { ...process.env, ...env },
+    env: { ...process.env, ...serviceEnginesEnv(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

@@ -1,26 +1,10 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { startEmbeddedKafka } from '../../../src/embedded/kafka';
+import { killBroker, spawnBroker } from './fixtures/spawn-broker';
 import { type TestBroker, FAST_GROUP, startTestBroker, waitFor } from './harness';
-
-const FIXTURE = path.join(__dirname, 'fixtures/broker-process.ts');
-
-function spawnBroker(dataDir: string, port = 0): Promise<{ child: ChildProcess; port: number }> {
-  // node itself with tsx's loader (not the tsx CLI, whose wrapper process would survive SIGKILL's target).
-  const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE, dataDir, String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /READY (\d+)/.exec(out);
-      if (m) resolve({ child, port: Number(m[1]) });
-    });
-    child.on('exit', (code, signal) => reject(new Error(`broker process exited (${code ?? signal})`)));
-  });
-}
 
 const client = (port: number): Kafka =>
   new Kafka({ clientId: 'durability', brokers: [`127.0.0.1:${port}`], logLevel: logLevel.NOTHING, retry: { retries: 2, initialRetryTime: 50 } });
@@ -81,12 +65,11 @@ describe('embedded kafka: durability', () => {
       // Some sends are in flight when the process dies: those may or may not be kept.
       const inFlight = Array.from({ length: 10 }, () => sendOne().catch(() => undefined));
       await new Promise((r) => setTimeout(r, 5));
-      first.child.kill('SIGKILL');
-      await new Promise((r) => first.child.once('exit', r));
+      await killBroker(first.child);
       await Promise.all(inFlight);
       await producer.disconnect().catch(() => undefined);
     } finally {
-      first.child.kill('SIGKILL');
+      await killBroker(first.child);
     }
 
     // Simulate a write torn by a crash: half a batch header at the end of partition 0's active segment.

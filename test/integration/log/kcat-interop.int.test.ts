@@ -1,5 +1,5 @@
 /**
- * What the README tells operators, done for real: a delta encoded by the log tool, produced with kcat (a
+ * What docs/kafka-clients.md tells operators, done for real: a delta encoded by the log tool, produced with kcat (a
  * librdkafka client with no Avro support), is read by the write-log adapter; the log tool reads the topic
  * back as JSON lines. Skipped, saying so, where kcat is not installed (.ci/run installs it).
  */

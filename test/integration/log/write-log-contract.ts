@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
 import { ValueCodec } from '../../../src/log/codec';
+import { eventually } from '../../support/topics';
 import { openKafkaWriteLog } from '../../../src/log/kafka';
 import type { LogRecord, OutgoingRecord, RecordBatch, Subscription, WriteLog } from '../../../src/log/port';
 import { loadSchemas, recordSchema, type ActionEvent, type DeltaEnvelope, type DeltaOutcome, type EntityEvent, type Rejection } from '../../../src/log/schemas';
@@ -464,6 +465,43 @@ export function describeWriteLogContract(name: string, start: () => Promise<Back
       await Promise.all([first.count(4), second.count(4)]);
       expect(first.records).toHaveLength(4);
       expect(second.records).toHaveLength(4);
+    });
+
+    test('onAssigned runs before any record of its partitions is handed over, again after it failed, and at every new assignment', async () => {
+      const topic = unique('assigned');
+      await log.createTopics([{ topic, partitions: 2 }]);
+      await log.publish([1, 2, 3, 4].map((n) => ({ topic, key: `k-${n}`, value: sampleDelta(n), schema: schemas.DeltaEnvelope })));
+      const groupId = unique('group');
+      const calls: { partitions: string[]; recordsBefore: number }[] = [];
+      const collector = new Collector();
+      let failOnce = true;
+      const onAssigned = async (partitions: readonly { topic: string; partition: number }[]): Promise<void> => {
+        calls.push({ partitions: partitions.map((p) => `${p.topic}/${p.partition}`).sort(), recordsBefore: collector.records.length });
+        // The partitions must stay held while this runs: nothing may be handed over meanwhile.
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        if (failOnce) {
+          failOnce = false;
+          throw new Error('state store not reachable yet');
+        }
+      };
+      await subscribe([topic], collector, groupId, { onAssigned });
+      await collector.count(4);
+      expect(calls.length).toBeGreaterThanOrEqual(2);
+      expect(calls[0]).toEqual({ partitions: [`${topic}/0`, `${topic}/1`], recordsBefore: 0 });
+      expect(calls[1]).toEqual({ partitions: [`${topic}/0`, `${topic}/1`], recordsBefore: 0 });
+      const before = calls.length;
+      // A second member joins: the group's partitions are assigned anew, and each member prepares what it is given.
+      const second = new Collector();
+      const secondCalls: string[][] = [];
+      await subscribe([topic], second, groupId, {
+        onAssigned: async (partitions: readonly { topic: string; partition: number }[]) =>
+          void secondCalls.push(partitions.map((p) => `${p.topic}/${p.partition}`)),
+      });
+      await eventually(
+        async () => ({ first: calls.length - before, second: secondCalls.length }),
+        (n) => n.first > 0 && n.second > 0,
+        WAIT_MS,
+      );
     });
 
     test('publishing to a topic that does not exist fails and writes nothing, not even to the topics that exist', async () => {

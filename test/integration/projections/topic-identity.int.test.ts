@@ -2,7 +2,9 @@
  * Topic identity: a persistence topic deleted and created again (through kafkajs's admin, over the Kafka
  * protocol) restarts at offset 0 under checkpoints and group offsets that counted the old topic. The table
  * projector and the action emitters must stop such a partition with DB_TOPIC_RECREATED instead of passing its
- * new records off as applied, while their other topics keep working. Run with both write-log adapters.
+ * new records off as applied, while their other topics keep working; once the projection is rebuilt from the new
+ * topic, the stopped partition is consumed again without a restart (Subscription.resumeAt). Run with both write-log
+ * adapters.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,6 +13,7 @@ import { Kafka, logLevel, type Admin } from 'kafkajs';
 import { startActionEmitters } from '../../../projections/action-emitter';
 import { readCheckpoint } from '../../../projections/postgres/checkpoint-store';
 import { startTableProjector, type TableProjector } from '../../../projections/postgres/table-projector';
+import { rebuildProjections } from '../../../projections/replay';
 import { StoppedTopics, type StoppedPartition } from '../../../projections/stopped-topics';
 import { startEmbeddedKafka, type EmbeddedKafka } from '../../../src/embedded/kafka';
 import { startEmbeddedRegistry, type EmbeddedRegistry } from '../../../src/embedded/registry';
@@ -18,6 +21,7 @@ import { loadSchemas, type LogPosition, type Subscription, type WriteLog } from 
 import { openInProcessWriteLog } from '../../../src/log/in-process';
 import { openKafkaWriteLog } from '../../../src/log/kafka';
 import { silentLogger } from '../../../src/logger';
+import { createPostgresSearchIndex } from '../../../src/search/postgres/postgres-search-index';
 import { migrate } from '../../../src/store/migrator';
 import type { EntityConfig } from '../../../src/tenant';
 import { persistenceTopicSpec, PIPELINE_GROUPS } from '../../../src/log/topology';
@@ -44,7 +48,7 @@ describe.each<Adapter>(['in-process', 'kafkajs'])('topic identity with the %s ad
     log =
       adapter === 'in-process'
         ? await openInProcessWriteLog({ broker: kafka.parts, registryUrl: registry.url })
-        : await openKafkaWriteLog({ brokers: kafka.brokers, registryUrl: registry.url, logger: silentLogger(), fetchMaxWaitMs: 100 });
+        : await openKafkaWriteLog({ brokers: kafka.brokers, registryUrl: registry.url, logger: silentLogger(), fetchMaxWaitMs: 100, endSettleMs: 0 }); // one node: its end never trails
     db = await scratchPostgres('dbt_topic_identity');
     await migrate(db.sql, silentLogger());
     admin = new Kafka({ brokers: kafka.brokers, logLevel: logLevel.NOTHING }).admin();
@@ -121,6 +125,66 @@ describe.each<Adapter>(['in-process', 'kafkajs'])('topic identity with the %s ad
     } finally {
       await projector.stop();
     }
+  });
+
+  test('a stopped partition is consumed again, from the new checkpoint, once the table is rebuilt from the new topic', async () => {
+    const { entities, configs } = configSource(accountConfig(uniqueEntity('resumed')));
+    const config = configs[0] as EntityConfig;
+    const groupId = uniqueEntity('projector');
+    const stopped = new StoppedTopics();
+    const projector = await startTableProjector({ log, schemas, entities, sql: db.sql, logger: silentLogger(), groupId, stopped });
+    try {
+      const first = await publish(config, ['a1', 'a2', 'a3']);
+      expect(await projector.waitFor(first[2] as LogPosition, 20_000)).toBe(true);
+      await recreate(config);
+      await publish(config, ['a-new']);
+      await eventually(
+        async () => stopped.list().length,
+        (n) => n > 0,
+      );
+      const checkpoint = { projector: groupId, topic: config.persistence.topic, partition: 0 };
+      const [stop] = stopped.list();
+      // Resuming before the rebuild would apply the new topic under the old checkpoint: refused, and still stopped.
+      await expect(stopped.resume(stop as StoppedPartition)).rejects.toThrow(/checkpoint 3 still lies beyond the partition's end 1/);
+      expect(stopped.list()).toHaveLength(1);
+
+      const ctx = {
+        log,
+        schemas,
+        entities,
+        sql: db.sql,
+        logger: silentLogger(),
+        search: createPostgresSearchIndex(db.sql),
+        liveProjectors: { postgres: groupId },
+      };
+      const rebuilt = await rebuildProjections(ctx, { tenant: config.tenant, entity: config.entity, target: 'postgres' }, { handover: 'replace' });
+      expect(rebuilt.targets[0]?.handover).toContainEqual({ partition: 0, before: '3', after: '1' });
+      expect(await readCheckpoint(db.sql, checkpoint)).toBe(1n);
+      expect(await keysIn(config)).toEqual(['a-new']);
+
+      await stopped.resume(stop as StoppedPartition);
+      expect(stopped.list()).toEqual([]);
+      const [later] = await publish(config, ['a-later']);
+      expect(await projector.waitFor(later as LogPosition, 20_000)).toBe(true);
+      expect(await keysIn(config)).toEqual(['a-later', 'a-new']);
+      expect(await readCheckpoint(db.sql, checkpoint)).toBe(2n);
+    } finally {
+      await projector.stop();
+    }
+  });
+
+  test('a rebuild that would replace the live checkpoints of a topic other entities share is refused', async () => {
+    const topic = `acme.${uniqueEntity('shared')}.events`;
+    const { entities, configs } = configSource(
+      { ...accountConfig(uniqueEntity('one')), persistence: { topic } },
+      { ...accountConfig(uniqueEntity('two')), persistence: { topic } },
+    );
+    const config = configs[0] as EntityConfig;
+    const ctx = { log, schemas, entities, sql: db.sql, logger: silentLogger(), search: createPostgresSearchIndex(db.sql) };
+    await expect(rebuildProjections(ctx, { tenant: config.tenant, entity: config.entity, target: 'postgres' }, { handover: 'replace' })).rejects.toMatchObject({
+      code: 'DB_CONFLICT',
+      details: { rule: 'own-topic' },
+    });
   });
 
   test('an action emitter whose committed offset lies beyond its partition stops that partition instead of resetting', async () => {

@@ -275,6 +275,14 @@ describe('replay and rebuild on PostgreSQL', () => {
     const first = jobs.start('replay', request);
     expect(first).toMatchObject({ status: 'running', kind: 'replay', tenant: 'acme', entity: config.entity });
     expect(() => jobs.start('verify', request)).toThrow(expect.objectContaining({ code: 'DB_CONFLICT' }));
+    // A recovery's rebuild runs as the entity's one job too: refused while a job runs, and refusing jobs meanwhile.
+    await expect(jobs.runAlone(request, 'recovery', async () => 'ran')).rejects.toMatchObject({ code: 'DB_CONFLICT' });
+    const other = { tenant: 'acme', entity: uniqueName('alone') };
+    let release: () => void = () => undefined;
+    const alone = jobs.runAlone(other, 'recovery', () => new Promise<string>((resolve) => (release = () => resolve('ran'))));
+    expect(() => jobs.start('replay', other)).toThrow(/a recovery of acme\/alone_.* is running/);
+    release();
+    expect(await alone).toBe('ran');
     const until = async (id: string, done: (v: ReplayJobView) => boolean): Promise<ReplayJobView> => {
       for (;;) {
         const view = jobs.get(id) as ReplayJobView;

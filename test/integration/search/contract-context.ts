@@ -9,8 +9,18 @@ export interface ContractFeatures {
   subsetOnly: boolean;
 }
 
+/** A second adapter instance on the same store or cluster (another service instance), with engine settings. */
+export interface InstanceOptions {
+  /** Primary shards of the indices it creates (engines only; PostgreSQL has none). */
+  shards?: number;
+  /** The client's request timeout (engines only). */
+  requestTimeoutMs?: number;
+}
+
 export interface ContractContext {
   readonly index: SearchIndex;
+  /** Opens another instance; the case closes it. */
+  openInstance(options?: InstanceOptions): Promise<SearchIndex>;
   readonly features: ContractFeatures;
   search(body: unknown, readableFields?: ReadonlySet<string>): Promise<SearchResponse>;
 }

@@ -29,6 +29,27 @@ export function safetyCases(ctx: ContractContext): void {
     await expectRefusal(restricted({ aggs: { s: { terms: { field: 'secret.keyword' } } } }), 'DB_FORBIDDEN');
   });
 
+  test('a hidden field orders nothing, in any sort syntax (the URL\'s "field:order" strings included)', async () => {
+    const sorts = [
+      'secret',
+      'secret:desc',
+      'secret.keyword:asc',
+      { secret: 'desc' },
+      [{ 'secret.keyword': { order: 'desc' } }],
+      ['name.keyword', 'secret:asc'],
+    ];
+    for (const sort of sorts) await expectRefusal(restricted({ sort }), 'DB_FORBIDDEN', { rule: 'field-not-readable', name: 'secret' });
+    // A readable field in URL syntax is refused as such, not read as a field named "price:desc".
+    await expectRefusal(ctx.search({ sort: 'price:desc' }), 'DB_VALIDATION', { field: 'payload.sort.price:desc', rule: 'unsupported-clause' });
+  });
+
+  test('terms_set may not count matches against a hidden field, nor run a script, for a restricted caller', async () => {
+    const termsSet = (options: Record<string, unknown>) => ({ query: { terms_set: { 'category.keyword': { terms: ['footwear', 'apparel'], ...options } } } });
+    const refusal = ctx.features.subsetOnly ? 'DB_VALIDATION' : 'DB_FORBIDDEN';
+    await expectRefusal(restricted(termsSet({ minimum_should_match_field: 'secret' })), refusal);
+    await expectRefusal(restricted(termsSet({ minimum_should_match_script: { source: "doc['secret.keyword'].size()" } })), refusal);
+  });
+
   test('fields named by pattern, or by default, leave hidden fields out', async () => {
     expect(sortedIdsOf(await ctx.search({ query: { multi_match: { query: 'classified' } } }))).toEqual(['p1']);
     expect(sortedIdsOf(await restricted({ query: { multi_match: { query: 'classified' } } }))).toEqual([]);

@@ -1,4 +1,5 @@
 /** Contract cases: upsert versions, deletes, validation of documents and definition changes. */
+import { withZone } from '../../../src/search/index-definition';
 import type { IndexDefinition } from '../../../src/search/search-port';
 import { expectRefusal, sortedIdsOf, type ContractContext } from './contract-context';
 
@@ -75,6 +76,61 @@ export function writeCases(ctx: ContractContext): void {
     await ctx.index.upsert(NOTES.name, [{ id: 'n4', version: 1, source: { title: 'with body', rank: 4, body: 'searchable paragraph' } }]);
     expect(sortedIdsOf(await notes({ query: { match: { body: 'paragraph' } } }))).toEqual(['n4']);
     expect(sortedIdsOf(await notes({ query: { multi_match: { query: 'paragraph' } } }))).toEqual(['n4']);
+  });
+
+  test('timestamps in every form the validator accepts are stored, found by range, and keep their instant', async () => {
+    const dated: IndexDefinition = { name: 'dated', fields: [{ name: 'at', type: 'timestamp' }] };
+    const forms = [
+      '2024-01-01',
+      '2024-01-01T10:00',
+      '2024-01-01 10:00',
+      '2024-01-01T10:00:30',
+      '2024-01-01 10:00:30.5',
+      '2024-01-01T10:00:30.123456789',
+      '2024-01-01T10:00Z',
+      '2024-01-01T10:00z',
+      '2024-01-01 10:00:30.25z',
+      '2024-01-01T10:00+0100',
+      '2024-01-01T10:00-01:30',
+    ];
+    await ctx.index.ensureIndex(dated);
+    await ctx.index.upsert(
+      dated.name,
+      forms.map((at, i) => ({ id: `d${i}`, version: 1, source: { at } })),
+    );
+    const found = await ctx.index.search(dated.name, { query: { range: { at: { gte: '2024-01-01', lt: '2024-01-02' } } }, size: 100 });
+    expect(sortedIdsOf(found)).toEqual(forms.map((_, i) => `d${i}`).sort());
+    for (const hit of found.hits.hits) {
+      const written = forms[Number(hit._id.slice(1))] as string;
+      expect(Date.parse(withZone(String(hit._source?.at)))).toBe(Date.parse(withZone(written)));
+    }
+  });
+
+  test('a sensitive field is stored and returned, never analysed: only its whole value matches', async () => {
+    const accounts: IndexDefinition = {
+      name: 'accounts',
+      fields: [
+        { name: 'owner', type: 'string' },
+        { name: 'iban', type: 'string', sensitive: true },
+      ],
+    };
+    const sealed = 'enc:v1:Qm9n-dXM gY2lwaGVy';
+    await ctx.index.ensureIndex(accounts);
+    await ctx.index.upsert(accounts.name, [{ id: 'a1', version: 1, source: { owner: 'Ada Lovelace', iban: sealed } }]);
+    const ids = async (body: unknown) => sortedIdsOf(await ctx.index.search(accounts.name, body));
+    expect((await ctx.index.search(accounts.name, {})).hits.hits[0]?._source).toEqual({ owner: 'Ada Lovelace', iban: sealed });
+    for (const word of ['gY2lwaGVy', 'enc', 'qm9n']) {
+      expect(await ids({ query: { match: { iban: word } } })).toEqual([]);
+      expect(await ids({ query: { multi_match: { query: word } } })).toEqual([]);
+    }
+    expect(await ids({ query: { match: { iban: sealed } } })).toEqual(['a1']);
+    expect(await ids({ query: { term: { iban: sealed } } })).toEqual(['a1']);
+    expect(await ids({ query: { term: { 'iban.keyword': sealed } } })).toEqual(['a1']);
+    expect(await ids({ query: { multi_match: { query: 'lovelace' } } })).toEqual(['a1']);
+    // A field that becomes sensitive loses its words.
+    await ctx.index.ensureIndex({ ...accounts, fields: [{ name: 'owner', type: 'string', sensitive: true }, accounts.fields[1]!] });
+    expect(await ids({ query: { match: { owner: 'lovelace' } } })).toEqual([]);
+    expect(await ids({ query: { term: { owner: 'Ada Lovelace' } } })).toEqual(['a1']);
   });
 
   test('many documents are written in batches and all become searchable', async () => {

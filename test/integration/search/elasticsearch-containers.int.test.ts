@@ -3,6 +3,7 @@
  * engine answers; elsewhere it is skipped at once, saying why in the run's output.
  */
 import { openElasticsearchSearchIndex } from '../../../src/search/elasticsearch/elasticsearch-search-index';
+import type { InstanceOptions } from './contract-context';
 import { describeSearchContract, type SearchBackend } from './search-contract';
 import { dockerAnswers } from '../../support/docker';
 
@@ -21,9 +22,16 @@ async function startElasticsearch(): Promise<SearchBackend> {
     .withWaitStrategy(Wait.forHttp('/_cluster/health?wait_for_status=yellow&timeout=60s', 9200).forStatusCode(200))
     .withStartupTimeout(180_000)
     .start();
-  const index = await openElasticsearchSearchIndex({ node: `http://${container.getHost()}:${container.getMappedPort(9200)}` }, { indexPrefix: 'contract_' });
+  const node = `http://${container.getHost()}:${container.getMappedPort(9200)}`;
+  const open = (options: InstanceOptions) =>
+    openElasticsearchSearchIndex(
+      { node, ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }) },
+      { indexPrefix: 'contract_', ...(options.shards === undefined ? {} : { settings: { number_of_shards: options.shards } }) },
+    );
+  const index = await open({});
   return {
     index,
+    openInstance: open,
     async close() {
       await index.close();
       await container.stop();

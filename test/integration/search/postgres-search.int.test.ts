@@ -8,7 +8,7 @@ describeSearchContract(
   'Postgres adapter on PostgreSQL',
   async () => {
     const { sql, close } = await scratchPostgres('search');
-    return { index: createPostgresSearchIndex(sql), close };
+    return { index: createPostgresSearchIndex(sql), openInstance: () => Promise.resolve(createPostgresSearchIndex(sql)), close };
   },
   { subsetOnly: true },
 );

@@ -4,8 +4,10 @@
  * the request fixes it (an explicit sort, or a score gap every engine agrees on).
  */
 import type { SearchIndex } from '../../../src/search/search-port';
-import type { ContractContext, ContractFeatures } from './contract-context';
+import type { ContractContext, ContractFeatures, InstanceOptions } from './contract-context';
 import { queryClauseCases } from './contract-queries';
+import { erasureCases } from './contract-erasure';
+import { indexChangeCases } from './contract-index-changes';
 import { requestCases } from './contract-requests';
 import { safetyCases } from './contract-safety';
 import { shadowCases } from './contract-shadow';
@@ -14,6 +16,8 @@ import { PRODUCT_DOCS, PRODUCTS } from './search-fixtures';
 
 export interface SearchBackend {
   index: SearchIndex;
+  /** Another adapter instance on the same store or cluster. */
+  openInstance(options: InstanceOptions): Promise<SearchIndex>;
   close(): Promise<void>;
 }
 
@@ -26,6 +30,10 @@ export function describeSearchContract(name: string, open: () => Promise<SearchB
         return backend.index;
       },
       features,
+      openInstance: (options = {}) => {
+        if (backend === undefined) throw new Error('backend not open');
+        return backend.openInstance(options);
+      },
       search: (body, readableFields) => context.index.search(PRODUCTS.name, body, readableFields === undefined ? {} : { readableFields }),
     };
 
@@ -44,5 +52,7 @@ export function describeSearchContract(name: string, open: () => Promise<SearchB
     describe('field hiding, refusals and injection attempts', () => safetyCases(context));
     describe('writes: versions, deletes, definition changes', () => writeCases(context));
     describe('shadow builds: create, fill, swap in, drop', () => shadowCases(context));
+    describe('definition changes, concurrent instances, shards and long copies', () => indexChangeCases(context));
+    describe("erasure: a data subject's fields masked", () => erasureCases(context));
   });
 }

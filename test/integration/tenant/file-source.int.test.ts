@@ -37,7 +37,7 @@ entityConfigSourceContract('file', async (inputs) => {
 describe('FileEntityConfigSource', () => {
   it('reads the shipped config/entities directory', async () => {
     const source = new FileEntityConfigSource({ directory: CONFIG_DIR });
-    expect((await source.list()).map((c) => `${c.tenant}/${c.entity}`)).toContain('acme/merchant_account');
+    expect((await source.list()).configs.map((c) => `${c.tenant}/${c.entity}`)).toContain('acme/merchant_account');
   });
 
   it('picks up an edited file on the next get, and a removed one disappears', async () => {
@@ -55,16 +55,46 @@ describe('FileEntityConfigSource', () => {
     expect(await source.get('t1', 'thing')).toBeUndefined();
   });
 
-  it('refuses an invalid file with DB_INTERNAL naming the file and the field path', async () => {
+  it('refuses an invalid file alone with DB_ENTITY_CONFIG_INVALID naming the file, the field and the rule', async () => {
     const dir = tmpDir();
     writeConfig(dir, 't1', 'thing', { ...minimalInput(), fields: { id: 'string', n: { type: 'float' } } });
+    writeConfig(dir, 't1', 'other', { ...minimalInput(), entity: 'other' });
     const source = new FileEntityConfigSource({ directory: dir });
     const err = await source.get('t1', 'thing').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(DeltabrokerError);
-    expect((err as DeltabrokerError).code).toBe('DB_INTERNAL');
+    expect((err as DeltabrokerError).code).toBe('DB_ENTITY_CONFIG_INVALID');
+    expect((err as DeltabrokerError).retriable).toBe(false);
     expect((err as DeltabrokerError).message).toContain(`invalid entity configuration in ${path.join('t1', 'thing.yaml')}: fields.n.type: Invalid option`);
-    expect((err as DeltabrokerError).details.field).toBe('fields.n.type');
-    await expect(source.list()).rejects.toThrow(/fields\.n\.type/);
+    expect((err as DeltabrokerError).details).toMatchObject({ source: 't1/thing.yaml', field: 'fields.n.type', rule: 'enum', stage: 'entity-config' });
+    const listing = await source.list();
+    expect(listing.configs.map((c) => c.entity)).toEqual(['other']);
+    expect(listing.refused).toEqual([
+      {
+        tenant: 't1',
+        entity: 'thing',
+        source: 't1/thing.yaml',
+        code: 'DB_ENTITY_CONFIG_INVALID',
+        field: 'fields.n.type',
+        rule: 'enum',
+        message: (err as Error).message,
+      },
+    ]);
+  });
+
+  it('refuses, while running, a file that breaks; serves it again once fixed; never the old version meanwhile', async () => {
+    const dir = tmpDir();
+    const source = new FileEntityConfigSource({ directory: dir });
+    writeConfig(dir, 't1', 'thing', minimalInput());
+    expect((await source.get('t1', 'thing'))?.version).toBe(1);
+    writeConfig(dir, 't1', 'thing', { ...minimalInput(), persistence: { topic: 'acme.thing.events' } });
+    await expect(source.get('t1', 'thing')).rejects.toMatchObject({
+      code: 'DB_ENTITY_CONFIG_INVALID',
+      details: { source: 't1/thing.yaml', field: 'persistence.topic', rule: 'tenant-namespace' },
+    });
+    expect((await source.list()).refused.map((r) => r.rule)).toEqual(['tenant-namespace']);
+    writeConfig(dir, 't1', 'thing', { ...minimalInput(), version: 2 });
+    expect((await source.get('t1', 'thing'))?.version).toBe(2);
+    expect((await source.list()).refused).toEqual([]);
   });
 
   it('refuses a file that is not YAML, and one whose tenant or entity disagrees with its path', async () => {
@@ -72,8 +102,15 @@ describe('FileEntityConfigSource', () => {
     writeConfig(dir, 't1', 'broken', 'tenant: t1\nentity: [unclosed\n');
     writeConfig(dir, 't1', 'other', minimalInput());
     const source = new FileEntityConfigSource({ directory: dir });
-    await expect(source.get('t1', 'broken')).rejects.toThrow(/is not valid YAML/);
-    await expect(source.get('t1', 'other')).rejects.toThrow(/declares t1\/thing; its path says t1\/other/);
+    await expect(source.get('t1', 'broken')).rejects.toMatchObject({
+      code: 'DB_ENTITY_CONFIG_INVALID',
+      message: expect.stringMatching(/is not valid YAML/),
+      details: { source: 't1/broken.yaml', field: '(file)', rule: 'yaml' },
+    });
+    await expect(source.get('t1', 'other')).rejects.toMatchObject({
+      message: expect.stringMatching(/declares t1\/thing; its path says t1\/other/),
+      details: { field: 'entity', rule: 'path-mismatch' },
+    });
   });
 
   it('refuses duplicate keys in a file', async () => {
@@ -84,15 +121,27 @@ describe('FileEntityConfigSource', () => {
 
   it('lists nothing for a directory that does not exist', async () => {
     const source = new FileEntityConfigSource({ directory: path.join(tmpDir(), 'missing') });
-    expect(await source.list()).toEqual([]);
+    expect(await source.list()).toEqual({ configs: [], refused: [] });
     expect(await source.get('t1', 'thing')).toBeUndefined();
   });
 
-  it('refuses, in list(), a YAML file whose name is not an entity name', async () => {
+  it('refuses alone, in list(), a YAML file whose folder or name is not a tenant or entity name', async () => {
     const dir = tmpDir();
     writeConfig(dir, 't1', 'Bad-Name', minimalInput());
-    await expect(new FileEntityConfigSource({ directory: dir }).list()).rejects.toThrow(
-      /t1\/Bad-Name\.yaml: tenant and entity names must be lowercase identifiers/,
-    );
+    writeConfig(dir, 'T2', 'thing', { ...minimalInput(), tenant: 'T2' });
+    writeConfig(dir, 't1', 'thing', minimalInput());
+    const listing = await new FileEntityConfigSource({ directory: dir }).list();
+    expect(listing.configs.map((c) => `${c.tenant}/${c.entity}`)).toEqual(['t1/thing']);
+    expect(listing.refused).toEqual([
+      expect.objectContaining({ tenant: 'T2', entity: 'thing', source: 'T2/thing.yaml', field: '(file name)', rule: 'file-name' }),
+      expect.objectContaining({
+        tenant: 't1',
+        entity: 'Bad-Name',
+        source: 't1/Bad-Name.yaml',
+        code: 'DB_ENTITY_CONFIG_INVALID',
+        rule: 'file-name',
+        message: expect.stringMatching(/t1\/Bad-Name\.yaml: its folder and name must be a tenant and an entity name/),
+      }),
+    ]);
   });
 });

@@ -179,13 +179,8 @@ describe('HttpEntityConfigSource', () => {
 
   it.each([
     ['a body that is not JSON', '<html>oops</html>', /is not JSON/],
-    [
-      'a config that breaks the schema',
-      JSON.stringify({ ...defaultConfigInput(), fields: { merchantId: { type: 'float' } } }),
-      /fields\.merchantId\.type: Invalid option/,
-    ],
     ['a config of another entity', JSON.stringify({ ...minimalInput(), tenant: 'acme' }), /with acme\/thing/],
-    ['a JSON array', '[]', /\(root\): /],
+    ['a JSON array', '[]', /with \(none\)\/\(none\)/],
   ])('refuses a malformed answer (%s), and serves the stale config instead when it has one', async (_label, body, message) => {
     api.override = { status: 200, body };
     const fresh = make();
@@ -199,6 +194,26 @@ describe('HttpEntityConfigSource', () => {
     api.override = { status: 200, body };
     clock += 10_000;
     expect(await cached.get('acme', 'merchant_account')).toBe(good);
+  });
+
+  it('refuses a configuration that breaks a rule alone: DB_ENTITY_CONFIG_INVALID, cached like an answer, never the old one', async () => {
+    const source = make();
+    await source.get('acme', 'merchant_account');
+    api.put({ ...defaultConfigInput(), persistence: { topic: 'globex.merchant_account.events' } });
+    clock += 10_000;
+    const err = await source.get('acme', 'merchant_account').catch((e: unknown) => e);
+    expect(err).toMatchObject({
+      code: 'DB_ENTITY_CONFIG_INVALID',
+      retriable: false,
+      details: { source: 'tenant API /tenants/acme/entities/merchant_account', field: 'persistence.topic', rule: 'tenant-namespace', stage: 'entity-config' },
+    });
+    expect((err as Error).message).not.toContain(api.baseUrl);
+    // Within the TTL the refusal is answered from the cache; once fixed and expired, the new revision serves.
+    await expect(source.get('acme', 'merchant_account')).rejects.toBe(err);
+    expect(api.count(ENTITY_PATH)).toBe(2);
+    api.put({ ...defaultConfigInput(), version: 2 });
+    clock += 10_000;
+    expect((await source.get('acme', 'merchant_account'))?.version).toBe(2);
   });
 
   it('gives up after the request timeout with DB_TIMEOUT', async () => {
@@ -232,12 +247,34 @@ describe('HttpEntityConfigSource', () => {
   it('list() refreshes the per-entity cache', async () => {
     const source = make();
     const listed = await source.list('acme');
-    expect(listed).toEqual([parseEntityConfig(defaultConfigInput())]);
-    expect(await source.get('acme', 'merchant_account')).toBe(listed[0]);
+    expect(listed).toEqual({ configs: [parseEntityConfig(defaultConfigInput())], refused: [] });
+    expect(await source.get('acme', 'merchant_account')).toBe(listed.configs[0]);
     expect(api.count(ENTITY_PATH)).toBe(0);
     source.invalidate('acme');
     await source.get('acme', 'merchant_account');
     expect(api.count(ENTITY_PATH)).toBe(1);
+  });
+
+  it('list() serves the valid items and lists the invalid ones among the refused, with their reason', async () => {
+    api.put({ ...minimalInput(), tenant: 'evil', entity: 'account', persistence: { topic: 'acme.merchant_account.events' } });
+    api.put({ ...minimalInput(), tenant: 'evil', entity: 'Bad-Name' });
+    const source = make();
+    const listing = await source.list();
+    expect(listing.configs.map((c) => `${c.tenant}/${c.entity}`)).toEqual(['acme/merchant_account']);
+    expect(listing.refused).toEqual([
+      expect.objectContaining({ tenant: 'evil', entity: 'Bad-Name', source: 'tenant API /entities [2]', field: 'entity', rule: 'pattern' }),
+      expect.objectContaining({
+        tenant: 'evil',
+        entity: 'account',
+        source: 'tenant API /tenants/evil/entities/account',
+        code: 'DB_ENTITY_CONFIG_INVALID',
+        field: 'persistence.topic',
+        rule: 'tenant-namespace',
+      }),
+    ]);
+    // The refusal is cached like a configuration: get() answers it without asking.
+    await expect(source.get('evil', 'account')).rejects.toMatchObject({ code: 'DB_ENTITY_CONFIG_INVALID' });
+    expect(api.count('/api/tenants/evil/entities/account')).toBe(0);
   });
 
   it('list() refuses a failing API without serving stale data', async () => {

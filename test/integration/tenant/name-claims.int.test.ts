@@ -20,14 +20,26 @@ describe('ClaimingEntityConfigSource', () => {
   afterEach(() => store.close());
 
   const claiming = (configs: unknown[], datacenter = 'dc1') =>
-    new ClaimingEntityConfigSource(new InMemoryEntityConfigSource(configs), { sql: store.sql, datacenter, logger: silentLogger() });
+    new ClaimingEntityConfigSource(new InMemoryEntityConfigSource(configs), { sql: store.sql, datacenter });
 
   test("the issue's pair: the first tenant keeps its topic, the other is refused without being told whose it is", async () => {
     const source = claiming([
       config('acme', 'merchant_account', { notifications: ['global', 'local'] }),
       config('acme_merchant', 'account', { notifications: ['global', 'local'] }),
     ]);
-    expect((await source.list()).map((c) => `${c.tenant}/${c.entity}`)).toEqual(['acme/merchant_account']);
+    const listing = await source.list();
+    expect(listing.configs.map((c) => `${c.tenant}/${c.entity}`)).toEqual(['acme/merchant_account']);
+    expect(listing.refused).toEqual([
+      {
+        tenant: 'acme_merchant',
+        entity: 'account',
+        source: 'physical_name_claims',
+        code: 'DB_CONFLICT',
+        field: 'persistence.topic',
+        rule: 'name-taken',
+        message: expect.stringMatching(/belongs to another tenant/),
+      },
+    ]);
     await expect(source.get('acme', 'merchant_account')).resolves.toMatchObject({ tenant: 'acme' });
     const refusal = await source.get('acme_merchant', 'account').catch((error: unknown) => error);
     expect(refusal).toMatchObject({ code: 'DB_CONFLICT', details: { field: 'persistence.topic', rule: 'name-taken', stage: 'entity-config' } });
@@ -60,7 +72,12 @@ describe('ClaimingEntityConfigSource', () => {
       config('t1', 'c', { persistence: { topic: 't1.shared', index: 'a' } }),
       config('t1', 'd', { persistence: { topic: 't1.shared' } }),
     ]);
-    expect((await source.list()).map((c) => c.entity)).toEqual(['a', 'd']);
+    const listing = await source.list();
+    expect(listing.configs.map((c) => c.entity)).toEqual(['a', 'd']);
+    expect(listing.refused.map((r) => [r.entity, r.field])).toEqual([
+      ['b', 'persistence.table'],
+      ['c', 'persistence.index'],
+    ]);
     await expect(source.get('t1', 'b')).rejects.toMatchObject({
       details: { field: 'persistence.table', rule: 'name-taken' },
       message: expect.stringMatching(/belongs to entity a of the same tenant/),
@@ -73,7 +90,7 @@ describe('ClaimingEntityConfigSource', () => {
       config('acme', 'merchant_account'),
       config('evil', 'account', { persistence: { table: 'merchant_account', index: 'merchant_account' } }),
     ]);
-    expect((await source.list()).map((c) => c.tenant)).toEqual(['acme', 'evil']);
+    expect((await source.list()).configs.map((c) => c.tenant)).toEqual(['acme', 'evil']);
   });
 
   test('an unknown entity is undefined and claims nothing', async () => {

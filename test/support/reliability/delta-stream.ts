@@ -18,14 +18,26 @@ const STATUSES = ['new', 'active', 'suspended', 'closed'];
 /**
  * Creates, merging updates (some clear a field with an explicit null), deletes and re-creates, picked by a seeded
  * PRNG so each delta is accepted when the deltas are applied in order: updates and deletes only touch live records.
+ * Deltas are made one at a time, so an open-ended run (the soak) takes as many as its rate needs.
  */
-export function generateDeltaStream(count: number, keys: number, seed: number, keyPrefix = 'rel'): DeltaStream {
-  const prng = new Prng(seed);
-  const live = new Map<string, Doc>();
-  const orderByKey = new Map<string, string[]>();
-  const deltas: DeltaEnvelope[] = [];
-  for (let i = 0; i < count; i++) {
-    const key = `${keyPrefix}-${prng.int(0, keys - 1)}`;
+export class DeltaSequence {
+  /** Per record key, its document after the deltas made so far (absent when deleted or never created). */
+  readonly live = new Map<string, Doc>();
+  private readonly prng: Prng;
+  private made = 0;
+
+  constructor(
+    private readonly keys: number,
+    private readonly seed: number,
+    private readonly keyPrefix = 'rel',
+  ) {
+    this.prng = new Prng(seed);
+  }
+
+  next(): DeltaEnvelope {
+    const { prng, live } = this;
+    const i = this.made++;
+    const key = `${this.keyPrefix}-${prng.int(0, this.keys - 1)}`;
     const current = live.get(key);
     let operation: 'create' | 'update' | 'delete';
     let payload: Doc;
@@ -45,9 +57,8 @@ export function generateDeltaStream(count: number, keys: number, seed: number, k
       if (prng.chance(0.3)) payload.status = prng.pick(STATUSES);
       live.set(key, { ...current, ...payload });
     }
-    const id = `rel-${seed}-${i}`;
-    deltas.push({
-      id,
+    return {
+      id: `rel-${this.seed}-${i}`,
       requestId: null,
       tenant: 'acme',
       entity: 'merchant_account',
@@ -59,14 +70,25 @@ export function generateDeltaStream(count: number, keys: number, seed: number, k
       occurredAt: Date.now(),
       expectedVersion: null,
       retryOf: null,
-    });
-    const order = orderByKey.get(key) ?? [];
-    order.push(id);
-    orderByKey.set(key, order);
+    };
+  }
+}
+
+/** `count` deltas of a DeltaSequence, with each key's order and end state. */
+export function generateDeltaStream(count: number, keys: number, seed: number, keyPrefix = 'rel'): DeltaStream {
+  const sequence = new DeltaSequence(keys, seed, keyPrefix);
+  const orderByKey = new Map<string, string[]>();
+  const deltas: DeltaEnvelope[] = [];
+  for (let i = 0; i < count; i++) {
+    const delta = sequence.next();
+    deltas.push(delta);
+    const order = orderByKey.get(delta.key) ?? [];
+    order.push(delta.id);
+    orderByKey.set(delta.key, order);
   }
   const finalDocs = new Map<string, Doc | undefined>();
   for (const key of orderByKey.keys()) {
-    const doc = live.get(key);
+    const doc = sequence.live.get(key);
     finalDocs.set(key, doc && withoutNulls(doc));
   }
   return { deltas, orderByKey, finalDocs };

@@ -7,6 +7,8 @@ const ENTRY = path.resolve(__dirname, '../serve-process.ts');
 export interface LoggedServiceProcess extends ServiceProcess {
   /** The service's log lines (pino JSON) since it was spawned, start-up included: where a slow restart spent its time. */
   lines: string[];
+  /** The last few thousand characters the process wrote to stderr (an uncaught error's stack lands there). */
+  stderrTail(): string;
 }
 
 /** Like startServiceProcess, but keeps every log line the process writes (up to `keep`, oldest dropped). */
@@ -41,13 +43,15 @@ export function startLoggedServiceProcess(env: Record<string, string>, timeoutMs
         if (line.includes('"msg":"deltabroker is listening"')) {
           clearTimeout(timer);
           const url = (JSON.parse(line) as { url: string }).url;
-          resolve({ child, url, lines, kill: () => ended('SIGKILL'), stop: () => ended('SIGTERM') });
+          resolve({ child, url, lines, stderrTail: () => stderr, kill: () => ended('SIGKILL'), stop: () => ended('SIGTERM') });
         }
       }
     });
     child.once('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`the service exited with ${code} before it listened: ${stderr}`));
+      // Its last error lines say why (the service logs JSON to stdout; stderr is mostly empty).
+      const errors = lines.filter((l) => /"level":(50|60)/.test(l)).slice(-3);
+      reject(new Error(`the service exited with ${code} before it listened: ${[...errors, stderr].join('\n')}`));
     });
   });
 }
@@ -69,4 +73,67 @@ export function startupTimeline(lines: string[]): { ms: number; msg: string }[] 
     if (p.msg === 'deltabroker is listening') break;
   }
   return timeline;
+}
+
+/** A service process on fixed settings that a suite kills and starts again at the same addresses. */
+export class RestartableService {
+  process: LoggedServiceProcess | undefined;
+
+  constructor(readonly env: Record<string, string>) {}
+
+  get url(): string {
+    return `http://127.0.0.1:${this.env.DELTABROKER_HTTP_PORT}`;
+  }
+  get alive(): boolean {
+    const child = this.process?.child;
+    return child !== undefined && child.exitCode === null && child.signalCode === null;
+  }
+
+  /** Starts the service; resolves with how long it took to listen (state restore included). */
+  async start(): Promise<number> {
+    const started = Date.now();
+    this.process = await startLoggedServiceProcess(this.env, 180_000);
+    return Date.now() - started;
+  }
+
+  async kill(): Promise<void> {
+    await this.process?.kill();
+  }
+
+  /** Whether it runs, how it ended if not, and its errors since its last start: what a failed suite prints about it. */
+  diagnosis(): ServiceDiagnosis {
+    const child = this.process?.child;
+    const errors: ServiceDiagnosis['errors'] = {};
+    let kafkajsErrorLines = 0;
+    for (const line of this.process?.lines ?? []) {
+      if (!/"level":(50|60)/.test(line)) continue;
+      // kafkajs logs every refused heartbeat and connection of a rebalance or broker kill at error level: counted, not shown.
+      if (line.includes('"library":"kafkajs"')) {
+        kafkajsErrorLines++;
+        continue;
+      }
+      const msg = /"msg":"((?:[^"\\]|\\.)*)"/.exec(line)?.[1] ?? '?';
+      const seen = errors[msg];
+      errors[msg] = { count: (seen?.count ?? 0) + 1, first: seen?.first ?? line.slice(0, 1_500), last: line.slice(0, 1_500) };
+    }
+    return {
+      alive: this.alive,
+      ...(child?.exitCode !== null && child?.exitCode !== undefined && { exitCode: child.exitCode }),
+      ...(child?.signalCode && { signal: child.signalCode }),
+      kafkajsErrorLines,
+      errors,
+      stderr: this.process?.stderrTail().slice(-2_000) ?? '',
+    };
+  }
+}
+
+export interface ServiceDiagnosis {
+  alive: boolean;
+  exitCode?: number;
+  signal?: NodeJS.Signals;
+  /** How many of its error lines since its last start came from kafkajs. */
+  kafkajsErrorLines: number;
+  /** Its own lines at level error or fatal, by message: how many, the first and the last. */
+  errors: Record<string, { count: number; first: string; last: string }>;
+  stderr: string;
 }

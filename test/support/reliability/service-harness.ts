@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
@@ -8,7 +8,7 @@ import { runningKafkaCredentials } from '../../../src/embedded/engine-credential
 import { openKafkaWriteLog } from '../../../src/log/kafka';
 import { createFreshDatabase, type FreshDatabase } from '../postgres';
 import { freePort } from '../service-process';
-import { type LoggedServiceProcess, startLoggedServiceProcess } from './logged-process';
+import { RestartableService } from './logged-process';
 
 export const schemas = loadSchemas();
 export const EVENTS_TOPIC = 'acme.merchant_account.events';
@@ -18,15 +18,15 @@ export const ACTION_TOPICS = ['acme.merchant_account.actions.global', 'acme.merc
  * The service as a real process on fixed ports (so clients reconnect to the same addresses after a SIGKILL and
  * restart), with its own data directory and a fresh Postgres database that the suite inspects directly.
  */
-export class ServiceUnderTest {
-  process: LoggedServiceProcess | undefined;
+export class ServiceUnderTest extends RestartableService {
   readonly pg: Client;
 
   private constructor(
-    readonly env: Record<string, string>,
+    env: Record<string, string>,
     readonly dataDir: string,
     private readonly db: FreshDatabase,
   ) {
+    super(env);
     this.pg = new Client({ connectionString: db.url });
   }
 
@@ -48,9 +48,6 @@ export class ServiceUnderTest {
     return sut;
   }
 
-  get url(): string {
-    return `http://127.0.0.1:${this.env.DELTABROKER_HTTP_PORT}`;
-  }
   get brokers(): string[] {
     return [`127.0.0.1:${this.env.DELTABROKER_KAFKA_PORT}`];
   }
@@ -65,22 +62,6 @@ export class ServiceUnderTest {
     if (pid === undefined) throw new Error('the service is not running');
     return pid;
   }
-  get alive(): boolean {
-    const child = this.process?.child;
-    return child !== undefined && child.exitCode === null && child.signalCode === null;
-  }
-
-  /** Starts the service; resolves with how long it took to listen (state restore included). */
-  async start(): Promise<number> {
-    const started = Date.now();
-    this.process = await startLoggedServiceProcess(this.env, 180_000);
-    return Date.now() - started;
-  }
-
-  async kill(): Promise<void> {
-    await this.process?.kill();
-  }
-
   async count(sql: string, params: unknown[] = []): Promise<number> {
     return Number((await this.pg.query<{ n: string }>(sql, params)).rows[0]?.n ?? 0);
   }
@@ -106,14 +87,6 @@ export class ServiceUnderTest {
     const kafka = runningKafkaCredentials(this.dataDir)?.service;
     const sasl = kafka && { mechanism: 'scram-sha-256' as const, username: kafka.username, password: kafka.password };
     return openKafkaWriteLog({ brokers: this.brokers, registryUrl: this.registryUrl, clientId: 'reliability-reader', ...(sasl && { sasl }) });
-  }
-
-  /** Resident set size of the service process, in bytes (Linux /proc). */
-  rssBytes(): number {
-    const status = readFileSync(`/proc/${this.pid}/status`, 'utf8');
-    const kb = /VmRSS:\s+(\d+) kB/.exec(status)?.[1];
-    if (!kb) throw new Error('no VmRSS in /proc status');
-    return Number(kb) * 1024;
   }
 
   async dispose(): Promise<void> {

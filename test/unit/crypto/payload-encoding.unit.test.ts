@@ -1,4 +1,4 @@
-/** Payload encodings are decoded strictly, as the README says: nothing is skipped or silently replaced. */
+/** Payload encodings are decoded strictly, as docs/http-api.md says: nothing is skipped or silently replaced. */
 import { decodePayload } from '../../../src/crypto/payload-encoding';
 
 const refusal = (payload: string, encoding: Parameters<typeof decodePayload>[1]) => {

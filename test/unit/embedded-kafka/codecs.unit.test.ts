@@ -74,8 +74,16 @@ describe('codecs against kafkajs', () => {
       errorCode: 0,
       sessionId: 0,
       responses: [
-        { topic: 't', partitions: [{ partitionIndex: 0, errorCode: 0, highWatermark: 7, lastStableOffset: 7, logStartOffset: 0, records: [batch] }] },
-        { topic: 'u', partitions: [{ partitionIndex: 1, errorCode: 1, highWatermark: 0, lastStableOffset: 0, logStartOffset: 0, records: null }] },
+        {
+          topic: 't',
+          partitions: [
+            { partitionIndex: 0, errorCode: 0, highWatermark: 7, lastStableOffset: 7, logStartOffset: 0, abortedTransactions: null, records: [batch] },
+          ],
+        },
+        {
+          topic: 'u',
+          partitions: [{ partitionIndex: 1, errorCode: 1, highWatermark: 0, lastStableOffset: 0, logStartOffset: 0, abortedTransactions: null, records: null }],
+        },
       ],
     });
     const decoded = (await kafkajsDecode('fetch', v, res)) as {
@@ -339,7 +347,12 @@ describe('codecs: exact bytes', () => {
       throttleTimeMs: 0,
       errorCode: 0,
       sessionId: 0,
-      responses: [{ topic: 't', partitions: [{ partitionIndex: 0, errorCode: 0, highWatermark: 0, lastStableOffset: 0, logStartOffset: 0, records: null }] }],
+      responses: [
+        {
+          topic: 't',
+          partitions: [{ partitionIndex: 0, errorCode: 0, highWatermark: 0, lastStableOffset: 0, logStartOffset: 0, abortedTransactions: null, records: null }],
+        },
+      ],
     });
     // throttle, [topic "t" [partition 0, error 0, hw 0, lso 0, aborted null, records size 0]]
     expect(res).toEqual(hex('00000000 00000001 0001 74 00000001 00000000 0000 0000000000000000 0000000000000000 ffffffff 00000000'));

@@ -1,29 +1,11 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { silentLogger } from '../../../src/logger';
-import { type JoinRequest, GroupCoordinator } from '../../../src/embedded/kafka/group/coordinator';
-import { OffsetStore } from '../../../src/embedded/kafka/group/offset-store';
+import type { GroupCoordinator } from '../../../src/embedded/kafka/group/coordinator';
+import { coordinatorPerTest } from './coordinator-fixture';
+import type { JoinRequest } from '../../../src/embedded/kafka/group/member';
 import { ErrorCode } from '../../../src/embedded/kafka/protocol/errors';
 
-let dir: string;
-let store: OffsetStore;
+const fixture = coordinatorPerTest('deltabroker-groups-');
 let coordinator: GroupCoordinator;
-
-beforeEach(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'deltabroker-groups-'));
-  store = OffsetStore.open(dir, 'never', 1000, silentLogger());
-  coordinator = new GroupCoordinator(
-    store,
-    { minSessionTimeoutMs: 100, maxSessionTimeoutMs: 60_000, initialRebalanceDelayMs: 0, sessionCheckIntervalMs: 20 },
-    silentLogger(),
-  );
-});
-afterEach(async () => {
-  coordinator.close();
-  await store.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+beforeEach(() => (coordinator = fixture.current()));
 
 const join = (memberId = '', more: Partial<JoinRequest> = {}) =>
   coordinator.join({

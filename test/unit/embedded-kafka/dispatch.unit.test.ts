@@ -40,7 +40,7 @@ describe('dispatch', () => {
     expect(res.subarray(0, 6).toString('hex')).toBe('0a0b0c0d0023');
     const r = new Reader(res, 6);
     const keys = r.array((r) => [r.int16(), r.int16(), r.int16()]);
-    expect(keys).toHaveLength(25);
+    expect(keys).toHaveLength(31);
     expect(keys[0]).toEqual([0, 3, 7]);
     expect(r.remaining).toBe(0);
   });

@@ -80,8 +80,9 @@ describe('log manager', () => {
     expect(code(() => m.createTopic('pol', 1, { 'cleanup.policy': 'shred' }))).toBe(ErrorCode.INVALID_CONFIG);
     expect(code(() => m.createTopic('ts', 1, { 'message.timestamp.type': 'WallClock' }))).toBe(ErrorCode.INVALID_CONFIG);
     expect(m.createTopic('stamped', 1, { 'message.timestamp.type': 'LogAppendTime' }).config.messageTimestampType).toBe('LogAppendTime');
-    // compact is accepted; nothing is compacted, so such a topic keeps everything.
+    // compact alone turns time retention off: the cleaner keeps the latest record of every key instead.
     expect(m.createTopic('compacted', 1, { 'cleanup.policy': 'compact' }).config.retentionMs).toBe(-1);
+    expect(code(() => m.createTopic('ratio', 1, { 'cleanup.policy': 'compact', 'min.cleanable.dirty.ratio': '2' }))).toBe(ErrorCode.INVALID_CONFIG);
     await m.close();
   });
 });

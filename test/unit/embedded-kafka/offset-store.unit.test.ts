@@ -111,4 +111,66 @@ describe('committed offsets store', () => {
     expect([...s.all('g').get('t')!.entries()].map(([p, o]) => [p, o.offset])).toEqual([[1, 8]]);
     await s.close();
   });
+
+  test('when a group became empty survives reopening; a group with members when the store closed became empty at the reopening', async () => {
+    let s = open();
+    await s.commit('left', [entry('t', 0, 5)]);
+    s.groupHasMembers('left');
+    s.groupEmptied('left', 1_000);
+    await s.commit('running', [entry('t', 0, 7)]);
+    s.groupHasMembers('running');
+    s.groupHasMembers('no-offsets');
+    expect(s.emptiedSince('running')).toBeUndefined();
+    await s.close();
+    const reopenedAt = Date.now();
+    s = open();
+    expect(s.emptiedSince('left')).toBe(1_000);
+    expect(s.emptiedSince('running')).toBeGreaterThanOrEqual(reopenedAt);
+    expect(s.emptiedSince('no-offsets')).toBeUndefined();
+    const firstReopening = s.emptiedSince('running');
+    await s.close();
+    await new Promise((r) => setTimeout(r, 5));
+    s = open();
+    // Reopening again does not move it: the first reopening journaled it.
+    expect(s.emptiedSince('running')).toBe(firstReopening);
+    await s.close();
+  });
+
+  test('compaction keeps each offset’s commit time and when its group became empty', async () => {
+    const now = jest.spyOn(Date, 'now');
+    try {
+      let s = open();
+      now.mockReturnValue(5_000);
+      await s.commit('g', [entry('t', 1, 1)]);
+      for (let i = 0; i < 1500; i++) {
+        now.mockReturnValue(10_000 + i);
+        await s.commit('g', [entry('t', 0, i)]);
+      }
+      s.groupHasMembers('g');
+      s.groupEmptied('g', 20_000);
+      await s.close();
+      const before = fs.statSync(path.join(dir, 'offsets.journal')).size;
+      now.mockReturnValue(99_000);
+      s = open();
+      expect(fs.statSync(path.join(dir, 'offsets.journal')).size).toBeLessThan(before / 100);
+      expect(s.get('g', 't', 0)).toMatchObject({ offset: 1499, commitTimestamp: 11_499 });
+      expect(s.get('g', 't', 1)).toMatchObject({ offset: 1, commitTimestamp: 5_000 });
+      expect(s.emptiedSince('g')).toBe(20_000);
+      await s.close();
+    } finally {
+      now.mockRestore();
+    }
+  });
+
+  test('deleting a group forgets when it became empty', async () => {
+    let s = open();
+    await s.commit('g', [entry('t', 0, 1)]);
+    s.groupEmptied('g', 1_000);
+    await s.deleteGroup('g');
+    expect(s.emptiedSince('g')).toBeUndefined();
+    await s.close();
+    s = open();
+    expect(s.emptiedSince('g')).toBeUndefined();
+    await s.close();
+  });
 });

@@ -45,7 +45,7 @@ describe('record schemas', () => {
     expect(readFileSync(GENERATED_FILE, 'utf8')).toBe(generateSchemaTypes(readSchemaDefinitions()));
   });
 
-  test('the README field tables (schema-codegen --markdown) list every field with its doc', () => {
+  test('the field tables of docs/records.md (schema-codegen --markdown) list every field with its doc', () => {
     const markdown = generateSchemaDocs(readSchemaDefinitions());
     for (const [name, definition] of Object.entries(readSchemaDefinitions())) {
       expect(markdown).toContain(`#### ${name} (\`schemas/${name}.avsc\`)`);

@@ -7,9 +7,25 @@ const snapshot: LagSnapshot = {
 
 describe('ServiceMetrics', () => {
   test('every metric name has the deltabroker_ prefix and a unit or _total suffix', () => {
-    for (const name of Object.values(METRIC_NAMES)) expect(name).toMatch(/^deltabroker_[a-z_]+_(total|seconds|records)$/);
+    for (const name of Object.values(METRIC_NAMES)) expect(name).toMatch(/^deltabroker_[a-z_]+_(total|seconds|records|configs)$/);
     const exposed = new ServiceMetrics({ defaultMetrics: false }).registry.getMetricsAsArray().map((m) => m.name);
     expect(exposed.sort()).toEqual(Object.values(METRIC_NAMES).sort());
+  });
+
+  test('the refused-configurations gauge counts the refusals of each scrape, by code and rule, and forgets fixed ones', async () => {
+    let refused = [
+      { code: 'DB_ENTITY_CONFIG_INVALID', rule: 'tenant-namespace' },
+      { code: 'DB_ENTITY_CONFIG_INVALID', rule: 'tenant-namespace' },
+      { code: 'DB_ENTITY_CONFIG_INVALID', rule: 'file-name' },
+    ];
+    const metrics = new ServiceMetrics({ defaultMetrics: false, refusedEntityConfigs: () => refused });
+    const series = async () => (await metrics.exposition()).split('\n').filter((l) => l.startsWith('deltabroker_refused_entity_configs{'));
+    expect(await series()).toEqual([
+      'deltabroker_refused_entity_configs{code="DB_ENTITY_CONFIG_INVALID",rule="tenant-namespace"} 2',
+      'deltabroker_refused_entity_configs{code="DB_ENTITY_CONFIG_INVALID",rule="file-name"} 1',
+    ]);
+    refused = [];
+    expect(await series()).toEqual([]);
   });
 
   test('one lag look-up serves both lag gauges, and scrapes at the same time', async () => {

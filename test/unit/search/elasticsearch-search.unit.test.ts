@@ -1,6 +1,7 @@
 /** Request shapes of the Elasticsearch adapter's searches: the target index, field hiding, rewrites, results. */
 import { errors } from '@elastic/elasticsearch';
 import { createElasticsearchSearchIndex } from '../../../src/search/elasticsearch/elasticsearch-search-index';
+import { mappingsFor } from '../../../src/search/elastic-family/mappings';
 import type { IndexDefinition, SearchIndex } from '../../../src/search/search-port';
 import { engineError, mockCluster, route, type MockCluster, type RecordedRequest } from './elasticsearch-mock';
 
@@ -38,11 +39,11 @@ describe('Elasticsearch adapter: search requests', () => {
 
   beforeEach(async () => {
     cluster = mockCluster();
-    route(cluster, 'HEAD', '/hr_people', () => '');
-    route(cluster, 'PUT', '/hr_people/_mapping', () => ({ acknowledged: true }));
+    // The index is there already: its mapping carries the definition.
+    route(cluster, 'GET', '/hr_people/_mapping', () => ({ hr_people__g0: { mappings: mappingsFor(PEOPLE) } }));
     route(cluster, 'POST', '/hr_people/_search', () => engineAnswer);
     index = createElasticsearchSearchIndex(cluster.client, { indexPrefix: 'hr_' });
-    await index.ensureIndex(PEOPLE);
+    await index.search('people', {}); // reads the definition once; the cases count only their own requests
     cluster.requests.length = 0;
   });
 

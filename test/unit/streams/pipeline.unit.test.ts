@@ -85,11 +85,11 @@ describe('the pipeline stages (seed section 3) as operators', () => {
   });
 
   test('a tenant API that does not answer fails the batch instead of refusing its deltas', async () => {
-    const down: EntityConfigSource = { get: () => Promise.reject(new Error('ECONNREFUSED')), list: async () => [] };
+    const down: EntityConfigSource = { get: () => Promise.reject(new Error('ECONNREFUSED')), list: async () => ({ configs: [], refused: [] }) };
     await expect(decide([delta({})], new MemoryStates(), down)).rejects.toMatchObject({ code: 'DB_DEPENDENCY_UNAVAILABLE' });
     const refusing: EntityConfigSource = {
       get: () => Promise.reject(new DeltabrokerError('DB_CONFLICT', 'name taken', { rule: 'name-taken' })),
-      list: async () => [],
+      list: async () => ({ configs: [], refused: [] }),
     };
     expect(refusalOf((await decide([delta({})], new MemoryStates(), refusing))[0])).toEqual({
       code: 'DB_CONFLICT',

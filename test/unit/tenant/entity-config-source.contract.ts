@@ -46,9 +46,10 @@ export function entityConfigSourceContract(name: string, make: (inputs: Record<s
     });
 
     it('lists every entity sorted by tenant then entity, or those of one tenant', async () => {
-      expect((await subject.source.list()).map((c) => `${c.tenant}/${c.entity}`)).toEqual(['acme/merchant_account', 'acme/thing', 't1/thing']);
-      expect((await subject.source.list('acme')).map((c) => c.entity)).toEqual(['merchant_account', 'thing']);
-      expect(await subject.source.list('nobody')).toEqual([]);
+      expect((await subject.source.list()).configs.map((c) => `${c.tenant}/${c.entity}`)).toEqual(['acme/merchant_account', 'acme/thing', 't1/thing']);
+      expect((await subject.source.list('acme')).configs.map((c) => c.entity)).toEqual(['merchant_account', 'thing']);
+      expect(await subject.source.list('nobody')).toEqual({ configs: [], refused: [] });
+      expect((await subject.source.list()).refused).toEqual([]);
     });
   });
 }

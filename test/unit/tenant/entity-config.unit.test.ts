@@ -233,11 +233,27 @@ describe('refusals name the field path', () => {
     }
     expect(err).toBeInstanceOf(DeltabrokerError);
     const e = err as DeltabrokerError;
-    expect(e.code).toBe('DB_INTERNAL');
+    expect(e.code).toBe('DB_ENTITY_CONFIG_INVALID');
     expect(e.message).toMatch(/^invalid entity configuration in acme\/bad\.yaml: /);
     expect(e.message).toContain('entity: ');
     expect(e.message).toContain('fields.n');
-    expect(e.details).toMatchObject({ field: 'entity', rule: 'entity-config', stage: 'entity-config' });
+    expect(e.details).toMatchObject({ source: 'acme/bad.yaml', field: 'entity', rule: 'pattern', stage: 'entity-config' });
+    expect(e.details.issues).toEqual([
+      expect.objectContaining({ path: 'entity', rule: 'pattern' }),
+      expect.objectContaining({ path: 'fields.n.type', rule: 'enum' }),
+    ]);
+  });
+
+  it.each([
+    ['a topic outside the tenant namespace', { persistence: { topic: 'acme.x.events' } }, 'persistence.topic', 'tenant-namespace'],
+    ['an unknown key', { requird: true }, '(root)', 'unknown-key'],
+    ['a key field not declared', { key: 'nope' }, 'key[0]', 'declared'],
+    ['a field of the wrong type', { version: 'one' }, 'version', 'type'],
+    ['a sensitive key', { fields: { id: { type: 'string', sensitive: true }, label: 'string' } }, 'key[0]', 'key-in-clear'],
+  ])('names the rule of each issue: %s', (_label, change, field, rule) => {
+    const r = safeParseEntityConfig({ ...minimalInput(), ...change });
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.issues[0]).toMatchObject({ path: field, rule });
   });
 
   it('never turns a "__proto__" role into a role (or a prototype)', () => {

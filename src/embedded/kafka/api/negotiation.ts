@@ -1,4 +1,10 @@
+import { addOffsetsToTxnCodec } from './add-offsets-to-txn/codec';
+import { addPartitionsToTxnCodec } from './add-partitions-to-txn/codec';
 import { alterConfigsCodec } from './alter-configs/codec';
+import { describeTransactionsCodec } from './describe-transactions/codec';
+import { endTxnCodec } from './end-txn/codec';
+import { listTransactionsCodec } from './list-transactions/codec';
+import { txnOffsetCommitCodec } from './txn-offset-commit/codec';
 import { createPartitionsCodec } from './create-partitions/codec';
 import { deleteGroupsCodec } from './delete-groups/codec';
 import { describeGroupsCodec } from './describe-groups/codec';
@@ -46,6 +52,12 @@ export const CODECS: readonly ApiCodec<unknown, unknown>[] = [
   createTopicsCodec,
   deleteTopicsCodec,
   initProducerIdCodec,
+  addPartitionsToTxnCodec,
+  addOffsetsToTxnCodec,
+  endTxnCodec,
+  txnOffsetCommitCodec,
+  describeTransactionsCodec,
+  listTransactionsCodec,
   describeConfigsCodec,
   describeGroupsCodec,
   listGroupsCodec,

@@ -1,4 +1,16 @@
+import { addOffsetsToTxnCodec } from './add-offsets-to-txn/codec';
+import { handleAddOffsetsToTxn } from './add-offsets-to-txn/handler';
+import { addPartitionsToTxnCodec } from './add-partitions-to-txn/codec';
+import { handleAddPartitionsToTxn } from './add-partitions-to-txn/handler';
 import { alterConfigsCodec } from './alter-configs/codec';
+import { describeTransactionsCodec } from './describe-transactions/codec';
+import { handleDescribeTransactions } from './describe-transactions/handler';
+import { endTxnCodec } from './end-txn/codec';
+import { listTransactionsCodec } from './list-transactions/codec';
+import { handleListTransactions } from './list-transactions/handler';
+import { handleEndTxn } from './end-txn/handler';
+import { txnOffsetCommitCodec } from './txn-offset-commit/codec';
+import { handleTxnOffsetCommit } from './txn-offset-commit/handler';
 import { handleAlterConfigs } from './alter-configs/handler';
 import { createPartitionsCodec } from './create-partitions/codec';
 import { handleCreatePartitions } from './create-partitions/handler';
@@ -68,6 +80,12 @@ const APIS: Api<unknown, unknown>[] = [
   defineApi(createTopicsCodec, handleCreateTopics),
   defineApi(deleteTopicsCodec, handleDeleteTopics),
   defineApi(initProducerIdCodec, handleInitProducerId),
+  defineApi(addPartitionsToTxnCodec, handleAddPartitionsToTxn),
+  defineApi(addOffsetsToTxnCodec, handleAddOffsetsToTxn),
+  defineApi(endTxnCodec, handleEndTxn),
+  defineApi(txnOffsetCommitCodec, handleTxnOffsetCommit),
+  defineApi(describeTransactionsCodec, handleDescribeTransactions),
+  defineApi(listTransactionsCodec, handleListTransactions),
   defineApi(describeConfigsCodec, handleDescribeConfigs),
   defineApi(describeGroupsCodec, handleDescribeGroups),
   defineApi(listGroupsCodec, handleListGroups),

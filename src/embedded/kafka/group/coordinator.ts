@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../../logger';
 import { ErrorCode } from '../protocol/errors';
-import { Group, type GroupProtocol, type JoinResult, type Member, type SyncResult } from './group';
+import { Group, type JoinResult, type SyncResult } from './group';
+import { type JoinRequest, type Member, memberIdFor, newMember, sameProtocols, updateMember } from './member';
 import type { OffsetCommitEntry, OffsetStore } from './offset-store';
 
 export interface CoordinatorOptions {
@@ -13,22 +13,12 @@ export interface CoordinatorOptions {
   sessionCheckIntervalMs: number;
 }
 
-export interface JoinRequest {
-  groupId: string;
-  sessionTimeoutMs: number;
-  rebalanceTimeoutMs: number;
-  memberId: string;
-  groupInstanceId: string | null;
-  protocolType: string;
-  protocols: GroupProtocol[];
-  clientId: string;
-  clientHost: string;
-}
-
 export interface MemberRef {
   groupId: string;
   generationId: number;
   memberId: string;
+  /** Sent by static members (Heartbeat v3+, SyncGroup v3+, OffsetCommit v7+). */
+  groupInstanceId?: string | null;
 }
 
 const failJoin = (errorCode: number, memberId = ''): JoinResult => ({
@@ -69,10 +59,15 @@ export class GroupCoordinator {
       return Promise.resolve(failJoin(ErrorCode.INVALID_SESSION_TIMEOUT, req.memberId));
     }
     const g = this.group(req.groupId);
-    if (req.memberId !== '' && !g.members.has(req.memberId)) return Promise.resolve(failJoin(ErrorCode.UNKNOWN_MEMBER_ID, req.memberId));
-    if (!g.accepts(req.protocolType, req.protocols, req.memberId)) {
+    if (req.memberId !== '') {
+      const memberError = g.memberError(req.memberId, req.groupInstanceId);
+      if (memberError !== ErrorCode.NONE) return Promise.resolve(failJoin(memberError, req.memberId));
+    }
+    const returning = req.memberId === '' && req.groupInstanceId !== null ? g.staticMember(req.groupInstanceId) : undefined;
+    if (!g.accepts(req.protocolType, req.protocols, returning?.memberId ?? req.memberId)) {
       return Promise.resolve(failJoin(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, req.memberId));
     }
+    if (returning) return this.rejoinStatic(g, returning, req);
     return new Promise<JoinResult>((resolve) => {
       const existing = g.members.get(req.memberId);
       if (existing && g.state === 'Stable' && existing.memberId !== g.leaderId && sameProtocols(existing.protocols, req.protocols)) {
@@ -81,29 +76,42 @@ export class GroupCoordinator {
         resolve(this.joinAnswer(g, existing));
         return;
       }
-      const member: Member = existing ?? {
-        memberId: `${req.clientId || 'member'}-${randomUUID()}`,
-        groupInstanceId: req.groupInstanceId,
-        clientId: req.clientId,
-        clientHost: req.clientHost,
-        sessionTimeoutMs: req.sessionTimeoutMs,
-        rebalanceTimeoutMs: req.rebalanceTimeoutMs,
-        protocols: req.protocols,
-        assignment: Buffer.alloc(0),
-        lastSeen: Date.now(),
-      };
-      Object.assign(member, {
-        sessionTimeoutMs: req.sessionTimeoutMs,
-        rebalanceTimeoutMs: req.rebalanceTimeoutMs,
-        protocols: req.protocols,
-        lastSeen: Date.now(),
-      });
+      const member = existing ?? newMember(req);
+      updateMember(member, req);
       member.joinWaiter?.(failJoin(ErrorCode.UNKNOWN_MEMBER_ID, member.memberId));
       member.joinWaiter = resolve;
-      if (g.members.size === 0) g.protocolType = req.protocolType;
-      g.members.set(member.memberId, member);
+      if (g.members.size === 0) {
+        g.protocolType = req.protocolType;
+        this.offsets.groupHasMembers(g.id);
+      }
+      g.add(member);
       if (g.state !== 'PreparingRebalance') this.prepareRebalance(g, existing ? 'member rejoined' : 'member joined');
       else this.maybeCompleteJoin(g);
+    });
+  }
+
+  /**
+   * KIP-345: a static member joining with no member id while its instance id is held (it restarted) takes the
+   * old member's place. In a Stable group whose protocol stays, it gets the current generation and its old
+   * assignment with no rebalance; the answer names the leader as it was, so a returning leader does not
+   * assign again (a Stable group would not pass its SyncGroup on). Mid-rebalance it joins that rebalance.
+   */
+  private rejoinStatic(g: Group, old: Member, req: JoinRequest): Promise<JoinResult> {
+    const leaderBefore = g.leaderId ?? '';
+    old.joinWaiter?.(failJoin(ErrorCode.FENCED_INSTANCE_ID, old.memberId));
+    this.answerSync(old, { errorCode: ErrorCode.FENCED_INSTANCE_ID, assignment: Buffer.alloc(0) });
+    const member = g.replaceStaticMember(old, memberIdFor(req));
+    updateMember(member, req);
+    Object.assign(member, { clientId: req.clientId, clientHost: req.clientHost });
+    this.logger.info({ group: g.id, instance: req.groupInstanceId, old: old.memberId, member: member.memberId }, 'static member replaced');
+    if (g.state === 'Stable' && g.selectProtocol() === g.protocolName) {
+      return Promise.resolve({ ...this.joinAnswer(g, member), leader: leaderBefore, members: [] });
+    }
+    return new Promise<JoinResult>((resolve) => {
+      member.joinWaiter = resolve;
+      if (g.state === 'PreparingRebalance') this.maybeCompleteJoin(g);
+      // CompletingRebalance: the leader may have assigned to the old id already, so the group rebalances.
+      else this.prepareRebalance(g, 'static member rejoined');
     });
   }
 
@@ -134,22 +142,28 @@ export class GroupCoordinator {
     if (g.allJoined()) this.completeJoin(g);
   }
 
-  /** Members that did not rejoin within the rebalance timeout are dropped; the rest carry on. */
+  /**
+   * Dynamic members that did not rejoin within the rebalance timeout are dropped; static members stay until
+   * their session times out (KIP-345). With no member rejoined there is no leader yet: wait another timeout.
+   */
   private rebalanceDeadline(g: Group): void {
     if (g.state !== 'PreparingRebalance') return;
     clearTimeout(g.initialDelayTimer);
     g.initialDelayTimer = undefined;
     for (const m of [...g.members.values()]) {
-      if (!m.joinWaiter) {
-        g.members.delete(m.memberId);
+      if (!m.joinWaiter && m.groupInstanceId === null) {
+        g.remove(m);
         this.logger.info({ group: g.id, member: m.memberId }, 'member did not rejoin in time; removed');
       }
     }
-    this.maybeCompleteJoin(g);
+    if (g.members.size === 0) return this.becomeEmpty(g);
+    if ([...g.members.values()].some((m) => m.joinWaiter)) return this.completeJoin(g);
+    g.rebalanceTimer = setTimeout(() => this.rebalanceDeadline(g), g.maxRebalanceTimeout()).unref();
   }
 
   private becomeEmpty(g: Group): void {
     clearTimeout(g.rebalanceTimer);
+    if (g.state !== 'Empty') this.offsets.groupEmptied(g.id);
     g.state = 'Empty';
     g.leaderId = null;
     g.protocolName = null;
@@ -160,7 +174,8 @@ export class GroupCoordinator {
     clearTimeout(g.rebalanceTimer);
     g.generationId++;
     g.protocolName = g.selectProtocol();
-    if (g.leaderId === null || !g.members.has(g.leaderId)) g.leaderId = g.members.keys().next().value ?? null;
+    // The leader must be a member that rejoined (a static member may be absent); it stays while it can.
+    if (!g.members.get(g.leaderId ?? '')?.joinWaiter) g.leaderId = [...g.members.values()].find((m) => m.joinWaiter)?.memberId ?? null;
     g.state = 'CompletingRebalance';
     const now = Date.now();
     this.logger.info({ group: g.id, generation: g.generationId, members: g.members.size, protocol: g.protocolName }, 'group rebalanced');
@@ -201,8 +216,10 @@ export class GroupCoordinator {
   /** Checks a member's identity and generation; returns an error code or NONE. */
   private check(ref: MemberRef): { errorCode: number; group?: Group; member?: Member } {
     const g = this.groups.get(ref.groupId);
-    const m = g?.members.get(ref.memberId);
-    if (!g || !m) return { errorCode: ErrorCode.UNKNOWN_MEMBER_ID };
+    if (!g) return { errorCode: ErrorCode.UNKNOWN_MEMBER_ID };
+    const memberError = g.memberError(ref.memberId, ref.groupInstanceId);
+    const m = g.members.get(ref.memberId);
+    if (memberError !== ErrorCode.NONE || !m) return { errorCode: memberError === ErrorCode.NONE ? ErrorCode.UNKNOWN_MEMBER_ID : memberError };
     m.lastSeen = Date.now();
     if (ref.generationId !== g.generationId) return { errorCode: ErrorCode.ILLEGAL_GENERATION, group: g, member: m };
     return { errorCode: ErrorCode.NONE, group: g, member: m };
@@ -233,16 +250,21 @@ export class GroupCoordinator {
     return g.state === 'PreparingRebalance' ? ErrorCode.REBALANCE_IN_PROGRESS : ErrorCode.NONE;
   }
 
-  leave(groupId: string, memberId: string): number {
+  /**
+   * LeaveGroup of one member. Named by instance id (v3+, how an admin removes a static member), the member
+   * id may be empty; a member id that no longer holds the instance is FENCED_INSTANCE_ID.
+   */
+  leave(groupId: string, memberId: string, groupInstanceId: string | null = null): number {
     const g = this.groups.get(groupId);
-    const m = g?.members.get(memberId);
+    const m = groupInstanceId === null ? g?.members.get(memberId) : g?.staticMember(groupInstanceId);
     if (!g || !m) return ErrorCode.UNKNOWN_MEMBER_ID;
+    if (memberId !== '' && memberId !== m.memberId) return ErrorCode.FENCED_INSTANCE_ID;
     this.remove(g, m, 'member left');
     return ErrorCode.NONE;
   }
 
   private remove(g: Group, m: Member, reason: string): void {
-    g.members.delete(m.memberId);
+    g.remove(m);
     m.joinWaiter?.(failJoin(ErrorCode.UNKNOWN_MEMBER_ID, m.memberId));
     this.answerSync(m, { errorCode: ErrorCode.UNKNOWN_MEMBER_ID, assignment: Buffer.alloc(0) });
     this.logger.info({ group: g.id, member: m.memberId, reason }, 'member removed');
@@ -266,7 +288,7 @@ export class GroupCoordinator {
   /** Validates an OffsetCommit's member fields; generation -1 with no member is a standalone commit. */
   commitAllowed(ref: MemberRef): number {
     const g = this.groups.get(ref.groupId);
-    if (ref.generationId < 0 && ref.memberId === '') {
+    if (ref.generationId < 0 && ref.memberId === '' && !ref.groupInstanceId) {
       return !g || g.members.size === 0 ? ErrorCode.NONE : ErrorCode.UNKNOWN_MEMBER_ID;
     }
     const { errorCode, group } = this.check(ref);
@@ -321,6 +343,3 @@ export class GroupCoordinator {
     this.groups.clear();
   }
 }
-
-const sameProtocols = (a: GroupProtocol[], b: GroupProtocol[]): boolean =>
-  a.length === b.length && a.every((p, i) => p.name === b[i]!.name && p.metadata.equals(b[i]!.metadata));

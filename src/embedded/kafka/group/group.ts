@@ -1,3 +1,6 @@
+import { ErrorCode } from '../protocol/errors';
+import type { Member } from './member';
+
 /** State of one consumer group under the classic rebalance protocol (Kafka's GroupMetadata). */
 export type GroupState = 'Empty' | 'PreparingRebalance' | 'CompletingRebalance' | 'Stable';
 
@@ -20,20 +23,6 @@ export interface SyncResult {
   assignment: Buffer;
 }
 
-export interface Member {
-  memberId: string;
-  groupInstanceId: string | null;
-  clientId: string;
-  clientHost: string;
-  sessionTimeoutMs: number;
-  rebalanceTimeoutMs: number;
-  protocols: GroupProtocol[];
-  assignment: Buffer;
-  lastSeen: number;
-  joinWaiter?: (r: JoinResult) => void;
-  syncWaiter?: (r: SyncResult) => void;
-}
-
 export class Group {
   state: GroupState = 'Empty';
   generationId = 0;
@@ -41,11 +30,51 @@ export class Group {
   protocolName: string | null = null;
   leaderId: string | null = null;
   readonly members = new Map<string, Member>();
+  /** Static members (KIP-345): group.instance.id → the member id that holds it now. */
+  private readonly instances = new Map<string, string>();
   rebalanceTimer: NodeJS.Timeout | undefined;
   /** Running while an empty group's first rebalance waits for more members. */
   initialDelayTimer: NodeJS.Timeout | undefined;
 
   constructor(readonly id: string) {}
+
+  add(m: Member): void {
+    this.members.set(m.memberId, m);
+    if (m.groupInstanceId !== null) this.instances.set(m.groupInstanceId, m.memberId);
+  }
+
+  remove(m: Member): void {
+    this.members.delete(m.memberId);
+    if (m.groupInstanceId !== null && this.instances.get(m.groupInstanceId) === m.memberId) this.instances.delete(m.groupInstanceId);
+  }
+
+  staticMember(groupInstanceId: string): Member | undefined {
+    const memberId = this.instances.get(groupInstanceId);
+    return memberId === undefined ? undefined : this.members.get(memberId);
+  }
+
+  /**
+   * A static member came back under a new member id: it takes the old one's place (assignment, leadership)
+   * so the group needs no rebalance; the old id is fenced from then on.
+   */
+  replaceStaticMember(old: Member, newMemberId: string): Member {
+    const member: Member = { ...old, memberId: newMemberId, joinWaiter: undefined, syncWaiter: undefined };
+    this.remove(old);
+    this.add(member);
+    if (this.leaderId === old.memberId) this.leaderId = newMemberId;
+    return member;
+  }
+
+  /**
+   * Kafka's check of a member's identity: with an instance id, that instance must be held by this member id
+   * (another id is FENCED_INSTANCE_ID: a newer process took it over); without, the member id must be known.
+   */
+  memberError(memberId: string, groupInstanceId: string | null | undefined): number {
+    if (groupInstanceId == null) return this.members.has(memberId) ? ErrorCode.NONE : ErrorCode.UNKNOWN_MEMBER_ID;
+    const current = this.instances.get(groupInstanceId);
+    if (current === undefined) return ErrorCode.UNKNOWN_MEMBER_ID;
+    return current === memberId ? ErrorCode.NONE : ErrorCode.FENCED_INSTANCE_ID;
+  }
 
   /** Protocol names every member supports (all of them when the group has no members). */
   private commonProtocols(): Set<string> | null {

@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../../../logger';
-import { crc32c } from '../protocol/crc32c';
+import { journalLine, replayJournal, rewriteJournal } from '../storage/checked-journal';
 import type { FsyncPolicy } from '../storage/log-manager';
-import { fdatasync, fsyncDir, writeAllSync, writeFileDurable } from '../storage/fs-util';
+import { fdatasync, fsyncDir, writeAllSync } from '../storage/fs-util';
 
 export interface CommittedOffset {
   offset: number;
@@ -17,12 +17,19 @@ export interface OffsetCommitEntry extends CommittedOffset {
   partition: number;
 }
 
-/** One line of the offsets journal: a commit of one group, a deleted topic, a deleted group, or offsets a group gave up. */
+type CommitEntries = [topic: string, partition: number, offset: number, epoch: number, metadata: string | null][];
+
+/**
+ * One line of the offsets journal: a commit of one group, a deleted topic, a deleted group, offsets a group gave up,
+ * a group that became empty (its last member left; its offsets expire from then) or one that has members again.
+ */
 type JournalRecord =
-  | { c: string; ts: number; e: [topic: string, partition: number, offset: number, epoch: number, metadata: string | null][] }
+  | { c: string; ts: number; e: CommitEntries }
   | { dt: string }
   | { dg: string }
-  | { do: string; p: [topic: string, partition: number][] };
+  | { do: string; p: [topic: string, partition: number][] }
+  | { ge: string; ts: number }
+  | { gm: string };
 
 const FILE = 'offsets.journal';
 /** How long a line written without an fsync of its own waits for one at most. */
@@ -32,10 +39,15 @@ const LAZY_SYNC_MS = 1000;
  * Committed offsets of consumer groups, durable. An append-only journal of lines `<crc32c hex> <json>\n`,
  * one line per OffsetCommit request (so a commit is all or nothing); a torn or corrupt tail is cut at
  * open, and the journal is rewritten compactly at open when most of it is superseded. A commit is answered
- * once durable under the broker's fsync policy.
+ * once durable under the broker's fsync policy. The journal also keeps when each group became empty, which
+ * is what its offsets' expiry counts from (offset-expiry.ts), so a restart does not move it.
  */
 export class OffsetStore {
   private readonly groups = new Map<string, Map<string, CommittedOffset>>();
+  /** When each group without members became empty. */
+  private readonly emptiedAt = new Map<string, number>();
+  /** Groups that had members when last journaled. */
+  private readonly withMembers = new Set<string>();
   private fd: number;
   private size: number;
   private syncing: Promise<void> | null = null;
@@ -59,6 +71,13 @@ export class OffsetStore {
       logger.warn({ file, validBytes }, 'offsets journal had a torn tail; truncated');
       fs.ftruncateSync(this.fd, validBytes);
     }
+    // Groups that had members when the broker stopped lost them with it: they became empty now, as a Kafka
+    // group whose members do not come back after a restart becomes empty once their sessions time out.
+    for (const group of [...this.withMembers]) {
+      if (this.hasGroup(group)) this.append({ ge: group, ts: Date.now() });
+      else this.withMembers.delete(group);
+    }
+    if (this.size > validBytes) this.syncSoon();
     const live = [...this.groups.values()].reduce((n, g) => n + g.size, 0);
     if (lines > 1000 && lines > 4 * live) this.compact();
     if (fsync === 'interval') {
@@ -71,26 +90,7 @@ export class OffsetStore {
   }
 
   private replay(file: string): { validBytes: number; lines: number } {
-    if (!fs.existsSync(file)) return { validBytes: 0, lines: 0 };
-    const data = fs.readFileSync(file);
-    let at = 0;
-    let lines = 0;
-    while (at < data.length) {
-      const nl = data.indexOf(0x0a, at);
-      if (nl < 0 || nl - at < 10 || data[at + 8] !== 0x20) break;
-      const crc = parseInt(data.subarray(at, at + 8).toString('latin1'), 16);
-      if (crc !== crc32c(data, at + 9, nl)) break;
-      let record: JournalRecord;
-      try {
-        record = JSON.parse(data.subarray(at + 9, nl).toString('utf8')) as JournalRecord;
-      } catch {
-        break;
-      }
-      this.apply(record);
-      lines++;
-      at = nl + 1;
-    }
-    return { validBytes: at, lines };
+    return replayJournal<JournalRecord>(file, (record) => this.apply(record));
   }
 
   private apply(record: JournalRecord): void {
@@ -100,6 +100,18 @@ export class OffsetStore {
     }
     if ('dg' in record) {
       this.groups.delete(record.dg);
+      this.emptiedAt.delete(record.dg);
+      this.withMembers.delete(record.dg);
+      return;
+    }
+    if ('ge' in record) {
+      this.withMembers.delete(record.ge);
+      this.emptiedAt.set(record.ge, record.ts);
+      return;
+    }
+    if ('gm' in record) {
+      this.emptiedAt.delete(record.gm);
+      this.withMembers.add(record.gm);
       return;
     }
     if ('do' in record) {
@@ -116,40 +128,49 @@ export class OffsetStore {
   }
 
   private static line(record: JournalRecord): Buffer {
-    const json = Buffer.from(JSON.stringify(record), 'utf8');
-    const head = Buffer.from(`${crc32c(json).toString(16).padStart(8, '0')} `, 'latin1');
-    return Buffer.concat([head, json, Buffer.from('\n')]);
+    return journalLine(record);
   }
 
+  /** One commit line per group and commit time (offsets without members expire counting from it), then its state. */
   private compact(): void {
     const lines: Buffer[] = [];
     for (const [group, offsets] of this.groups) {
-      const e = [...offsets].map(([key, o]) => {
+      const byTime = new Map<number, CommitEntries>();
+      for (const [key, o] of offsets) {
         const sep = key.lastIndexOf('\0');
-        return [key.slice(0, sep), Number(key.slice(sep + 1)), o.offset, o.leaderEpoch, o.metadata] as [string, number, number, number, string | null];
-      });
-      lines.push(OffsetStore.line({ c: group, ts: Date.now(), e }));
+        const entries = byTime.get(o.commitTimestamp) ?? [];
+        entries.push([key.slice(0, sep), Number(key.slice(sep + 1)), o.offset, o.leaderEpoch, o.metadata]);
+        byTime.set(o.commitTimestamp, entries);
+      }
+      for (const [ts, e] of byTime) lines.push(OffsetStore.line({ c: group, ts, e }));
+      const emptiedAt = this.emptiedAt.get(group);
+      if (emptiedAt !== undefined) lines.push(OffsetStore.line({ ge: group, ts: emptiedAt }));
+      if (this.withMembers.has(group)) lines.push(OffsetStore.line({ gm: group }));
     }
-    const data = Buffer.concat(lines);
-    fs.closeSync(this.fd);
-    const file = path.join(this.dir, FILE);
-    writeFileDurable(file, data, this.dir);
-    this.fd = fs.openSync(file, fs.constants.O_RDWR);
-    this.size = data.length;
+    ({ fd: this.fd, size: this.size } = rewriteJournal(path.join(this.dir, FILE), this.dir, this.fd, lines));
   }
 
   private async write(record: JournalRecord, durable: boolean): Promise<void> {
+    this.append(record);
+    if (this.fsync !== 'always') return;
+    if (durable) await this.sync();
+    else this.syncSoon();
+  }
+
+  /** Writes a line and applies it at once (synchronously: callers rely on the state changing before they yield). */
+  private append(record: JournalRecord): void {
     const line = OffsetStore.line(record);
     writeAllSync(this.fd, line, this.size);
     this.size += line.length;
     this.apply(record);
+  }
+
+  private syncSoon(): void {
     if (this.fsync !== 'always') return;
-    if (durable) await this.sync();
-    else
-      this.lazySync ??= setTimeout(() => {
-        this.lazySync = undefined;
-        this.sync().catch((err: unknown) => this.logger.error({ err }, 'offsets journal fsync failed'));
-      }, LAZY_SYNC_MS).unref();
+    this.lazySync ??= setTimeout(() => {
+      this.lazySync = undefined;
+      this.sync().catch((err: unknown) => this.logger.error({ err }, 'offsets journal fsync failed'));
+    }, LAZY_SYNC_MS).unref();
   }
 
   /** fsync covering every write made before the call; concurrent callers share one. */
@@ -203,6 +224,27 @@ export class OffsetStore {
   /** Groups with at least one committed offset. */
   groupIds(): string[] {
     return [...this.groups.keys()].filter((g) => this.hasGroup(g));
+  }
+
+  /**
+   * Notes that a group's last member left (or timed out) at `at`. Written without an fsync of its own, like the
+   * service's commits: a power loss within the second may bring back the earlier state, never a lost offset.
+   */
+  groupEmptied(group: string, at = Date.now()): void {
+    this.append({ ge: group, ts: at });
+    this.syncSoon();
+  }
+
+  /** Notes that a group has members again (its offsets do not expire while it has). */
+  groupHasMembers(group: string): void {
+    if (this.withMembers.has(group)) return;
+    this.append({ gm: group });
+    this.syncSoon();
+  }
+
+  /** When the group became empty, if it did since it last had members; undefined for a group never seen with any. */
+  emptiedSince(group: string): number | undefined {
+    return this.emptiedAt.get(group);
   }
 
   async deleteTopic(topic: string): Promise<void> {

@@ -1,3 +1,5 @@
+import { invalidCompactionConfig } from './compaction-config';
+
 /** Per-topic log settings, named after Kafka's topic configs (see `topicConfigEntries`). */
 export interface LogConfig {
   /** `segment.bytes`: a segment rolls when the next batch would take it past this size. */
@@ -41,8 +43,8 @@ const CLEANUP_POLICIES = new Set(['delete', 'compact', 'compact,delete', 'delete
 
 /**
  * Applies string configs from CreateTopics onto defaults; returns the name of the first invalid one.
- * `cleanup.policy=compact` is accepted but no compaction runs: such a topic keeps every record (no time
- * or size retention unless given explicitly), which is what its readers rely on.
+ * `cleanup.policy=compact` turns time and size retention off unless given explicitly; the log cleaner
+ * (log-cleaner.ts) compacts such topics, and `compact,delete` ones, after their own configs (compaction-config.ts).
  */
 export function applyTopicConfigs(base: LogConfig, configs: Record<string, string>): { config: LogConfig; invalid?: string } {
   const config = { ...base };
@@ -54,6 +56,8 @@ export function applyTopicConfigs(base: LogConfig, configs: Record<string, strin
       config.retentionBytes = -1;
     }
   }
+  const invalidCompaction = invalidCompactionConfig(configs);
+  if (invalidCompaction) return { config, invalid: invalidCompaction };
   const timestampType = configs['message.timestamp.type'];
   if (timestampType !== undefined) {
     if (!TIMESTAMP_TYPES.includes(timestampType as TimestampType)) return { config, invalid: 'message.timestamp.type' };

@@ -4,6 +4,8 @@ import path from 'node:path';
 import type { Logger } from '../../../logger';
 import { ErrorCode } from '../protocol/errors';
 import { fsyncDir, writeFileDurable } from './fs-util';
+import { compactionConfig } from './compaction-config';
+import { type CompactedPartition, LogCleaner } from './log-cleaner';
 import { type LogConfig, applyTopicConfigs } from './log-config';
 import { PartitionLog } from './partition-log';
 
@@ -73,9 +75,19 @@ export class LogManager {
   /** Partitions of deleted topics, whose files close after a grace period (or at shutdown). */
   private readonly retired = new Set<PartitionLog>();
   private closed = false;
+  /** Compacts topics whose cleanup.policy includes compact, in the background (log-cleaner.ts). */
+  readonly cleaner: LogCleaner;
 
   private constructor(private readonly opts: LogManagerOptions) {
     this.topicsDir = path.join(opts.dir, 'topics');
+    this.cleaner = new LogCleaner(() => this.compactedPartitions(), opts.logger);
+  }
+
+  private compactedPartitions(): CompactedPartition[] {
+    return [...this.topicMap.values()].flatMap((t) => {
+      const config = compactionConfig(t.configs);
+      return config ? t.partitions.map((log) => ({ log, config })) : [];
+    });
   }
 
   static open(opts: LogManagerOptions): LogManager {
@@ -94,6 +106,7 @@ export class LogManager {
     }
     if (opts.fsync === 'interval') m.timers.push(setInterval(() => m.syncAll(), opts.fsyncIntervalMs).unref());
     m.timers.push(setInterval(() => m.enforceRetention(), opts.retentionCheckIntervalMs).unref());
+    m.timers.push(setInterval(() => void m.cleaner.run(), opts.retentionCheckIntervalMs).unref());
     return m;
   }
 
@@ -293,6 +306,7 @@ export class LogManager {
   async close(): Promise<void> {
     this.closed = true;
     for (const t of this.timers) clearInterval(t);
+    await this.cleaner.stop();
     while (this.flushing || this.flushScheduled) await new Promise((r) => setTimeout(r, 1));
     await this.syncAll();
     for (const t of this.topicMap.values()) for (const p of t.partitions) p.close();

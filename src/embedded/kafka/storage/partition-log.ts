@@ -1,11 +1,13 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import { ErrorCode } from '../protocol/errors';
 import { decodeRecords } from '../protocol/batch-records';
 import { type BatchHeader, assignBaseOffset, batchCrcValid, readBatchHeader, stampLogAppendTime } from '../protocol/record-batch';
 import { fsyncDir } from './fs-util';
 import type { LogConfig } from './log-config';
+import { PartitionTransactions } from './partition-transactions';
 import { ProducerStateTable } from './producer-state';
-import { Segment } from './segment';
+import { CLEANED_SUFFIX, Segment, segmentFileName } from './segment';
 
 export interface AppendResult {
   errorCode: number;
@@ -35,6 +37,8 @@ export class PartitionLog {
   private unsynced: Segment[] = [];
   private dirEntryDirty = false;
   private readonly producers = new ProducerStateTable();
+  /** Open and aborted transactions: the last stable offset and read_committed fetches. */
+  readonly transactions = new PartitionTransactions();
   private readonly graveyard = new Set<{ segment: Segment; timer: NodeJS.Timeout }>();
   private readonly listeners = new Set<() => void>();
   private readonly commitListeners = new Set<() => void>();
@@ -54,14 +58,18 @@ export class PartitionLog {
   static open(dir: string, topic: string, partition: number, config: LogConfig): PartitionLog {
     const log = new PartitionLog(dir, topic, partition, config);
     fs.mkdirSync(dir, { recursive: true });
+    // A cleaning cut short by a crash left its new segment unswapped: the old one is still in place.
+    for (const f of fs.readdirSync(dir)) if (f.endsWith(CLEANED_SUFFIX)) fs.rmSync(path.join(dir, f), { force: true });
     const bases = fs
       .readdirSync(dir)
       .filter((f) => /^\d{20}\.log$/.test(f))
       .map((f) => Number(f.slice(0, 20)))
       .sort((a, b) => a - b);
+    const activeBase = bases[bases.length - 1];
+    if (activeBase !== undefined) log.transactions.loadAtOpen(dir, activeBase);
     bases.forEach((base, i) => {
       const active = i === bases.length - 1;
-      log.segments.push(Segment.open(dir, base, active, active ? (h) => log.producers.record(h, h.baseOffset) : undefined));
+      log.segments.push(Segment.open(dir, base, active, active ? (h) => log.observeStored(h) : undefined));
     });
     if (log.segments.length === 0) {
       log.segments.push(Segment.create(dir, 0));
@@ -69,6 +77,16 @@ export class PartitionLog {
     }
     log.highWatermark = log.logEndOffset;
     return log;
+  }
+
+  private observeStored(h: BatchHeader): void {
+    this.producers.record(h, h.baseOffset);
+    this.transactions.observe(h, h.baseOffset);
+  }
+
+  /** Below this offset no transaction is open (what read_committed readers may see). */
+  get lastStableOffset(): number {
+    return this.transactions.lastStableOffset(this.highWatermark);
   }
 
   private get active(): Segment {
@@ -158,6 +176,7 @@ export class PartitionLog {
       if (logAppendTimeMs >= 0) stampLogAppendTime(batch, logAppendTimeMs);
       this.active.append(batch, base, base + h.lastOffsetDelta, logAppendTimeMs >= 0 ? logAppendTimeMs : h.maxTimestamp);
       this.producers.record(h, base);
+      this.transactions.observe(h, base);
       if (firstOffset < 0) firstOffset = base;
     }
     return { errorCode: ErrorCode.NONE, baseOffset: firstOffset, logAppendTimeMs };
@@ -173,6 +192,7 @@ export class PartitionLog {
   private roll(): void {
     this.active.releaseRecent();
     this.unsynced.push(this.active);
+    this.transactions.saveAtRoll(this.dir, this.logEndOffset, this.active.baseOffset);
     this.segments.push(Segment.create(this.dir, this.logEndOffset));
     this.dirEntryDirty = true;
   }
@@ -250,7 +270,8 @@ export class PartitionLog {
       const oldest = this.segments[0]!;
       if (oldest.nextOffset > this.highWatermark) break;
       const overSize = retentionBytes >= 0 && total - oldest.size >= retentionBytes;
-      if (!overSize && !expired(oldest)) break;
+      // A segment the log cleaner emptied (compact,delete) goes with the expired one after it.
+      if (!overSize && !expired(oldest) && !(oldest.isEmpty && expired(this.segments[1]!))) break;
       this.segments.shift();
       this.unsynced = this.unsynced.filter((s) => s !== oldest);
       total -= oldest.size;
@@ -258,6 +279,45 @@ export class PartitionLog {
       deleted++;
     }
     return deleted;
+  }
+
+  /**
+   * Closed segments wholly below the last stable offset, as in Kafka: what the log cleaner may rewrite. (A
+   * record superseded past it could go before read_committed readers may see the one that supersedes it.)
+   */
+  cleanableSegments(): readonly Segment[] {
+    const stable = this.lastStableOffset;
+    return this.segments.slice(0, -1).filter((s) => s.nextOffset <= stable);
+  }
+
+  /**
+   * Puts a cleaned copy (`<base>.log.cleaned`, already durable) in place of a closed segment, synchronously so
+   * no append or read sees a half swap: the old index goes (it is rebuilt from the new log), the rename
+   * replaces the log atomically, and reads under way finish on the old file. A crash leaves the old segment
+   * or the new one under its name, never neither. `empty`: nothing is left, and the segment is dropped unless
+   * it is the first (its base offset is the log start offset). False when the segment is gone meanwhile.
+   */
+  replaceSegment(old: Segment, empty: boolean): boolean {
+    const at = this.segments.indexOf(old);
+    const cleaned = path.join(this.dir, segmentFileName(old.baseOffset, 'log') + CLEANED_SUFFIX);
+    if (at < 0 || at === this.segments.length - 1 || this.retired) {
+      fs.rmSync(cleaned, { force: true });
+      return false;
+    }
+    this.unsynced = this.unsynced.filter((s) => s !== old);
+    if (empty && at > 0) {
+      fs.rmSync(cleaned, { force: true });
+      this.segments.splice(at, 1);
+      this.bury(old);
+      fsyncDir(this.dir);
+      return true;
+    }
+    fs.rmSync(path.join(this.dir, segmentFileName(old.baseOffset, 'index')), { force: true });
+    fs.renameSync(cleaned, path.join(this.dir, segmentFileName(old.baseOffset, 'log')));
+    fsyncDir(this.dir);
+    this.segments[at] = Segment.open(this.dir, old.baseOffset, false);
+    this.bury(old, false);
+    return true;
   }
 
   private bury(segment: Segment, deleteFiles = true): void {

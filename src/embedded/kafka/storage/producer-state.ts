@@ -1,4 +1,5 @@
 import { ErrorCode } from '../protocol/errors';
+import { isControl } from '../protocol/control-batch';
 import type { BatchHeader } from '../protocol/record-batch';
 
 /** How many recent batches per producer and partition are remembered to answer retries (as Kafka). */
@@ -33,6 +34,8 @@ export class ProducerStateTable {
     const entry = this.producers.get(h.producerId);
     if (!entry) return { kind: 'append' };
     if (h.producerEpoch < entry.epoch) return { kind: 'error', errorCode: ErrorCode.INVALID_PRODUCER_EPOCH };
+    // A transaction marker carries no sequence; one of a newer epoch fences the older producer here.
+    if (isControl(h)) return { kind: 'append' };
     if (h.producerEpoch > entry.epoch) {
       return h.baseSequence === 0 ? { kind: 'append' } : { kind: 'error', errorCode: ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER };
     }
@@ -52,6 +55,7 @@ export class ProducerStateTable {
       entry = { epoch: h.producerEpoch, recent: [] };
       this.producers.set(h.producerId, entry);
     }
+    if (isControl(h)) return;
     entry.recent.push({ firstSeq: h.baseSequence, lastSeq: lastSequence(h), baseOffset });
     if (entry.recent.length > PRODUCER_WINDOW) entry.recent.shift();
   }

@@ -15,6 +15,9 @@ const INDEX_ENTRY = 20;
 const RECENT_BYTES = 512 * 1024;
 const NAME_DIGITS = 20;
 
+/** Suffix of a segment's cleaned copy while it is written, before it replaces the segment's log. */
+export const CLEANED_SUFFIX = '.cleaned';
+
 export const segmentFileName = (baseOffset: number, ext: 'log' | 'index'): string => `${String(baseOffset).padStart(NAME_DIGITS, '0')}.${ext}`;
 
 export interface BatchLocation {
@@ -59,8 +62,8 @@ export class Segment {
   }
 
   /**
-   * Opens an existing segment. With `verify`, the whole log is scanned, checking framing, offset
-   * continuity and CRC-32C, and a torn or corrupt tail is truncated; otherwise the index is trusted when it
+   * Opens an existing segment. With `verify`, the whole log is scanned, checking framing, growing offsets
+   * and CRC-32C, and a torn or corrupt tail is truncated; otherwise the index is trusted when it
    * is consistent with the log's size. `onBatch` sees every batch header found by a scan.
    */
   static open(dir: string, baseOffset: number, verify: boolean, onBatch?: (h: BatchHeader) => void): Segment {
@@ -124,7 +127,8 @@ export class Segment {
       if (size < BATCH_HEADER_SIZE || pos + size > fileSize) break;
       const batch = readAtSync(this.logFd, pos, size);
       const h = readBatchHeader(batch);
-      if (h.magic !== 2 || h.baseOffset !== expected || h.lastOffsetDelta < 0 || !batchCrcValid(batch)) break;
+      // Offsets only grow: a compacted segment has gaps where whole batches were cleaned away.
+      if (h.magic !== 2 || h.baseOffset < expected || h.lastOffsetDelta < 0 || !batchCrcValid(batch)) break;
       this.pushEntry(h.baseOffset, h.baseOffset + h.lastOffsetDelta, pos, h.maxTimestamp);
       onBatch?.(h);
       expected = h.baseOffset + h.lastOffsetDelta + 1;
@@ -179,15 +183,18 @@ export class Segment {
     while (this.recentBytes > RECENT_BYTES && this.recent.length > 1) this.recentBytes -= (this.recent.shift() as Buffer).length;
   }
 
-  /** The batch containing `offset`, or undefined when the offset is outside this segment. */
+  /**
+   * The batch containing `offset`, or the first one after it when the offset falls in a gap a compaction left;
+   * undefined when the segment ends before it.
+   */
   locate(offset: number): BatchLocation | undefined {
     let lo = 0;
-    let hi = this.bases.length - 1;
-    if (hi < 0 || offset < this.bases[0]! || offset > this.lasts[hi]!) return undefined;
+    let hi = this.lasts.length - 1;
+    if (hi < 0 || offset > this.lasts[hi]!) return undefined;
     while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (this.bases[mid]! <= offset) lo = mid;
-      else hi = mid - 1;
+      const mid = (lo + hi) >> 1;
+      if (this.lasts[mid]! >= offset) hi = mid;
+      else lo = mid + 1;
     }
     return { index: lo, baseOffset: this.bases[lo]!, lastOffset: this.lasts[lo]!, position: this.positions[lo]! };
   }

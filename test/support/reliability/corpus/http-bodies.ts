@@ -187,7 +187,7 @@ function badEncoding(ctx: CorpusContext, prng: Prng): HttpCase {
       : prng.pick([
           // base64 takes + and /, base64url takes - and _: each alphabet's own characters are wrong for the other.
           ...(encoding === 'base64' ? ['AP8B-g==', 'AP8B_g==', '-_-_'] : ['AP8B+g', 'AP8B/g', '+/+/']),
-          // Decoding is strict (README): whitespace and line breaks are refused too.
+          // Decoding is strict (docs/http-api.md): whitespace and line breaks are refused too.
           '@@@@',
           'A',
           'AAAAA',

@@ -32,6 +32,8 @@ export interface FetchPartitionResponse {
   highWatermark: number;
   lastStableOffset: number;
   logStartOffset: number;
+  /** Aborted transactions in the range served (read_committed); null for read_uncommitted. */
+  abortedTransactions: { producerId: number; firstOffset: number }[] | null;
   /** Stored record batches, sent as they are (possibly several buffers). */
   records: Buffer[] | null;
 }
@@ -78,7 +80,7 @@ export const fetchCodec: ApiCodec<FetchRequest, FetchResponse> = {
       w.array(t.partitions, (w, p) => {
         w.int32(p.partitionIndex).int16(p.errorCode).int64(p.highWatermark).int64(p.lastStableOffset);
         if (version >= 5) w.int64(p.logStartOffset);
-        w.int32(-1); // aborted transactions: null (no transactions here)
+        w.nullableArray(p.abortedTransactions, (w, a) => w.int64(a.producerId).int64(a.firstOffset));
         if (version >= 11) w.int32(-1); // preferred read replica: none
         // Empty, never null: librdkafka rejects a MessageSetSize of -1.
         w.bytesFromChunks(p.records ?? []);

@@ -4,8 +4,13 @@ import type { BrokerContext } from '../../broker';
 import type { ApiHandler } from '../types';
 import type { FetchPartitionResponse, FetchRequest, FetchResponse } from './codec';
 
+/** Fetch's isolation level 1: only records of committed transactions (and of no transaction). */
+const READ_COMMITTED = 1;
+
 /**
- * Serves whole stored batches from the one containing the fetch offset, up to the high watermark.
+ * Serves whole stored batches from the one containing the fetch offset, up to the high watermark, or for
+ * read_committed up to the last stable offset, with the aborted transactions in that range so the client drops
+ * their records (KIP-98). read_uncommitted gets everything; clients skip the control batches themselves.
  * Long-polls: with fewer than minBytes available the request is parked until a partition it reads
  * advances, maxWaitMs passes, or the broker stops. Never spins.
  */
@@ -49,13 +54,18 @@ async function readOnce(broker: BrokerContext, req: FetchRequest): Promise<{ res
           highWatermark: -1,
           lastStableOffset: -1,
           logStartOffset: -1,
+          abortedTransactions: null,
           records: null,
         });
         continue;
       }
       // At least one whole batch per partition, even past the limits (KIP-74), so big batches never stall.
       const limit = Math.max(0, Math.min(p.partitionMaxBytes, budget));
-      const read = await log.read(p.fetchOffset, limit);
+      const committedOnly = req.isolationLevel === READ_COMMITTED;
+      const upTo = committedOnly ? log.lastStableOffset : log.highWatermark;
+      // Between the last stable offset and the high watermark a read_committed reader waits: nothing yet, no error.
+      const waiting = committedOnly && p.fetchOffset > upTo && p.fetchOffset <= log.highWatermark;
+      const read = waiting ? { errorCode: ErrorCode.NONE, records: null } : await log.read(p.fetchOffset, limit, upTo);
       if (read.errorCode !== ErrorCode.NONE) failed = true;
       const size = read.records?.length ?? 0;
       bytes += size;
@@ -64,8 +74,11 @@ async function readOnce(broker: BrokerContext, req: FetchRequest): Promise<{ res
         partitionIndex: p.partition,
         errorCode: read.errorCode,
         highWatermark: log.highWatermark,
-        lastStableOffset: log.highWatermark,
+        lastStableOffset: log.lastStableOffset,
         logStartOffset: log.logStartOffset,
+        abortedTransactions: committedOnly
+          ? log.transactions.abortedBetween(p.fetchOffset, upTo).map((a) => ({ producerId: a.producerId, firstOffset: a.firstOffset }))
+          : null,
         records: read.records ? [read.records] : null,
       });
     }

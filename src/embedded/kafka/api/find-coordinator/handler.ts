@@ -2,7 +2,7 @@ import { ErrorCode } from '../../protocol/errors';
 import type { ApiHandler } from '../types';
 import type { FindCoordinatorRequest, FindCoordinatorResponse } from './codec';
 
-/** This single node coordinates every group. */
+/** This single node coordinates every group and every transactional id (key types 0 and 1). */
 export const handleFindCoordinator: ApiHandler<FindCoordinatorRequest, FindCoordinatorResponse> = (broker) => ({
   throttleTimeMs: 0,
   errorCode: ErrorCode.NONE,

@@ -2,7 +2,7 @@ import type { ApiCodec } from '../types';
 
 /**
  * JoinGroup (key 11), v0–5. v1: rebalance timeout. v2: throttle time. v5: group instance id (static
- * membership is accepted on the wire but members are treated as dynamic). v3, v4: format unchanged.
+ * membership, KIP-345). v3, v4: format unchanged.
  */
 export interface JoinGroupRequest {
   groupId: string;

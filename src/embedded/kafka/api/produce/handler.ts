@@ -1,5 +1,7 @@
 import { ErrorCode, MalformedFrameError } from '../../protocol/errors';
-import { splitBatches } from '../../protocol/record-batch';
+import { isTransactional } from '../../protocol/control-batch';
+import { readBatchHeader, splitBatches } from '../../protocol/record-batch';
+import type { BrokerContext } from '../../broker';
 import type { PartitionLog } from '../../storage/partition-log';
 import { AnswerLater, type ApiHandler } from '../types';
 import type { ProducePartitionResponse, ProduceRequest, ProduceResponse } from './codec';
@@ -36,6 +38,8 @@ export const handleProduce: ApiHandler<ProduceRequest, ProduceResponse> = (broke
           if (e instanceof MalformedFrameError) return answer(ErrorCode.CORRUPT_MESSAGE, -1, log);
           throw e;
         }
+        const txnError = transactionalWriteError(broker, batches, t.name, p.index);
+        if (txnError !== ErrorCode.NONE) return answer(txnError, -1, log);
         const result = log.append(batches);
         if (result.errorCode === ErrorCode.NONE) touched.add(log);
         return answer(result.errorCode, result.baseOffset, log, result.logAppendTimeMs);
@@ -52,3 +56,14 @@ export const handleProduce: ApiHandler<ProduceRequest, ProduceResponse> = (broke
     }),
   );
 };
+
+/** A transactional batch is accepted only inside its producer's open transaction on this partition. */
+function transactionalWriteError(broker: BrokerContext, batches: Buffer[], topic: string, partition: number): number {
+  for (const batch of batches) {
+    const h = readBatchHeader(batch);
+    if (!isTransactional(h)) continue;
+    const errorCode = broker.transactions.checkTransactionalWrite(h.producerId, h.producerEpoch, topic, partition);
+    if (errorCode !== ErrorCode.NONE) return errorCode;
+  }
+  return ErrorCode.NONE;
+}

@@ -1,0 +1,123 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Logger } from '../../../logger';
+import { journalLine, replayJournal, rewriteJournal } from '../storage/checked-journal';
+import type { AbortedRange } from '../storage/partition-transactions';
+import type { FsyncPolicy } from '../storage/log-manager';
+import { fdatasync, writeAllSync } from '../storage/fs-util';
+import type { TxnState } from './transaction-state';
+
+/** An aborted span of one partition, journaled before its marker is written. */
+export interface PartitionAbort extends AbortedRange {
+  topic: string;
+  partition: number;
+}
+
+/** One journal line: a transactional id's whole new state, or the aborted spans of one abort. */
+type TxnLogRecord = { s: TxnState } | { a: PartitionAbort[] };
+
+const FILE = 'transactions.journal';
+
+/**
+ * The durable transaction log (Kafka's `__transaction_state`, on one node): CRC-32C-framed JSON lines
+ * `<crc hex> <json>\n`, each a transactional id's full state or the aborted spans of an abort. A state change
+ * is durable (fsync under the `always` policy) before the coordinator acts on it, so a restart finds every
+ * transaction either not decided (aborted then) or decided (Prepare*: its markers are written again) or done.
+ * A torn tail is cut at open; the journal is rewritten with the live states when most of it is superseded.
+ */
+export class TransactionLog {
+  readonly states = new Map<string, TxnState>();
+  /** Transactional id by producer id (a producer id belongs to one transactional id for good). */
+  readonly byProducerId = new Map<number, string>();
+  aborts: PartitionAbort[] = [];
+  private fd: number;
+  private size: number;
+  /** Lines in the file: compaction is due when most of them are superseded. */
+  private lines: number;
+  /** fsyncs under way on the current file (it is not swapped for a compacted one meanwhile). */
+  private syncing = 0;
+
+  /**
+   * `stillNeeded`: whether an aborted span may still be read (its partition exists and retention has not passed it);
+   * compaction drops the others.
+   */
+  constructor(
+    private readonly dir: string,
+    private readonly fsync: FsyncPolicy,
+    logger: Logger,
+    private readonly stillNeeded: (abort: PartitionAbort) => boolean = () => true,
+  ) {
+    fs.mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, FILE);
+    const { validBytes, lines } = this.replay(file);
+    this.lines = lines;
+    this.fd = fs.openSync(file, fs.constants.O_RDWR | fs.constants.O_CREAT);
+    this.size = validBytes;
+    if (fs.fstatSync(this.fd).size !== validBytes) {
+      logger.warn({ file, validBytes }, 'transaction journal had a torn tail; truncated');
+      fs.ftruncateSync(this.fd, validBytes);
+    }
+    this.compactIfSuperseded();
+  }
+
+  private compactIfSuperseded(): void {
+    if (this.syncing === 0 && this.lines > 1000 && this.lines > 4 * (this.states.size + 1)) this.compact();
+  }
+
+  private replay(file: string): { validBytes: number; lines: number } {
+    return replayJournal<TxnLogRecord>(file, (record) => this.apply(record));
+  }
+
+  private apply(record: TxnLogRecord): void {
+    if ('s' in record) {
+      this.states.set(record.s.transactionalId, record.s);
+      this.byProducerId.set(record.s.producerId, record.s.transactionalId);
+    } else {
+      this.aborts.push(...record.a);
+    }
+  }
+
+  private static line(record: TxnLogRecord): Buffer {
+    return journalLine(record);
+  }
+
+  private compact(): void {
+    this.aborts = this.aborts.filter(this.stillNeeded);
+    const lines = [...this.states.values()].map((s) => TransactionLog.line({ s }));
+    if (this.aborts.length > 0) lines.push(TransactionLog.line({ a: this.aborts }));
+    ({ fd: this.fd, size: this.size } = rewriteJournal(path.join(this.dir, FILE), this.dir, this.fd, lines));
+    this.lines = lines.length;
+  }
+
+  /** Journals a transactional id's new state; resolves once durable under the fsync policy. */
+  put(state: TxnState): Promise<void> {
+    return this.write({ s: state });
+  }
+
+  /** Journals aborted spans; resolves once durable under the fsync policy. */
+  putAborts(aborts: PartitionAbort[]): Promise<void> {
+    return this.write({ a: aborts });
+  }
+
+  /** Every transaction adds a few lines: the file is rewritten with the live states once they are a quarter of it. */
+  private async write(record: TxnLogRecord): Promise<void> {
+    this.compactIfSuperseded();
+    const line = TransactionLog.line(record);
+    writeAllSync(this.fd, line, this.size);
+    this.size += line.length;
+    this.lines++;
+    this.apply(record);
+    if (this.fsync !== 'always') return;
+    this.syncing++;
+    try {
+      await fdatasync(this.fd);
+    } finally {
+      this.syncing--;
+    }
+  }
+
+  async close(): Promise<void> {
+    await fdatasync(this.fd);
+    fs.closeSync(this.fd);
+  }
+}

@@ -1,0 +1,129 @@
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { importPKCS8, SignJWT } from 'jose';
+import { Client } from 'pg';
+import { createFreshDatabase, type FreshDatabase } from '../postgres';
+import { RestartableService, type ServiceDiagnosis } from '../reliability/logged-process';
+import { freePort } from '../service-process';
+
+export interface InstanceSpec {
+  name: string;
+  datacenter: string;
+}
+
+/** One deltabroker instance of the fleet: its own data directory and HTTP port, the fleet's everything else. */
+export class Instance extends RestartableService {
+  constructor(
+    readonly spec: InstanceSpec,
+    env: Record<string, string>,
+  ) {
+    super(env);
+  }
+
+  async stop(): Promise<void> {
+    if (this.alive) await this.process?.stop();
+  }
+}
+
+/**
+ * Several instances of the service as they run in production: one database, one master key, one token issuer
+ * (an ES256 key every instance trusts), the engines in `engineEnv`, and a data directory each.
+ */
+export class Fleet {
+  readonly pg: Client;
+
+  private constructor(
+    readonly instances: Instance[],
+    private readonly signingKey: string,
+    private readonly db: FreshDatabase,
+    private readonly dirs: string[],
+  ) {
+    this.pg = new Client({ connectionString: db.url });
+  }
+
+  static async create(specs: InstanceSpec[], engineEnv: Record<string, string>, entitiesDir: string): Promise<Fleet> {
+    const db = await createFreshDatabase('dbscale');
+    const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const shared = {
+      ...engineEnv,
+      DATABASE_URL: db.url,
+      DELTABROKER_ENTITIES_DIR: entitiesDir,
+      // A dead instance's partitions move to the others after this long without its heartbeats (the default is 30 s).
+      DELTABROKER_KAFKA_SESSION_TIMEOUT_MS: '10000',
+      DELTABROKER_MASTER_KEY: randomBytes(32).toString('base64'),
+      DELTABROKER_JWT_PUBLIC_KEY: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+      ...(process.env.TEST_SOFTHSM_DIR && {
+        DELTABROKER_SOFTHSM_DIR: process.env.TEST_SOFTHSM_DIR,
+        DELTABROKER_HSM_TOKEN_LABEL: process.env.TEST_HSM_TOKEN_LABEL ?? 'deltabroker-test',
+        DELTABROKER_HSM_PIN: process.env.TEST_HSM_PIN ?? '',
+      }),
+    };
+    const dirs: string[] = [];
+    const instances: Instance[] = [];
+    for (const spec of specs) {
+      const dir = mkdtempSync(path.join(os.tmpdir(), `deltabroker-${spec.name}-`));
+      dirs.push(dir);
+      instances.push(
+        new Instance(spec, {
+          ...shared,
+          DELTABROKER_DATA_DIR: dir,
+          DELTABROKER_DATACENTER: spec.datacenter,
+          DELTABROKER_HTTP_PORT: String(await freePort()),
+        }),
+      );
+    }
+    const fleet = new Fleet(instances, privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), db, dirs);
+    await fleet.pg.connect();
+    return fleet;
+  }
+
+  /** A token every instance accepts (issuer and audience are the service's defaults). */
+  async token(roles: string[], sub = 'scale-out', ttlSeconds = 3 * 3600): Promise<string> {
+    return new SignJWT({ tenant: 'acme', roles })
+      .setProtectedHeader({ alg: 'ES256' })
+      .setSubject(sub)
+      .setIssuer('deltabroker-dev')
+      .setAudience('deltabroker')
+      .setIssuedAt()
+      .setExpirationTime(Math.floor(Date.now() / 1000) + ttlSeconds)
+      .sign(await importPKCS8(this.signingKey, 'ES256'));
+  }
+
+  live(): Instance[] {
+    return this.instances.filter((i) => i.alive);
+  }
+
+  async count(sql: string, params: unknown[] = []): Promise<number> {
+    return Number((await this.pg.query<{ n: string }>(sql, params)).rows[0]?.n ?? 0);
+  }
+
+  /** Per instance, whether it runs, its errors and its /ready answer; and per projector and partition, its checkpoint. */
+  async diagnosis(): Promise<{ instances: Record<string, ServiceDiagnosis & { ready: unknown }>; checkpoints: Record<string, string> }> {
+    const rows = await this.pg
+      .query<{ projector: string; topic: string; partition: number; next_offset: string }>(
+        `select projector, topic, partition, next_offset from projection_checkpoints order by projector, topic, partition`,
+      )
+      .then((r) => r.rows)
+      .catch(() => []);
+    const ready = async (i: Instance): Promise<unknown> =>
+      i.alive
+        ? fetch(`${i.url}/ready`).then(
+            (r) => r.json(),
+            (e: unknown) => String(e),
+          )
+        : 'not running';
+    return {
+      instances: Object.fromEntries(await Promise.all(this.instances.map(async (i) => [i.spec.name, { ...i.diagnosis(), ready: await ready(i) }]))),
+      checkpoints: Object.fromEntries(rows.map((r) => [`${r.projector} ${r.topic}/${r.partition}`, r.next_offset])),
+    };
+  }
+
+  async dispose(): Promise<void> {
+    await Promise.all(this.instances.map((i) => i.stop()));
+    await this.pg.end().catch(() => undefined);
+    await this.db.drop();
+    for (const dir of this.dirs) rmSync(dir, { recursive: true, force: true });
+  }
+}

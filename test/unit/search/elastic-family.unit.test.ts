@@ -1,0 +1,57 @@
+/** The shared Elasticsearch/OpenSearch core's checks that need no engine: answers, prefixes, refusals, timestamps. */
+import { createElasticFamilySearchIndex } from '../../../src/search/elastic-family/elastic-family-search-index';
+import { fromEngineError } from '../../../src/search/elastic-family/engine-errors';
+import { EngineResponseError, type EngineTransport } from '../../../src/search/elastic-family/engine-transport';
+import { engineTimestamp } from '../../../src/search/elastic-family/mappings';
+import { readSearchAnswer, type EngineSearchAnswer } from '../../../src/search/elastic-family/search-answer';
+import type { IndexDefinition } from '../../../src/search/search-port';
+
+const NOTES: IndexDefinition = { name: 'notes', fields: [{ name: 'title', type: 'string' }] };
+const noTransport: EngineTransport = {
+  product: 'OpenSearch',
+  request: () => Promise.reject(new Error('no request expected')),
+  close: () => Promise.resolve(),
+};
+
+const answer = (shards: EngineSearchAnswer['_shards']): EngineSearchAnswer => ({
+  took: 1,
+  timed_out: false,
+  _shards: shards,
+  hits: { total: { value: 1, relation: 'eq' }, max_score: 1, hits: [{ _id: 'n1', _score: 1, _source: { title: 'kept' } }] },
+});
+
+describe('Elasticsearch-family core', () => {
+  test('an answer some shards failed to give is an error, not partial results', () => {
+    const partial = answer({ total: 3, successful: 2, failed: 1, failures: [{ reason: { type: 'script_exception', reason: 'runtime error' } }] });
+    expect(() => readSearchAnswer(partial, NOTES, { includes: [], excludes: [] }, undefined, 'OpenSearch')).toThrow(
+      expect.objectContaining({ code: 'DB_DEPENDENCY_UNAVAILABLE', message: expect.stringContaining('2 of 3 shards') }),
+    );
+    const whole = readSearchAnswer(answer({ total: 3, successful: 3, failed: 0 }), NOTES, { includes: [], excludes: [] }, undefined, 'OpenSearch');
+    expect(whole.hits.hits).toEqual([{ _index: 'notes', _id: 'n1', _score: 1, _source: { title: 'kept' } }]);
+  });
+
+  test('an index prefix that cannot start an index name is refused when the adapter is made', () => {
+    for (const indexPrefix of ['Prod_', '_prod', '-x', 'a b', 'a/b', 'a,b', 'x'.repeat(65)]) {
+      expect(() => createElasticFamilySearchIndex(noTransport, { indexPrefix })).toThrow(
+        expect.objectContaining({ code: 'DB_VALIDATION', details: expect.objectContaining({ field: 'indexPrefix' }) }),
+      );
+    }
+    for (const indexPrefix of ['', 'prod_', 'tenant-7_']) expect(() => createElasticFamilySearchIndex(noTransport, { indexPrefix })).not.toThrow();
+  });
+
+  test('an engine 400 names the part of the request it refused', () => {
+    const refused = new EngineResponseError('Elasticsearch', 400, { error: { type: 'illegal_argument_exception', reason: 'bad shards' } });
+    expect(fromEngineError(refused, { stage: 'search-index', field: 'index' })).toMatchObject({
+      code: 'DB_VALIDATION',
+      details: { field: 'index', rule: 'rejected-by-engine', engineType: 'illegal_argument_exception' },
+    });
+    expect(fromEngineError(refused)).toMatchObject({ details: { field: 'payload' } });
+  });
+
+  test('timestamps the engines refuse are rewritten to the same instant', () => {
+    expect(engineTimestamp('2024-01-01 10:00')).toBe('2024-01-01T10:00');
+    expect(engineTimestamp('2024-01-01 10:00:30.25z')).toBe('2024-01-01T10:00:30.25Z');
+    expect(engineTimestamp('2024-01-01')).toBe('2024-01-01');
+    expect(engineTimestamp('2024-01-01T10:00+01:00')).toBe('2024-01-01T10:00+01:00');
+  });
+});
