@@ -3,6 +3,7 @@ import {
   BatchRounds,
   type ActionEvent,
   type EntityEvent,
+  type LogPosition,
   type OutgoingRecord,
   type RecordBatch,
   type RecordSchemas,
@@ -22,6 +23,12 @@ export interface ActionEmitterOptions {
   logger: Logger;
   /** Where partitions whose position the log lost are reported (Kafka's auto.offset.reset=none). */
   stopped?: StoppedTopics;
+  /**
+   * `exactly-once`: each round's actions and the positions they were read at are committed in one transaction, under
+   * the transactional id `<group>.<instanceId>` (stable across restarts, so a restart fences what a killed process left
+   * open). `at-least-once`: actions are published plainly and the positions committed after them.
+   */
+  delivery: { readonly guarantee: 'exactly-once'; readonly instanceId: string } | { readonly guarantee: 'at-least-once' };
 }
 
 /** The action topic an event goes to, if any, for one emitter. */
@@ -33,8 +40,9 @@ type ActionTarget = (config: EntityConfig, event: EntityEvent) => string | undef
  * - the global emitter (one group per Kafka cluster) publishes every event to `<…>.actions.global`;
  * - the local emitter of datacenter D (one group per datacenter) publishes the events that originated in D to
  *   `<…>.actions.D`.
- * Entities without notification methods are skipped. Delivery is at least once; each action carries its
- * event id for de-duplication. A partition whose committed offset the log no longer holds (the persistence topic
+ * Entities without notification methods are skipped. Delivery is exactly once for `read_committed` subscribers
+ * under the `exactly-once` guarantee (see `delivery`), else at least once; each action carries its event id for
+ * de-duplication either way. A partition whose committed offset the log no longer holds (the persistence topic
  * was deleted and created again, or lost its files) is stopped with DB_TOPIC_RECREATED, not reset.
  */
 export async function startActionEmitters(o: ActionEmitterOptions): Promise<Subscription[]> {
@@ -46,7 +54,7 @@ export async function startActionEmitters(o: ActionEmitterOptions): Promise<Subs
     ...configs.flatMap((c) => actionTopicsOf(c, o.datacenter).map((topic) => ({ topic, partitions: 3 }))),
   ]);
   const stopped = o.stopped ?? new StoppedTopics();
-  const publishActions = async (batches: readonly RecordBatch<EntityEvent>[], target: ActionTarget) => {
+  const actionsOf = async (batches: readonly RecordBatch<EntityEvent>[], target: ActionTarget): Promise<OutgoingRecord[]> => {
     const events = batches.flatMap((batch) => batch.records.map((r) => r.value));
     const configOf = await batchEntityConfigs(o.entities, events);
     const actions: OutgoingRecord[] = [];
@@ -62,20 +70,25 @@ export async function startActionEmitters(o: ActionEmitterOptions): Promise<Subs
           headers: { 'event-id': event.eventId },
         });
     }
-    if (actions.length > 0) await o.log.publish(actions);
+    return actions;
   };
-  const emitter = (groupId: string, target: ActionTarget) => {
+  const emitter = async (groupId: string, target: ActionTarget): Promise<Subscription> => {
+    const transactions =
+      o.delivery.guarantee === 'exactly-once' ? await o.log.openTransactionalPublisher(`${groupId}.${o.delivery.instanceId}`) : undefined;
     // The batches of the partitions that became readable together are published together: one publish (an
-    // append and an fsync per action partition) per round instead of one per persistence partition's batch.
+    // append and an fsync per action partition), or one transaction, per round instead of one per batch.
     const rounds = new BatchRounds<RecordBatch<EntityEvent>, void>(
       async (batches) => {
-        await publishActions(batches, target);
+        const actions = await actionsOf(batches, target);
+        // A round with nothing to publish has nothing to publish twice: its positions are committed after it as usual.
+        if (transactions && actions.length > 0) await transactions.publishAndCommit(actions, { groupId, positions: batches.map(nextPosition) });
+        else if (actions.length > 0) await o.log.publish(actions);
         return batches.map(() => undefined);
       },
       ROUND_RECORDS,
       (batch) => batch.records.length,
     );
-    return o.log.subscribe<EntityEvent>({
+    const subscription = await o.log.subscribe<EntityEvent>({
       groupId,
       topics,
       readerSchema: o.schemas.EntityEvent,
@@ -83,6 +96,15 @@ export async function startActionEmitters(o: ActionEmitterOptions): Promise<Subs
       onLostPosition: (lost) => void stopped.stop(groupId, lost),
       handleBatch: (batch) => rounds.handle(batch),
     });
+    return {
+      groupId,
+      joined: subscription.joined,
+      resumeAt: (topic, partition, offset) => subscription.resumeAt(topic, partition, offset),
+      stop: async () => {
+        await subscription.stop();
+        await transactions?.close();
+      },
+    };
   };
   const subscriptions = await Promise.all([
     emitter(PIPELINE_GROUPS.globalEmitter, (c) => (c.notifications.methods.includes('global') ? c.notifications.globalTopic : undefined)),
@@ -92,7 +114,7 @@ export async function startActionEmitters(o: ActionEmitterOptions): Promise<Subs
   ]);
   await Promise.all(subscriptions.map((s) => s.joined));
   // A stopped partition held the old topic's events, none of them emitted from the new one: a resumed partition
-  // emits the new topic from its start (action topics are at-least-once; each action carries its event id).
+  // emits the new topic from its start (each action carries its event id).
   for (const subscription of subscriptions) {
     stopped.onResume(subscription.groupId, async (topic, partition) => {
       const low = (await o.log.topicOffsets(topic)).find((p) => p.partition === partition)?.low ?? '0';
@@ -102,6 +124,13 @@ export async function startActionEmitters(o: ActionEmitterOptions): Promise<Subs
   o.logger.info({ topics, datacenter: o.datacenter }, 'action emitters running');
   return subscriptions;
 }
+
+/** Where the group reads next once the batch is done: after its last record. */
+const nextPosition = (batch: RecordBatch<EntityEvent>): LogPosition => ({
+  topic: batch.topic,
+  partition: batch.partition,
+  offset: (BigInt(batch.records[batch.records.length - 1]!.offset) + 1n).toString(),
+});
 
 /** Records published in one round at most (a persistence partition's batch is never split). */
 const ROUND_RECORDS = 5000;

@@ -46,6 +46,25 @@ export const ConfigSchema = z.object({
     .regex(/^[a-z0-9][a-z0-9_-]{0,30}$/)
     .default('dc1')
     .describe("this instance's datacenter (local action topics)"),
+  instanceId: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/)
+    .optional()
+    .meta({
+      description:
+        "this instance's name among the instances sharing a log: its action emitters' transactional ids end with it, so a restarted instance fences what its predecessor left open; give each instance its own",
+      absent: 'an id generated once and kept in `<data dir>/instance-id`',
+    }),
+  actions: z
+    .object({
+      guarantee: z
+        .enum(['exactly-once', 'at-least-once'])
+        .default('exactly-once')
+        .describe(
+          'action topics: `exactly-once` publishes each round of actions and commits its input positions in one transaction (subscribers reading `read_committed` see each event once); `at-least-once` publishes without transactions (a restart may publish an event again)',
+        ),
+    })
+    .prefault({}),
   kafka: z
     .object({
       port: port.default(9092).describe('embedded Kafka-protocol broker port'),
@@ -245,6 +264,8 @@ export const ENV_KEYS: Record<string, string[]> = {
   DATABASE_URL: ['databaseUrl'],
   DELTABROKER_POSTGRES_PORT: ['postgres', 'port'],
   DELTABROKER_DATACENTER: ['datacenter'],
+  DELTABROKER_INSTANCE_ID: ['instanceId'],
+  DELTABROKER_ACTIONS_GUARANTEE: ['actions', 'guarantee'],
   DELTABROKER_KAFKA_PORT: ['kafka', 'port'],
   DELTABROKER_KAFKA_NUM_PARTITIONS: ['kafka', 'numPartitions'],
   DELTABROKER_KAFKA_OFFSETS_RETENTION_MINUTES: ['kafka', 'offsetsRetentionMinutes'],

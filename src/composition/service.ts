@@ -49,6 +49,7 @@ import {
 } from '../observability';
 import { DEFAULT_SEARCH_SCHEMA } from '../search/postgres/postgres-search-index';
 import type { SqlClient } from '../store/sql-client';
+import { loadOrCreateInstanceId } from '../system/instance-id';
 import { publishEndpoints } from '../system/service-endpoints';
 import { ClaimingEntityConfigSource, RefusalTrackingSource, type EntityConfigSource } from '../tenant';
 import { startActionEmitters } from '../../projections/action-emitter';
@@ -160,7 +161,11 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
       logger.error({ err: error, ...partition }, 'a consumer stopped a partition whose topic was deleted and created again');
       metrics.partitionsStopped.inc({ consumer: partition.consumer, topic: partition.topic, partition: String(partition.partition) });
     });
-    const emitters = await startActionEmitters({ log, schemas, entities, datacenter: config.datacenter, logger, stopped });
+    const delivery =
+      config.actions.guarantee === 'exactly-once'
+        ? { guarantee: 'exactly-once' as const, instanceId: config.instanceId ?? loadOrCreateInstanceId(config.dataDir) }
+        : { guarantee: 'at-least-once' as const };
+    const emitters = await startActionEmitters({ log, schemas, entities, datacenter: config.datacenter, logger, stopped, delivery });
     closers.push(async () => void (await Promise.all(emitters.map((e) => e.stop()))));
     const tables = await startTableProjector({
       log,

@@ -77,6 +77,8 @@ export async function openWriteLog(config: Config, logger: Logger, closers: Clos
         openForProduce: (topic) => resources.kindOf(topic) === 'deltas',
         undeletable: (topic) => resources.kindOf(topic) === 'persistence',
         reservedGroup: resources.isServiceGroup,
+        // The action emitters' transactional ids are named after their groups (`<group>.<instance id>`).
+        reservedTransactionalId: resources.isServiceGroup,
       }),
       maxConnections: kafkaConnectionCap(config, logger),
       maxConnectionsPerIp: config.kafka.maxConnectionsPerIp,

@@ -187,6 +187,28 @@ export interface TopicOffsets {
   readonly high: Offset;
 }
 
+/** Positions a consumer group has finished with: each the offset it reads next. */
+export interface ConsumedPositions {
+  readonly groupId: string;
+  readonly positions: readonly LogPosition[];
+}
+
+/**
+ * A transactional producer (KIP-98) for consume-transform-produce, as Kafka Streams' exactly-once: what it publishes
+ * and the input positions it commits become visible together or not at all, so a `read_committed` reader sees each
+ * record once even when the consumer is killed and its input delivered again. One transaction at a time; opening a
+ * publisher with the same transactional id again (a restart) fences the older one and aborts its open transaction.
+ */
+export interface TransactionalPublisher {
+  /**
+   * Publishes `records` and commits `consumed` in one transaction; resolves once it is committed. On failure the
+   * transaction is aborted (nothing of it becomes visible to `read_committed` readers, the positions stay) and the
+   * error is thrown; a fenced publisher fails every later call.
+   */
+  publishAndCommit(records: readonly OutgoingRecord[], consumed: ConsumedPositions): Promise<void>;
+  close(): Promise<void>;
+}
+
 export interface WriteLog {
   /**
    * Publishes records (to one or more topics) and answers where each landed, in input order. Resolves only
@@ -219,6 +241,8 @@ export interface WriteLog {
   createTopics(topics: readonly TopicSpec[]): Promise<string[]>;
   /** Low and high offsets of each partition of a topic. */
   topicOffsets(topic: string): Promise<TopicOffsets[]>;
+  /** A transactional producer under `transactionalId`, which must be stable across restarts to fence a zombie. */
+  openTransactionalPublisher(transactionalId: string): Promise<TransactionalPublisher>;
   /** Stops every subscription and closes connections. */
   close(): Promise<void>;
 }

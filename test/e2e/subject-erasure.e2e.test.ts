@@ -24,8 +24,10 @@ const PLAIN = {
   bobName: 'Bob Plaintext-K3M8',
 };
 
+/** Files under `dir`, leaving out Kafka's `<partition>.<id>-delete` directories: a deleted topic's, removed in the background. */
 function filesUnder(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
+    if (name.endsWith('-delete')) return [];
     const full = path.join(dir, name);
     return statSync(full).isDirectory() ? filesUnder(full) : [full];
   });

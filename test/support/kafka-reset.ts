@@ -16,6 +16,7 @@ export async function emptyKafka(brokers: string[]): Promise<void> {
     await deleteAndWait(
       admin,
       (await admin.listTopics()).filter((t) => !t.startsWith('__')),
+      brokers,
     );
   } finally {
     await admin.disconnect();
@@ -27,7 +28,7 @@ export async function deleteKafkaTopics(brokers: string[], topics: string[]): Pr
   const admin = new Kafka({ brokers, clientId: 'test-reset', logLevel: logLevel.NOTHING }).admin();
   await admin.connect();
   try {
-    await deleteAndWait(admin, topics);
+    await deleteAndWait(admin, topics, brokers);
   } finally {
     await admin.disconnect();
   }
@@ -38,7 +39,7 @@ export async function recreatePersistenceTopic(brokers: string[], topic: string)
   const admin = new Kafka({ brokers, clientId: 'test-reset', logLevel: logLevel.NOTHING }).admin();
   await admin.connect();
   try {
-    await deleteAndWait(admin, [topic]);
+    await deleteAndWait(admin, [topic], brokers);
     const spec = persistenceTopicSpec(topic);
     const topics = [{ topic, numPartitions: spec.partitions, configEntries: Object.entries(spec.config).map(([name, value]) => ({ name, value })) }];
     // A controller may still be finishing the deletion the metadata no longer shows: it answers TOPIC_ALREADY_EXISTS.
@@ -56,13 +57,26 @@ export async function recreatePersistenceTopic(brokers: string[], topic: string)
   }
 }
 
-async function deleteAndWait(admin: Admin, topics: string[]): Promise<void> {
+/**
+ * Deletes the topics and waits until no broker's metadata lists them. Brokers learn of a deletion one after another:
+ * a service started meanwhile could ask one that still lists a topic, take it as existing and not create it again.
+ */
+async function deleteAndWait(admin: Admin, topics: string[], brokers: string[]): Promise<void> {
   if (topics.length === 0) return;
   await admin.deleteTopics({ topics, timeout: 30_000 });
-  for (let attempt = 0; attempt < 100; attempt++) {
-    const left = (await admin.listTopics()).filter((t) => topics.includes(t));
-    if (left.length === 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
+  for (const broker of brokers) {
+    // An admin seeded with this broker alone asks it for metadata: the only broker it has connected to.
+    const one = new Kafka({ brokers: [broker], clientId: 'test-reset', logLevel: logLevel.NOTHING }).admin();
+    await one.connect();
+    for (let attempt = 0; ; attempt++) {
+      const listed = await one.listTopics();
+      if (!listed.some((t) => topics.includes(t))) break;
+      if (attempt >= 100) {
+        await one.disconnect();
+        throw new Error(`${broker} still listed some of ${topics.join(', ')} 10 s after their deletion`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await one.disconnect();
   }
-  throw new Error(`topics ${topics.join(', ')} were still listed 10 s after their deletion`);
 }

@@ -67,7 +67,11 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     },
   });
   const logger = pino({ level: options.logLevel ?? 'debug' }, sink);
-  const service = await startService(config, logger);
+  const service = await startService(config, logger).catch(async (error: unknown) => {
+    await ownDatabase?.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  });
   const issuer = await loadDevIssuer(config.dataDir, config.auth.issuer, config.auth.audience);
   return {
     service,

@@ -4,7 +4,8 @@
  * into `decode` rejections. Waiting for more data parks on the partition's high-watermark listener.
  */
 import { ErrorCode } from '../../embedded/kafka/protocol/errors';
-import { readBatchHeader, splitBatches } from '../../embedded/kafka/protocol/record-batch';
+import { isControl, isTransactional } from '../../embedded/kafka/protocol/control-batch';
+import { readBatchHeader, splitBatches, type BatchHeader } from '../../embedded/kafka/protocol/record-batch';
 import type { PartitionLog } from '../../embedded/kafka/storage/partition-log';
 import type { ValueCodec } from '../codec';
 import type { LogRecord } from '../port';
@@ -17,8 +18,6 @@ import { decodeStoredBatches, type StoredBatch } from './stored-batch-decoder';
 /** Bytes read per partition at a time (kafkajs's and Kafka's `max.partition.fetch.bytes`); at least one batch. */
 export const READ_MAX_BYTES = 1024 * 1024;
 
-/** Control batches (transaction markers) carry no records for consumers. */
-const CONTROL_BATCH = 0x20;
 
 export interface ReadBatch<T> {
   readonly records: LogRecord<T>[];
@@ -40,33 +39,37 @@ export class OffsetOutOfRange extends Error {
 }
 
 /**
- * Reads records at `from` and after, below `end` (exclusive; the high watermark by default), about `maxBytes` of
- * them (at least one batch). Answers null when nothing is there yet. With `shared`, batches another reader
- * already decoded are taken from it.
+ * Reads records at `from` and after, below `end` (exclusive; the last stable offset by default), about `maxBytes`
+ * of them (at least one batch). Answers null when nothing is there yet. With `shared`, batches another reader
+ * already decoded are taken from it. Reads are read_committed, as the Kafka clients' default: never at or past an
+ * open transaction's first record (the end is capped there), never a record of an aborted one, never a marker.
  */
 export async function readPartition<T>(
   log: PartitionLog,
   codec: ValueCodec,
   from: number,
   readerSchema: RecordSchema<T> | undefined,
-  end = log.highWatermark,
+  readableEnd = log.lastStableOffset,
   shared?: DecodedBatches,
   maxBytes = READ_MAX_BYTES,
 ): Promise<ReadBatch<T> | null> {
   const highWatermark = log.highWatermark;
+  const end = log.transactions.lastStableOffset(readableEnd);
+  if (from >= end && end < readableEnd) return null; // an open transaction holds the rest back
   const read = await log.read(from, maxBytes, end);
   if (read.errorCode === ErrorCode.OFFSET_OUT_OF_RANGE) throw new OffsetOutOfRange(log, from);
   if (read.errorCode !== ErrorCode.NONE) throw brokerRefused(`a read of ${log.topic}/${log.partition}`, read.errorCode);
   if (!read.records) return null;
 
   const wanted: StoredBatch[] = [];
+  const aborted = abortedSpans(log, from, end);
   let next = from;
   for (const batch of splitBatches(read.records)) {
     const h = readBatchHeader(batch);
     if (h.baseOffset >= end) break;
     const last = h.baseOffset + h.lastOffsetDelta;
     next = Math.min(end, Math.max(next, last + 1));
-    if (last < from || (h.attributes & CONTROL_BATCH) !== 0) continue;
+    if (last < from || isControl(h) || aborted(h)) continue;
     // The whole batch is decoded (not only the part at `from` and after), so other readers can share it.
     wanted.push({ batch, baseOffset: h.baseOffset, lastOffset: last, attributes: h.attributes, from, to: end });
   }
@@ -79,6 +82,13 @@ export async function readPartition<T>(
     for (const r of batch.rejections) if (inRead(r.source?.offset ?? -1)) rejections.push(r);
   }
   return { records, rejections, next, highWatermark };
+}
+
+/** Whether a batch belongs to a transaction aborted in [from, end): read_committed readers drop its records. */
+function abortedSpans(log: PartitionLog, from: number, end: number): (h: BatchHeader) => boolean {
+  const spans = log.transactions.abortedBetween(from, end);
+  if (spans.length === 0) return () => false;
+  return (h) => isTransactional(h) && spans.some((a) => a.producerId === h.producerId && h.baseOffset >= a.firstOffset && h.baseOffset <= a.lastOffset);
 }
 
 /**
@@ -107,15 +117,15 @@ export interface ReadableEnd {
   onMove(log: PartitionLog, listener: () => void): () => void;
 }
 
-/** Below the high watermark: what is durable, as Kafka consumers read. */
-export const DURABLE_END: ReadableEnd = { of: (log) => log.highWatermark, onMove: (log, listener) => log.onAdvance(listener) };
+/** Below the last stable offset: what is durable and in no open transaction, as Kafka's read_committed consumers read. */
+export const DURABLE_END: ReadableEnd = { of: (log) => log.lastStableOffset, onMove: (log, listener) => log.onAdvance(listener) };
 
 /**
  * Below the committing end: records whose group commit has started, before it ends (`readWhileCommitting`). It
  * moves when a commit starts, or with the high watermark under the fsync policies that move it at each append.
  */
 export const COMMITTING_END: ReadableEnd = {
-  of: (log) => log.committingEnd,
+  of: (log) => log.transactions.lastStableOffset(log.committingEnd),
   onMove: (log, listener) => {
     const offStart = log.onCommitStart(listener);
     const offAdvance = log.onAdvance(listener);

@@ -25,6 +25,14 @@ interface PartitionRecords {
   readonly sizes: number[];
 }
 
+/** A transactional producer's stamp on the batches it appends: its id and epoch, and its sequences per partition. */
+export interface TransactionalStamp {
+  readonly producerId: number;
+  readonly producerEpoch: number;
+  /** The sequence of the first of `count` records for the partition, taking them. */
+  takeSequences(log: PartitionLog, count: number): number;
+}
+
 export class Publisher {
   private readonly partitioner = new Partitioner();
 
@@ -34,9 +42,10 @@ export class Publisher {
     private readonly subjectFor: SubjectStrategy,
   ) {}
 
-  async publish(records: readonly OutgoingRecord[]): Promise<LogPosition[]> {
+  /** Appends the records, as batches of a transaction when `stamp` is given (its partitions already added to it). */
+  async publish(records: readonly OutgoingRecord[], stamp?: TransactionalStamp): Promise<LogPosition[]> {
     if (records.length === 0) return [];
-    const partitions = records.map((r) => this.partitionOf(r));
+    const partitions = this.partitionsOf(records);
     const ids = await this.schemaIds(records);
     // From here to the appends nothing awaits, so no other publish interleaves and the topics cannot change.
     if (this.broker.stopping.aborted) throw brokerStopped();
@@ -54,7 +63,7 @@ export class Publisher {
     });
 
     // Every batch is built and checked before the first append, so a refused publish writes nothing.
-    const appends = [...byPartition.values()].flatMap((slot) => batchesOf(slot));
+    const appends = [...byPartition.values()].flatMap((slot) => batchesOf(slot, stamp));
     for (const a of appends) {
       if (a.batch.length > a.log.config.maxMessageBytes) {
         throw brokerRefused(
@@ -77,6 +86,11 @@ export class Publisher {
       throw notDurable(e);
     }
     return records.map((r, i) => ({ topic: r.topic, partition: partitions[i]!, offset: offsets[i]! }));
+  }
+
+  /** The partition each record goes to, in input order (by its key unless it names one). */
+  partitionsOf(records: readonly OutgoingRecord[]): number[] {
+    return records.map((r) => this.partitionOf(r));
   }
 
   private partitionOf(r: OutgoingRecord): number {
@@ -119,7 +133,7 @@ function recordSize(key: string | null, value: Buffer, headers: Headers | undefi
 }
 
 /** The partition's records as record batches within the topic's `max.message.bytes` (one unless they are big). */
-function batchesOf(slot: PartitionRecords): { log: PartitionLog; batch: Buffer; indexes: number[] }[] {
+function batchesOf(slot: PartitionRecords, stamp: TransactionalStamp | undefined): { log: PartitionLog; batch: Buffer; indexes: number[] }[] {
   const limit = slot.log.config.maxMessageBytes - BATCH_HEADER_SIZE;
   const out: { log: PartitionLog; batch: Buffer; indexes: number[] }[] = [];
   let start = 0;
@@ -127,7 +141,14 @@ function batchesOf(slot: PartitionRecords): { log: PartitionLog; batch: Buffer; 
     let end = start + 1;
     let bytes = slot.sizes[start]!;
     while (end < slot.inputs.length && bytes + slot.sizes[end]! <= limit) bytes += slot.sizes[end++]!;
-    out.push({ log: slot.log, batch: encodeRecordBatch({ records: slot.inputs.slice(start, end) }), indexes: slot.indexes.slice(start, end) });
+    const records = slot.inputs.slice(start, end);
+    const producer = stamp && {
+      producerId: stamp.producerId,
+      producerEpoch: stamp.producerEpoch,
+      baseSequence: stamp.takeSequences(slot.log, records.length),
+      transactional: true,
+    };
+    out.push({ log: slot.log, batch: encodeRecordBatch({ records, ...producer }), indexes: slot.indexes.slice(start, end) });
     start = end;
   }
   return out;

@@ -1,6 +1,6 @@
 /**
- * Replay on the broker's own partition logs: each partition read from its start point up to the high
- * watermark it had when the replay began, one batch at a time; no group, nothing committed. Undecodable
+ * Replay on the broker's own partition logs: each partition read from its start point up to the last stable
+ * offset (the high watermark unless a transaction is open) it had when the replay began, one batch at a time; no group, nothing committed. Undecodable
  * records are reported to `onRejected` and skipped, never published again.
  */
 import type { LogManager } from '../../embedded/kafka/storage/log-manager';
@@ -14,7 +14,8 @@ export async function replay<T>(logs: LogManager, codec: ValueCodec, o: ReplayOp
   const topic = logs.topic(o.topic);
   if (!topic) throw unknownTopic(o.topic);
   const partitions = topic.partitions;
-  const ends = partitions.map((p) => p.highWatermark);
+  // read_committed: what an open transaction holds back is not there yet when the replay begins.
+  const ends = partitions.map((p) => p.lastStableOffset);
   const starts = await Promise.all(partitions.map((p, i) => startOffset(p, o.from ?? { kind: 'earliest' }, ends[i]!)));
   let records = 0;
   let rejected = 0;

@@ -8,8 +8,20 @@
 import type { EmbeddedKafkaParts } from '../../embedded/kafka';
 import { silentLogger, type Logger } from '../../logger';
 import { DEFAULT_REJECTIONS_TOPIC, rejectionRecords, topicNameStrategy, ValueCodec, type SubjectStrategy, type WriteLogOptions } from '../codec';
-import type { OutgoingRecord, LogPosition, ReplayOptions, ReplayResult, SubscribeOptions, Subscription, TopicOffsets, TopicSpec, WriteLog } from '../port';
+import type {
+  OutgoingRecord,
+  LogPosition,
+  ReplayOptions,
+  ReplayResult,
+  SubscribeOptions,
+  Subscription,
+  TopicOffsets,
+  TopicSpec,
+  TransactionalPublisher,
+  WriteLog,
+} from '../port';
 import { OpenSubscriptions } from '../open-subscriptions';
+import { oneTransactionAtATime } from '../one-transaction-at-a-time';
 import type { Rejection } from '../schema-types';
 import type { RecordSchema } from '../schemas';
 import { DecodedBatches } from './decoded-batches';
@@ -18,6 +30,7 @@ import { Publisher } from './publisher';
 import { replay } from './replay';
 import { subscribe } from './subscription';
 import { createTopics, topicOffsets } from './topics';
+import { InProcessTransactionalPublisher } from './transactional-publisher';
 
 export interface InProcessWriteLogOptions extends WriteLogOptions {
   /** The embedded broker's parts (`startEmbeddedKafka(…).parts`). */
@@ -89,6 +102,13 @@ export class InProcessWriteLog implements WriteLog {
 
   async topicOffsets(topic: string): Promise<TopicOffsets[]> {
     return topicOffsets(this.o.broker.logs, topic);
+  }
+
+  async openTransactionalPublisher(transactionalId: string): Promise<TransactionalPublisher> {
+    if (this.isClosed) throw logClosed();
+    const publisher = new InProcessTransactionalPublisher(this.o.broker, this.publisher, transactionalId);
+    await publisher.init();
+    return oneTransactionAtATime(publisher);
   }
 
   /** Stops every subscription (each leaves its group); the broker itself belongs to whoever started it. */

@@ -20,7 +20,8 @@ export class Publisher {
     private readonly subjectFor: SubjectStrategy,
   ) {}
 
-  async publish(records: readonly OutgoingRecord[]): Promise<LogPosition[]> {
+  /** Sends through the log's producer, or through `via` (a transaction of a transactional producer). */
+  async publish(records: readonly OutgoingRecord[], via: Pick<Producer, 'sendBatch'> = this.producer): Promise<LogPosition[]> {
     if (records.length === 0) return [];
     const placed = await Promise.all(
       records.map(async (r) => {
@@ -40,7 +41,7 @@ export class Publisher {
     for (const p of placed) byTopic.set(p.topic, [...(byTopic.get(p.topic) ?? []), p.message]);
     let metadata;
     try {
-      metadata = await this.producer.sendBatch({
+      metadata = await via.sendBatch({
         acks: -1,
         topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })),
       });

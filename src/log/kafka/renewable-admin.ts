@@ -18,6 +18,12 @@ const GONE_BROKER = new Set([
   'KafkaJSRequestTimeoutError',
 ]);
 const RETRY_FOR_MS = 30_000;
+/**
+ * How long an unknown topic is asked about again: a broker whose metadata trails the controller's does not know a
+ * topic created a moment ago (Kafka counts UNKNOWN_TOPIC_OR_PARTITION retriable); a topic that does not exist fails
+ * after this.
+ */
+const UNKNOWN_TOPIC_GRACE_MS = 3_000;
 
 /**
  * A topic whose metadata lists no partitions yet, or one without a leader: a moment after its creation, and sooner
@@ -28,13 +34,17 @@ class PartitionsNotReady extends Error {
   override readonly name = 'PartitionsNotReady';
 }
 
+type KafkajsError = { type?: string; name?: string; originalError?: unknown; cause?: unknown } | undefined;
+
+/** Whether the error, or one a kafkajs retrier wrapped, passes `test`. */
+function anyInChain(error: unknown, test: (e: NonNullable<KafkajsError>) => boolean): boolean {
+  for (let e = error as KafkajsError; e; e = (e.originalError ?? e.cause) as KafkajsError) if (test(e)) return true;
+  return false;
+}
+
 /** Whether the error, or the error a kafkajs retrier wrapped, says the partition's leader moved or its broker went. */
 export function isLeaderMove(error: unknown): boolean {
-  for (let e = error as { type?: string; name?: string; originalError?: unknown; cause?: unknown } | undefined; e;) {
-    if ((e.type !== undefined && LEADER_MOVED.has(e.type)) || (e.name !== undefined && GONE_BROKER.has(e.name))) return true;
-    e = (e.originalError ?? e.cause) as typeof e;
-  }
-  return false;
+  return anyInChain(error, (e) => (e.type !== undefined && LEADER_MOVED.has(e.type)) || (e.name !== undefined && GONE_BROKER.has(e.name)));
 }
 
 async function retryOnLeaderMove<T>(attempt: () => Promise<T>, renew: () => Promise<void>): Promise<T> {
@@ -80,8 +90,16 @@ export class RenewableAdmin {
 
   /** Low and high offsets of every partition, once the metadata shows each with a leader. */
   topicOffsets(topic: string): Promise<{ partition: number; low: string; high: string }[]> {
+    const unknownUntil = Date.now() + UNKNOWN_TOPIC_GRACE_MS;
     return this.use(async (admin) => {
-      const [metadata] = (await admin.fetchTopicMetadata({ topics: [topic] })).topics;
+      const [metadata] = (
+        await admin.fetchTopicMetadata({ topics: [topic] }).catch((error: unknown) => {
+          if (anyInChain(error, (e) => e.type === 'UNKNOWN_TOPIC_OR_PARTITION') && Date.now() < unknownUntil) {
+            throw new PartitionsNotReady(`topic ${topic} is not known to the broker asked yet`);
+          }
+          throw error;
+        })
+      ).topics;
       if (!metadata || metadata.partitions.length === 0 || metadata.partitions.some((p) => p.leader < 0)) {
         throw new PartitionsNotReady(`topic ${topic} has no partitions with leaders yet`);
       }

@@ -5,14 +5,27 @@
  */
 import { Kafka, logLevel, Partitioners, type Producer } from 'kafkajs';
 import { silentLogger, type Logger } from '../../logger';
-import type { OutgoingRecord, LogPosition, ReplayOptions, ReplayResult, SubscribeOptions, Subscription, TopicOffsets, TopicSpec, WriteLog } from '../port';
+import type {
+  OutgoingRecord,
+  LogPosition,
+  ReplayOptions,
+  ReplayResult,
+  SubscribeOptions,
+  Subscription,
+  TopicOffsets,
+  TopicSpec,
+  TransactionalPublisher,
+  WriteLog,
+} from '../port';
 import { OpenSubscriptions } from '../open-subscriptions';
+import { oneTransactionAtATime } from '../one-transaction-at-a-time';
 import type { Rejection } from '../schema-types';
 import type { RecordSchema } from '../schemas';
 import { DEFAULT_REJECTIONS_TOPIC, rejectionRecords, topicNameStrategy, ValueCodec, type SubjectStrategy, type WriteLogOptions } from '../codec';
 import { REPLAY_GROUP_PREFIX } from '../topology';
 import { kafkajsLogCreator } from './kafkajs-logger';
 import { Publisher } from './publisher';
+import { KafkaTransactionalPublisher } from './transactional-publisher';
 import { replay } from './replay';
 import { subscribe } from './subscriber';
 import { RenewableAdmin } from './renewable-admin';
@@ -45,6 +58,7 @@ export interface KafkaWriteLogOptions extends WriteLogOptions {
 
 export class KafkaWriteLog implements WriteLog {
   private readonly subscriptions = new OpenSubscriptions();
+  private readonly transactional = new Set<KafkaTransactionalPublisher>();
   private closed: Promise<void> | undefined;
   readonly publishesAcknowledgedTogether = false;
 
@@ -159,10 +173,23 @@ export class KafkaWriteLog implements WriteLog {
     return offsets.map((p) => ({ partition: p.partition, low: p.low, high: p.high })).sort((a, b) => a.partition - b.partition);
   }
 
+  async openTransactionalPublisher(transactionalId: string): Promise<TransactionalPublisher> {
+    const publisher = new KafkaTransactionalPublisher(this.kafka, this.publisher, transactionalId);
+    await publisher.init();
+    this.transactional.add(publisher);
+    return oneTransactionAtATime({
+      publishAndCommit: (records, consumed) => publisher.publishAndCommit(records, consumed),
+      close: async () => {
+        this.transactional.delete(publisher);
+        await publisher.close();
+      },
+    });
+  }
+
   close(): Promise<void> {
     this.closed ??= (async () => {
       await this.subscriptions.stopAll();
-      await Promise.allSettled([this.producer.disconnect(), this.admin.disconnect()]);
+      await Promise.allSettled([this.producer.disconnect(), this.admin.disconnect(), ...[...this.transactional].map((p) => p.close())]);
     })();
     return this.closed;
   }

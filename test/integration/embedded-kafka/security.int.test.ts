@@ -15,6 +15,7 @@ const authorizer = reservedResourcesAuthorizer({
   openForProduce: (t) => t === 'deltas',
   undeletable: (t) => t.endsWith('.events'),
   reservedGroup: (g) => g.startsWith('deltabroker-'),
+  reservedTransactionalId: (id) => id.startsWith('deltabroker-'),
 });
 
 const client = (broker: TestBroker, sasl?: SASLOptions): Kafka =>
@@ -206,6 +207,47 @@ describe('embedded kafka: authorization of reserved topics and groups', () => {
     const deleted = await admin.deleteGroups(['deltabroker-pipeline']).catch((e: { groups?: { errorCode: number }[] }) => e.groups ?? []);
     expect(deleted.map((g) => g.errorCode)).toEqual([30]);
     await admin.disconnect();
+  });
+});
+
+describe("embedded kafka: the service's transactional ids", () => {
+  let broker: TestBroker;
+  beforeAll(async () => {
+    broker = await startTestBroker({ saslUsers: USERS, saslRequired: true, authorizer });
+  });
+  afterAll(() => broker.stop());
+
+  test("a client cannot take the service's transactional id (which would fence its emitter); the service can, and the client's own ids work", async () => {
+    // An idempotent producer needs retries, which client() turns off.
+    const transactional = (sasl: SASLOptions, transactionalId: string) =>
+      new Kafka({ clientId: 'security-test', brokers: broker.kafka.brokers, logLevel: logLevel.NOTHING, sasl }).producer({
+        transactionalId,
+        idempotent: true,
+        maxInFlightRequests: 1,
+      });
+    const owner = transactional(service, 'deltabroker-emitter-global.instance-1');
+    await owner.connect();
+    const first = await owner.transaction();
+    await first.send({ topic: 'acme.merchant_account.actions.global', messages: [{ key: 'k', value: 'v' }] });
+    await first.commit();
+
+    const intruder = transactional(other, 'deltabroker-emitter-global.instance-1');
+    await intruder.connect();
+    expect(await kafkaError(intruder.transaction())).toBe('TRANSACTIONAL_ID_AUTHORIZATION_FAILED');
+    await intruder.disconnect();
+    // The service's producer was not fenced: its next transaction commits.
+    const second = await owner.transaction();
+    await second.send({ topic: 'acme.merchant_account.actions.global', messages: [{ key: 'k', value: 'w' }] });
+    await second.commit();
+    await owner.disconnect();
+
+    const own = transactional(other, 'client-app-1');
+    await own.connect();
+    const mine = await own.transaction();
+    await mine.send({ topic: 'client-topic', messages: [{ key: 'k', value: 'v' }] });
+    await mine.commit();
+    await own.disconnect();
+    expect(broker.kafka.parts.transactions.states().map((s) => s.transactionalId).sort()).toEqual(['client-app-1', 'deltabroker-emitter-global.instance-1']);
   });
 });
 

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startEmbeddedKafka } from '../../../src/embedded/kafka';
 import { startEmbeddedRegistry } from '../../../src/embedded/registry';
+import { describeTransactionsContract } from './transactions-contract';
 import { describeWriteLogContract, type Backend } from './write-log-contract';
 
 async function startEmbedded(): Promise<Backend> {
@@ -22,3 +23,4 @@ async function startEmbedded(): Promise<Backend> {
 }
 
 describeWriteLogContract('embedded broker + embedded registry', startEmbedded);
+describeTransactionsContract('embedded broker + embedded registry', startEmbedded);

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { startEmbeddedKafka } from '../../../src/embedded/kafka';
 import { startEmbeddedRegistry } from '../../../src/embedded/registry';
 import { openInProcessWriteLog } from '../../../src/log/in-process';
+import { describeTransactionsContract } from './transactions-contract';
 import { describeWriteLogContract, type Backend } from './write-log-contract';
 
 async function startInProcess(): Promise<Backend> {
@@ -28,3 +29,4 @@ async function startInProcess(): Promise<Backend> {
 }
 
 describeWriteLogContract('in-process adapter on the embedded broker', startInProcess);
+describeTransactionsContract('in-process adapter on the embedded broker', startInProcess);

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { BrokerContext } from '../../../src/embedded/kafka/broker';
 import { resolveOptions } from '../../../src/embedded/kafka/options';
-import { TRANSACTIONAL_FLAG } from '../../../src/embedded/kafka/protocol/control-batch';
+import { TRANSACTIONAL_FLAG } from '../../../src/embedded/kafka/protocol/record-batch';
 import { crc32c } from '../../../src/embedded/kafka/protocol/crc32c';
 import { ErrorCode } from '../../../src/embedded/kafka/protocol/errors';
 import { CRC_START, encodeRecordBatch } from '../../../src/embedded/kafka/protocol/record-batch';

@@ -1,9 +1,7 @@
 import { crc32c } from './crc32c';
-import { CRC_START, encodeRecordBatch, type BatchHeader } from './record-batch';
+import { CRC_START, encodeRecordBatch, TRANSACTIONAL_FLAG, type BatchHeader } from './record-batch';
 import { Writer } from './writer';
 
-/** Attribute bit 4: the batch belongs to a transaction. */
-export const TRANSACTIONAL_FLAG = 0x10;
 /** Attribute bit 5: the batch holds a control record (a transaction marker), not data. */
 export const CONTROL_FLAG = 0x20;
 

@@ -20,6 +20,8 @@ export const CRC_START = 21;
 export const Compression = { NONE: 0, GZIP: 1, SNAPPY: 2, LZ4: 3, ZSTD: 4 } as const;
 /** Attribute bit 3: the batch's timestamps are the broker's append time (its maxTimestamp), not the producer's. */
 export const LOG_APPEND_TIME_FLAG = 0x08;
+/** Attribute bit 4: the batch belongs to a transaction. */
+export const TRANSACTIONAL_FLAG = 0x10;
 
 export interface BatchHeader {
   baseOffset: number;
@@ -112,6 +114,8 @@ export interface BatchInput {
   producerId?: number;
   producerEpoch?: number;
   baseSequence?: number;
+  /** Part of a transaction (attribute bit 4): read_committed readers see it once its commit marker follows. */
+  transactional?: boolean;
 }
 
 /** Bytes of a zigzag varint (Kafka's signed varint / varlong). */
@@ -232,7 +236,7 @@ export function encodeRecordBatch(input: BatchInput): Buffer {
     .int32(0)
     .int8(2)
     .uint32(0)
-    .int16(compression)
+    .int16(compression | (input.transactional === true ? TRANSACTIONAL_FLAG : 0))
     .int32(Math.max(input.records.length - 1, 0))
     .int64(baseTimestamp)
     .int64(maxTimestamp)

@@ -28,7 +28,9 @@ export const ALLOWED: Verdict = { errorCode: ErrorCode.NONE };
 export interface Authorizer {
   topic(principal: KafkaPrincipal, action: TopicAction, topic: string): Verdict;
   group(principal: KafkaPrincipal, action: GroupAction, group: string): Verdict;
+  /** Using a transactional id (InitProducerId and every request of its transactions) or seeing it (List/DescribeTransactions). */
+  transactionalId(principal: KafkaPrincipal, transactionalId: string): Verdict;
 }
 
 /** The broker without a policy: every principal may do everything, as a Kafka cluster without an authorizer. */
-export const ALLOW_ALL: Authorizer = { topic: () => ALLOWED, group: () => ALLOWED };
+export const ALLOW_ALL: Authorizer = { topic: () => ALLOWED, group: () => ALLOWED, transactionalId: () => ALLOWED };

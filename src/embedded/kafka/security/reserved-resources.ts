@@ -13,12 +13,17 @@ export interface ReservedResources {
   undeletable(topic: string): boolean;
   /** A consumer group only the owner may join, commit or delete. */
   reservedGroup(group: string): boolean;
+  /**
+   * A transactional id only the owner may use or see: another client taking it would fence the owner's producer
+   * (InitProducerId bumps its epoch), and ListTransactions would show it the ids to take.
+   */
+  reservedTransactionalId(transactionalId: string): boolean;
 }
 
 /**
  * An authorizer in Kafka's terms over ReservedResources: the owner may do everything but delete an
  * undeletable topic (POLICY_VIOLATION); others may read every topic, produce to open ones, and use every
- * topic and group that is not reserved as on a Kafka cluster. Refusals carry Kafka's own error codes.
+ * topic, group and transactional id that is not reserved as on a Kafka cluster. Refusals carry Kafka's own error codes.
  */
 export function reservedResourcesAuthorizer(resources: ReservedResources): Authorizer {
   const isOwner = (p: KafkaPrincipal): boolean => p.authenticated && p.name === resources.owner;
@@ -34,6 +39,10 @@ export function reservedResourcesAuthorizer(resources: ReservedResources): Autho
     group(principal, _action, group): Verdict {
       if (isOwner(principal) || !resources.reservedGroup(group)) return ALLOWED;
       return { errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, message: `group '${group}' belongs to the service` };
+    },
+    transactionalId(principal, id): Verdict {
+      if (isOwner(principal) || !resources.reservedTransactionalId(id)) return ALLOWED;
+      return { errorCode: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, message: `transactional id '${id}' belongs to the service` };
     },
   };
 }

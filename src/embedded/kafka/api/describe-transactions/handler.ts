@@ -4,15 +4,16 @@ import type { ApiHandler } from '../types';
 import type { DescribeTransactionsRequest, DescribeTransactionsResponse, DescribedTransaction } from './codec';
 
 /** Each named transactional id's state, producer and the partitions of its open transaction. */
-export const handleDescribeTransactions: ApiHandler<DescribeTransactionsRequest, DescribeTransactionsResponse> = (broker, req) => {
+export const handleDescribeTransactions: ApiHandler<DescribeTransactionsRequest, DescribeTransactionsResponse> = (broker, req, ctx) => {
   const known = new Map(broker.transactions.states().map((s) => [s.transactionalId, s]));
   return {
     throttleTimeMs: 0,
     transactionStates: req.transactionalIds.map((id): DescribedTransaction => {
       const s = known.get(id);
-      if (!s) {
+      const verdict = broker.authorizer.transactionalId(ctx.session.principal, id);
+      if (!s || verdict.errorCode !== ErrorCode.NONE) {
         return {
-          errorCode: ErrorCode.TRANSACTIONAL_ID_NOT_FOUND,
+          errorCode: verdict.errorCode !== ErrorCode.NONE ? verdict.errorCode : ErrorCode.TRANSACTIONAL_ID_NOT_FOUND,
           transactionalId: id,
           transactionState: '',
           transactionTimeoutMs: 0,

@@ -8,7 +8,9 @@ import type { EndTxnRequest, EndTxnResponse } from './codec';
  * are committed. A failure to write them leaves the transaction decided (the restart finishes it): the client gets
  * a retriable COORDINATOR_NOT_AVAILABLE meanwhile.
  */
-export const handleEndTxn: ApiHandler<EndTxnRequest, EndTxnResponse> = async (broker, req) => {
+export const handleEndTxn: ApiHandler<EndTxnRequest, EndTxnResponse> = async (broker, req, ctx) => {
+  const verdict = broker.authorizer.transactionalId(ctx.session.principal, req.transactionalId);
+  if (verdict.errorCode !== ErrorCode.NONE) return { throttleTimeMs: 0, errorCode: verdict.errorCode };
   try {
     return { throttleTimeMs: 0, errorCode: await broker.transactions.endTxn(req.transactionalId, req.producerId, req.producerEpoch, req.committed) };
   } catch (err) {

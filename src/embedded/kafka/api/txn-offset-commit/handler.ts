@@ -5,7 +5,8 @@ import type { TxnOffsetCommitRequest, TxnOffsetCommitResponse } from './codec';
 
 /** Offsets sent inside a transaction: the group sees them only once it commits (KIP-98 sendOffsetsToTransaction). */
 export const handleTxnOffsetCommit: ApiHandler<TxnOffsetCommitRequest, TxnOffsetCommitResponse> = async (broker, req, ctx) => {
-  const verdict = broker.authorizer.group(ctx.session.principal, 'commit', req.groupId);
+  const owned = broker.authorizer.transactionalId(ctx.session.principal, req.transactionalId);
+  const verdict = owned.errorCode !== ErrorCode.NONE ? owned : broker.authorizer.group(ctx.session.principal, 'commit', req.groupId);
   let errorCode: number = verdict.errorCode;
   const offsets: PendingOffset[] = [];
   for (const t of req.topics) {
