@@ -73,8 +73,7 @@ export async function startActionEmitters(o: ActionEmitterOptions): Promise<Subs
     return actions;
   };
   const emitter = async (groupId: string, target: ActionTarget): Promise<Subscription> => {
-    const transactions =
-      o.delivery.guarantee === 'exactly-once' ? await o.log.openTransactionalPublisher(`${groupId}.${o.delivery.instanceId}`) : undefined;
+    const transactions = o.delivery.guarantee === 'exactly-once' ? await o.log.openTransactionalPublisher(`${groupId}.${o.delivery.instanceId}`) : undefined;
     // The batches of the partitions that became readable together are published together: one publish (an
     // append and an fsync per action partition), or one transaction, per round instead of one per batch.
     const rounds = new BatchRounds<RecordBatch<EntityEvent>, void>(

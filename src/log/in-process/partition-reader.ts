@@ -18,7 +18,6 @@ import { decodeStoredBatches, type StoredBatch } from './stored-batch-decoder';
 /** Bytes read per partition at a time (kafkajs's and Kafka's `max.partition.fetch.bytes`); at least one batch. */
 export const READ_MAX_BYTES = 1024 * 1024;
 
-
 export interface ReadBatch<T> {
   readonly records: LogRecord<T>[];
   readonly rejections: Rejection[];

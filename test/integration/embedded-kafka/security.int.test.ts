@@ -247,7 +247,12 @@ describe("embedded kafka: the service's transactional ids", () => {
     await mine.send({ topic: 'client-topic', messages: [{ key: 'k', value: 'v' }] });
     await mine.commit();
     await own.disconnect();
-    expect(broker.kafka.parts.transactions.states().map((s) => s.transactionalId).sort()).toEqual(['client-app-1', 'deltabroker-emitter-global.instance-1']);
+    expect(
+      broker.kafka.parts.transactions
+        .states()
+        .map((s) => s.transactionalId)
+        .sort(),
+    ).toEqual(['client-app-1', 'deltabroker-emitter-global.instance-1']);
   });
 });
 

@@ -172,7 +172,13 @@ export function describeTransactionsContract(name: string, start: () => Promise<
       await producer.connect();
       try {
         const aborted = await producer.transaction();
-        await aborted.send({ topic, messages: [{ key: 'k', value: await value(1) }, { key: 'k', value: await value(2) }] });
+        await aborted.send({
+          topic,
+          messages: [
+            { key: 'k', value: await value(1) },
+            { key: 'k', value: await value(2) },
+          ],
+        });
         await aborted.abort();
         const committed = await producer.transaction();
         await committed.send({ topic, messages: [{ key: 'k', value: await value(3) }] });

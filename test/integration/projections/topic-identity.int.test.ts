@@ -198,7 +198,15 @@ describe.each<Adapter>(['in-process', 'kafkajs'])('topic identity with the %s ad
     await admin.setOffsets({ groupId: group, topic: entity.persistence.topic, partitions: [{ partition: 0, offset: '7' }] });
     const reports: StoppedPartition[] = [];
     const stopped = new StoppedTopics((partition) => reports.push(partition));
-    const emitters: Subscription[] = await startActionEmitters({ log, schemas, entities, datacenter: 'dc1', logger: silentLogger(), stopped, delivery: { guarantee: 'exactly-once', instanceId: 'topic-identity' } });
+    const emitters: Subscription[] = await startActionEmitters({
+      log,
+      schemas,
+      entities,
+      datacenter: 'dc1',
+      logger: silentLogger(),
+      stopped,
+      delivery: { guarantee: 'exactly-once', instanceId: 'topic-identity' },
+    });
     try {
       await eventually(
         async () => reports.length,
