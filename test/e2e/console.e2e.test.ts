@@ -9,6 +9,8 @@ import { post, startTestService, type TestService } from '../support/service';
 const browserFound = findChromium();
 const XSS = '<img src=x onerror=alert(1)>';
 const PLAINTEXT_IBAN = 'DE89370400440532013000';
+const SEALED_IBAN = 'GB33BUKB20201555555555';
+const EVENTS = 'acme.merchant_account.events';
 
 if (!browserFound.ok) {
   // Visible in every run's output, not only as a skipped count.
@@ -133,6 +135,52 @@ if (!browserFound.ok) {
         .waitFor();
     });
 
+    test("topics and groups: partitions, each group's lag per partition, messages decoded with their schema, values as text", async () => {
+      // A record with its sensitive field encrypted by its producer, as the pipeline requires.
+      const writer = { authorization: `Bearer ${await t.token(['writer'])}` };
+      const sealed = await post(`${t.url}/dispatch`, { dispatch: { operation: 'encrypt', method: 'aes' }, payload: SEALED_IBAN }, writer);
+      expect(sealed.status).toBe(200);
+      const created = await post(
+        `${t.url}/`,
+        { dispatch: { entity: 'merchant_account', operation: 'create' }, payload: { merchantId: 'm-sealed', name: 'Sealed', iban: sealed.body.ciphertext } },
+        writer,
+      );
+      expect(created.status).toBe(201);
+
+      await view(page, 'Topics and groups');
+      const topics = page.getByRole('table', { name: 'topics' });
+      await topics.getByRole('row', { name: /^acme\.merchant_account\.events \d+ 2 2 / }).waitFor();
+      // The shared topics are no tenant's.
+      expect(await topics.getByRole('cell', { name: 'deltas', exact: true }).count()).toBe(0);
+      await page.getByRole('button', { name: `Describe ${EVENTS}` }).click();
+      await page
+        .getByRole('table', { name: `partitions of ${EVENTS}` })
+        .getByRole('row', { name: /^\d+ 0 1$/ })
+        .first()
+        .waitFor();
+      const groups = page.getByRole('table', { name: `consumer groups of ${EVENTS}` });
+      await groups
+        .getByRole('row', { name: /^deltabroker-projector-postgres \d+ \d+ \d+ \d+$/ })
+        .first()
+        .waitFor();
+
+      await page.getByLabel('Latest messages').fill('10');
+      await page.getByRole('button', { name: 'Read messages' }).click();
+      const messages = page.getByRole('table', { name: `messages of ${EVENTS}` });
+      await messages
+        .getByRole('row', { name: /EntityEvent \(id \d+\)/ })
+        .nth(1)
+        .waitFor();
+      await messages.getByText(XSS, { exact: false }).waitFor();
+      const shown = (await messages.textContent()) ?? '';
+      expect(shown).toContain(String(sealed.body.ciphertext));
+      expect(shown).not.toContain(SEALED_IBAN);
+      expect(await page.locator('main img').count()).toBe(0);
+      await page.getByText(/^Writer schema EntityEvent \(id \d+\)$/).click();
+      await page.getByText('"name": "EntityEvent"').waitFor();
+      await shot(page, 'topics');
+    });
+
     test('a delta refused for a plaintext sensitive field shows, and is retried once the cause is fixed', async () => {
       const refused = await post(
         `${t.url}/`,
@@ -167,9 +215,9 @@ if (!browserFound.ok) {
       await page.getByRole('button', { name: 'Rebuild' }).click();
       const job = page.getByRole('table', { name: 'replay jobs' }).getByRole('row', { name: /replay merchant_account succeeded/ });
       await job.waitFor();
-      // Two events were written: every one read, and the rebuild's result beside it.
-      await job.getByRole('cell', { name: '2/2', exact: true }).waitFor();
-      expect(await job.textContent()).toContain('"events": 2');
+      // Three events were written: every one read, and the rebuild's result beside it.
+      await job.getByRole('cell', { name: '3/3', exact: true }).waitFor();
+      expect(await job.textContent()).toContain('"events": 3');
       await page.getByRole('button', { name: 'Verify' }).click();
       const verified = page.getByRole('row', { name: /verify merchant_account succeeded/ });
       await verified.waitFor();
@@ -239,7 +287,7 @@ if (!browserFound.ok) {
       }
       await page.keyboard.press('Enter');
       await page.getByRole('heading', { name: 'Deltas of tenant acme' }).waitFor();
-      for (const name of ['Entities', 'Refused deltas', 'Replay', 'Keys', 'Subjects']) {
+      for (const name of ['Entities', 'Topics and groups', 'Refused deltas', 'Replay', 'Keys', 'Subjects']) {
         await view(page, name);
         const snapshot = await page.locator('body').ariaSnapshot();
         // An unlabelled control shows in the snapshot as its role alone.
@@ -260,6 +308,14 @@ if (!browserFound.ok) {
       await otherPage.getByLabel('Entity', { exact: true }).fill('merchant_account');
       await otherPage.getByRole('button', { name: 'Read' }).click();
       await otherPage.getByRole('alert').waitFor();
+      await view(otherPage, 'Topics and groups');
+      await otherPage.getByRole('table', { name: 'topics' }).waitFor();
+      await otherPage.waitForLoadState('networkidle');
+      expect(await otherPage.getByRole('table', { name: 'topics' }).getByRole('row').count()).toBe(1);
+      // Asked by name, from the page with its own token, the tenant's topic is one that does not exist.
+      const asked = await otherPage.evaluate(`Promise.all(['${EVENTS}', '${EVENTS}/messages'].map((p) =>
+        fetch('/admin/topics/' + p, { headers: { authorization: 'Bearer ' + sessionStorage.getItem('deltabroker.token') } }).then((r) => r.status)))`);
+      expect(asked).toEqual([404, 404]);
       await view(otherPage, 'Refused deltas');
       await otherPage.getByRole('button', { name: 'Filter' }).click();
       await otherPage.waitForLoadState('networkidle');
