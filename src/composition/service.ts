@@ -198,6 +198,9 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
       check: registryAcceptsCheck({ registryUrl, subject: 'deltas-value', schema: schemas.DeltaEnvelope, ...(registryAuth && { auth: registryAuth }) }),
     });
     checks.push({ name: 'topics', check: () => stopped.check() });
+    // Reported, not required: writes and table reads go on without the search engine (the projector catches up
+    // once it answers), so a load balancer should not take the instance out for it.
+    checks.push({ name: 'search', optional: true, check: async () => void (await search.exists('readiness_probe')) });
     registerHealthRoutes(http, checks, [
       {
         name: 'entity-configs',

@@ -1,16 +1,27 @@
+import { randomUUID } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { CONSOLE_CSP } from '../../src/http/routes/console';
+import { loadSchemas } from '../../src/log';
 import { buildConsole, findChromium, TEST_OUTPUT } from '../support/browser';
 import { testEntitiesDir } from '../support/entities';
 import { post, startTestService, type TestService } from '../support/service';
 
 const browserFound = findChromium();
+
+/** What the test reads of a canvas in the page (this file is compiled without the DOM's types). */
+interface CanvasLike {
+  width: number;
+  height: number;
+  getContext(kind: '2d'): { getImageData(x: number, y: number, w: number, h: number): { data: ArrayLike<number> } };
+}
 const XSS = '<img src=x onerror=alert(1)>';
 const PLAINTEXT_IBAN = 'DE89370400440532013000';
 const SEALED_IBAN = 'GB33BUKB20201555555555';
 const EVENTS = 'acme.merchant_account.events';
+/** Events the long rebuild reads. */
+const BULK = 40_000;
 
 if (!browserFound.ok) {
   // Visible in every run's output, not only as a skipped count.
@@ -90,7 +101,24 @@ if (!browserFound.ok) {
       );
       expect(written.status).toBe(201);
       await row.getByRole('cell', { name: '1', exact: true }).first().waitFor();
+      // The live chart: the rate between two readings 2 s apart, drawn on uPlot's canvas and said in its caption.
+      const chart = page.getByRole('figure', { name: 'deltas per second of merchant_account' });
+      // Two readings at least after the write's: a line from its rate down to the next.
+      await chart.getByText(/peak (?!0\.0 )\d+\.\d accepted\/s over ([2-9]|\d{2,}) readings/).waitFor({ timeout: 15_000 });
+      expect(await chart.locator('canvas').count()).toBe(1);
+      // The accepted series' green line is on the canvas (a chart that drew nothing has no such pixel).
+      const green = await chart.locator('canvas').evaluate((element) => {
+        const canvas = element as unknown as CanvasLike;
+        const { data } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
+        let n = 0;
+        for (let i = 0; i < data.length; i += 4) if (data[i + 1]! > data[i]! + 40 && data[i + 1]! > data[i + 2]! + 40) n++;
+        return n;
+      });
+      expect(green).toBeGreaterThan(20);
       await page.getByText('Readiness: ready').waitFor();
+      // Every engine's state, the search engine's included.
+      for (const engine of ['postgres', 'write-log', 'registry', 'topics']) await page.getByText(`${engine}: up`, { exact: true }).waitFor();
+      await page.getByText('search: up, reported, not required', { exact: true }).waitFor();
       await page.getByText('Pipeline: 0 deltas not decided yet (all tenants)').waitFor();
       // Each projector and emitter on each partition of the tenant's persistence topics, caught up.
       const lag = page.getByRole('table', { name: 'lag per partition' });
@@ -224,6 +252,59 @@ if (!browserFound.ok) {
       expect(await verified.textContent()).toContain('"equal": true');
       await shot(page, 'replay');
     });
+
+    test('a rebuild of many events: its progress bar seen moving, with rate and ETA, until done', async () => {
+      // Enough events that the rebuild applies several runs of them (RUN_RECORDS each) while the console polls: written to the persistence topic
+      // directly, as the pipeline would have (through the API they would take minutes on a shared machine).
+      const { EntityEvent } = loadSchemas();
+      const now = Date.now();
+      const event = (n: number) => {
+        const key = `m-bulk-${n}`;
+        const value = {
+          eventId: randomUUID(),
+          deltaId: randomUUID(),
+          requestId: null,
+          tenant: 'acme',
+          entity: 'merchant_account',
+          operation: 'create' as const,
+          key,
+          version: 1,
+          payload: JSON.stringify({ merchantId: key, name: `Bulk ${n}`, country: 'DE' }),
+          actor: { user: 'alice', roles: ['writer'] },
+          origin: { datacenter: 'dc1' },
+          occurredAt: now,
+          recordedAt: now,
+        };
+        return { topic: EVENTS, key, schema: EntityEvent, value };
+      };
+      const chunks = Array.from({ length: BULK / 5000 }, (_, c) => Array.from({ length: 5000 }, (_, i) => event(c * 5000 + i)));
+      // Publishes in flight together are appended together (one group commit covers them).
+      await Promise.all(chunks.map((chunk) => t.service.log.publish(chunk)));
+      await page.getByLabel('Entity', { exact: true }).fill('merchant_account');
+      await page.getByRole('button', { name: 'Rebuild' }).click();
+      const bar = page.getByRole('progressbar', { name: /^replay of merchant_account: / });
+      const line = page.locator('p', { has: bar });
+      // The earlier rebuild's row is there already; this one's is the second.
+      const succeeded = page.getByRole('table', { name: 'replay jobs' }).getByRole('row', { name: /replay merchant_account succeeded/ });
+      const seen = new Set<number>();
+      let text = '';
+      const total = BULK + 3;
+      while ((await succeeded.count()) < 2) {
+        const value = await bar.getAttribute('value', { timeout: 50 }).catch(() => null);
+        if (value !== null) seen.add(Number(value));
+        if (value !== null && Number(value) > 0 && Number(value) < total) text = (await line.textContent({ timeout: 50 }).catch(() => null)) ?? text;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      // The bar read at two values at least before the job was done, one of them part of the way.
+      expect(seen.size).toBeGreaterThanOrEqual(2);
+      expect([...seen].some((v) => v > 0 && v < total)).toBe(true);
+      expect(text).toMatch(/\d+\/\d+ events, [1-9]\d*\/s, ETA \d+ s/);
+      await succeeded
+        .first()
+        .getByRole('cell', { name: `${total}/${total}`, exact: true })
+        .waitFor();
+      await shot(page, 'replay-done');
+    }, 180_000);
 
     test('a key is rotated', async () => {
       // The tenant's default AES key comes into being with its first encryption.
