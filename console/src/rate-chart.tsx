@@ -54,7 +54,8 @@ export function RateChart({ entity, points }: { entity: string; points: RatePoin
   const peak = Math.max(0, ...points.map((p) => p.accepted));
   return (
     <figure aria-label={`deltas per second of ${entity}`}>
-      <div ref={box} />
+      {/* The canvas and its legend say nothing a screen reader could use; the caption says it in words. */}
+      <div ref={box} aria-hidden="true" />
       <figcaption>
         {entity}: {(last?.accepted ?? 0).toFixed(1)} accepted/s, {(last?.refused ?? 0).toFixed(1)} refused/s now; peak {peak.toFixed(1)} accepted/s over{' '}
         {points.length} readings

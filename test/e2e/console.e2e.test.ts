@@ -368,12 +368,51 @@ if (!browserFound.ok) {
       }
       await page.keyboard.press('Enter');
       await page.getByRole('heading', { name: 'Deltas of tenant acme' }).waitFor();
-      for (const name of ['Entities', 'Topics and groups', 'Refused deltas', 'Replay', 'Keys', 'Subjects']) {
+      for (const name of ['Overview', 'Entities', 'Topics and groups', 'Refused deltas', 'Replay', 'Keys', 'Subjects']) {
         await view(page, name);
+        if (name === 'Topics and groups') {
+          // With a topic described and its messages read, so their tables and controls are in the snapshot too.
+          await page.getByRole('button', { name: `Describe ${EVENTS}` }).click();
+          await page.getByRole('button', { name: 'Read messages' }).click();
+          await page.getByRole('table', { name: `messages of ${EVENTS}` }).waitFor();
+        }
         const snapshot = await page.locator('body').ariaSnapshot();
-        // An unlabelled control shows in the snapshot as its role alone.
-        expect(snapshot).not.toMatch(/- (textbox|checkbox|button)\s*(:|$)/m);
+        // An unlabelled control, table or figure shows in the snapshot as its role alone.
+        expect(snapshot).not.toMatch(/- (textbox|checkbox|button|spinbutton|combobox|progressbar|link|table|figure)\s*(:|$)/m);
+        // Each view has its heading, and the navigation says which view is open.
+        expect(snapshot).toMatch(/- heading ".+" \[level=2\]/);
+        expect(await page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name, exact: true }).getAttribute('aria-current')).toBe('page');
       }
+    });
+
+    test('keyboard only: from a topic to its decoded messages, the focused control always outlined', async () => {
+      await view(page, 'Topics and groups');
+      const focused = async () =>
+        page.evaluate<string>(`(() => {
+          const e = document.activeElement;
+          return e ? [e.tagName, e.textContent, e.getAttribute('type'), getComputedStyle(e).outlineStyle].join('|') : '';
+        })()`);
+      const tabTo = async (wanted: RegExp) => {
+        for (let i = 0; i < 40; i++) {
+          await page.keyboard.press('Tab');
+          const now = await focused();
+          if (wanted.test(now)) return now;
+        }
+        throw new Error(`Tab never reached ${wanted}`);
+      };
+      await page.locator('body').focus();
+      await page.keyboard.press('Tab');
+      expect(await tabTo(new RegExp(`^BUTTON\\|Describe ${EVENTS.replace(/\./g, '\\.')}\\|`))).toMatch(/\|solid$/);
+      await page.keyboard.press('Enter');
+      await page.getByRole('heading', { name: `Topic ${EVENTS}` }).waitFor();
+      // The number box of the messages form: typed into and submitted with Enter.
+      expect(await tabTo(/^INPUT\|\|number\|/)).toMatch(/\|solid$/);
+      await page.keyboard.press('ControlOrMeta+A');
+      await page.keyboard.type('3');
+      await page.keyboard.press('Enter');
+      const messages = page.getByRole('table', { name: `messages of ${EVENTS}` });
+      await messages.getByRole('row').nth(3).waitFor();
+      expect(await messages.getByRole('row').count()).toBe(4);
     });
 
     test("another tenant's token sees none of it in any view", async () => {
