@@ -415,6 +415,27 @@ if (!browserFound.ok) {
       expect(await messages.getByRole('row').count()).toBe(4);
     });
 
+    test("the service role operator sees every topic and each group's lag, and no tenant's messages", async () => {
+      const ops = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      const opsPage = await ops.newPage();
+      watch(opsPage);
+      await opsPage.goto(`${t.url}/console/`);
+      await opsPage.getByLabel('Bearer token').fill(await t.token(['operator'], { tenant: 'ops', sub: 'olga' }));
+      await opsPage.getByRole('button', { name: 'Sign in', exact: true }).click();
+      await view(opsPage, 'Topics and groups');
+      const topics = opsPage.getByRole('table', { name: 'topics' });
+      await topics.getByRole('cell', { name: 'deltas', exact: true }).waitFor();
+      await topics.getByRole('cell', { name: EVENTS, exact: true }).waitFor();
+      await opsPage.getByRole('button', { name: 'Describe deltas' }).click();
+      await opsPage
+        .getByRole('table', { name: 'consumer groups of deltas' })
+        .getByRole('row', { name: /^deltabroker-pipeline / })
+        .first()
+        .waitFor();
+      expect(await opsPage.getByRole('button', { name: 'Read messages' }).count()).toBe(0);
+      await ops.close();
+    });
+
     test("another tenant's token sees none of it in any view", async () => {
       const other = await browser.newContext({ viewport: { width: 1280, height: 800 } });
       const otherPage = await other.newPage();
