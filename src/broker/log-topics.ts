@@ -3,7 +3,7 @@
  * `deltabroker topics list|describe` prints and the console's topics view shows, one implementation for both.
  */
 import { DeltabrokerError } from '../errors';
-import type { LogAdmin, TopicOffsets } from '../log';
+import type { ClusterAdmin, TopicOffsets } from '../log';
 import { consumerLag, persistenceTopics, serviceGroups, type PartitionLag } from '../observability';
 import type { EntityConfigSource } from '../tenant';
 
@@ -20,7 +20,7 @@ export interface TopicSummary {
 export interface TopicDescription {
   readonly topic: string;
   readonly partitions: readonly TopicOffsets[];
-  /** Lag of each group that committed on this topic (and of every group asked for by name). */
+  /** Lag of each group that committed on this topic, per partition (and of every group asked for by name). */
   readonly groups: readonly PartitionLag[];
 }
 
@@ -31,7 +31,7 @@ export interface TopicDescription {
 export type TopicScope = { readonly kind: 'cluster' } | { readonly kind: 'tenant'; readonly tenant: string };
 
 export interface LogTopicsDeps {
-  readonly admin: Pick<LogAdmin, 'listTopics' | 'topicOffsets' | 'committedOffsets'>;
+  readonly admin: Pick<ClusterAdmin, 'listTopics' | 'topicOffsets' | 'committedOffsets' | 'listGroups'>;
   /** The service's groups are named per datacenter (the local emitter). */
   readonly datacenter: string;
   /** A tenant's topics; absent where only the cluster scope is used (the CLI). */
@@ -68,15 +68,17 @@ export class LogTopicsService {
   }
 
   /**
-   * Partitions and watermarks of one topic, and the lag of the service's groups that read it and of `extraGroups`.
-   * A service group that never committed on the topic is left out; a named one is not. A topic outside `scope`
-   * answers as one that does not exist, so a tenant learns nothing of another's names.
+   * Partitions and watermarks of one topic, and the lag of every group that committed on it (the service's own and
+   * every other group the cluster lists, a tenant's own consumers among them) and of `extraGroups`. A group
+   * that never committed on the topic is left out unless named. A topic outside `scope` answers as one that does
+   * not exist, so a tenant learns nothing of another's names; the groups shown are those reading its own topic.
    */
   async describe(scope: TopicScope, topic: string, extraGroups: readonly string[] = []): Promise<TopicDescription> {
     await this.requireVisible(scope, topic);
     const partitions = await this.deps.admin.topicOffsets(topic);
     const known = serviceGroups(this.deps.datacenter, []).map((g) => g.group);
-    const groups = [...new Set([...known, ...extraGroups])].map((group) => ({ group, topics: [topic] }));
+    const listed = (await this.deps.admin.listGroups()).map((g) => g.groupId);
+    const groups = [...new Set([...known, ...listed, ...extraGroups])].map((group) => ({ group, topics: [topic] }));
     const lags = await consumerLag(this.deps.admin, groups, new Map([[topic, [...partitions]]]));
     const active = new Set(lags.filter((l) => l.committed !== null).map((l) => l.group));
     return { topic, partitions, groups: lags.filter((l) => active.has(l.group) || extraGroups.includes(l.group)) };

@@ -54,6 +54,16 @@ if (!browserFound.ok) {
         if (!r.url().startsWith(t.url)) incidents.push(`request: ${r.url()}`);
       });
     };
+    /** A tab of its own, signed in with `token` by pasting it, as an operator would. */
+    const signedIn = async (token: string) => {
+      const tabContext = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      const tabPage = await tabContext.newPage();
+      watch(tabPage);
+      await tabPage.goto(`${t.url}/console/`);
+      await tabPage.getByLabel('Bearer token').fill(token);
+      await tabPage.getByRole('button', { name: 'Sign in', exact: true }).click();
+      return { context: tabContext, page: tabPage };
+    };
     const shot = (p: Page, name: string) => p.screenshot({ path: path.join(TEST_OUTPUT, `${name}.png`) });
     const view = (p: Page, name: string) => p.getByRole('navigation', { name: 'Views' }).getByRole('button', { name }).click();
 
@@ -331,12 +341,7 @@ if (!browserFound.ok) {
       );
       expect(created.status).toBe(201);
       // Erasing needs the eraser role besides admin: a second sign-in in its own tab.
-      const eraser = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-      const tab = await eraser.newPage();
-      watch(tab);
-      await tab.goto(`${t.url}/console/`);
-      await tab.getByLabel('Bearer token').fill(await t.token(['admin', 'eraser'], { sub: 'erin' }));
-      await tab.getByRole('button', { name: 'Sign in', exact: true }).click();
+      const { context: eraser, page: tab } = await signedIn(await t.token(['admin', 'eraser'], { sub: 'erin' }));
       await view(tab, 'Subjects');
       await tab.getByLabel('Subject', { exact: true }).fill('s-carol');
       const held = tab.getByRole('table', { name: 'holdings' }).getByRole('row', { name: /^customer 1 name, email/ });
@@ -416,12 +421,7 @@ if (!browserFound.ok) {
     });
 
     test("the service role operator sees every topic and each group's lag, and no tenant's messages", async () => {
-      const ops = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-      const opsPage = await ops.newPage();
-      watch(opsPage);
-      await opsPage.goto(`${t.url}/console/`);
-      await opsPage.getByLabel('Bearer token').fill(await t.token(['operator'], { tenant: 'ops', sub: 'olga' }));
-      await opsPage.getByRole('button', { name: 'Sign in', exact: true }).click();
+      const { context: ops, page: opsPage } = await signedIn(await t.token(['operator'], { tenant: 'ops', sub: 'olga' }));
       await view(opsPage, 'Topics and groups');
       const topics = opsPage.getByRole('table', { name: 'topics' });
       await topics.getByRole('cell', { name: 'deltas', exact: true }).waitFor();
@@ -437,12 +437,7 @@ if (!browserFound.ok) {
     });
 
     test("another tenant's token sees none of it in any view", async () => {
-      const other = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-      const otherPage = await other.newPage();
-      watch(otherPage);
-      await otherPage.goto(`${t.url}/console/`);
-      await otherPage.getByLabel('Bearer token').fill(await t.token(['admin'], { tenant: 'globex', sub: 'gina' }));
-      await otherPage.getByRole('button', { name: 'Sign in', exact: true }).click();
+      const { context: other, page: otherPage } = await signedIn(await t.token(['admin'], { tenant: 'globex', sub: 'gina' }));
       await otherPage.getByText('gina · tenant globex · admin').waitFor();
       await otherPage.getByRole('heading', { name: 'Readiness: ready' }).waitFor();
       await view(otherPage, 'Entities');

@@ -1,5 +1,6 @@
 import { testEntitiesDir } from '../../support/entities';
 import { post, startTestService, type TestService } from '../../support/service';
+import { eventually } from '../../support/topics';
 
 const EVENTS = 'acme.merchant_account.events';
 const XSS = '<img src=x onerror=alert(1)>';
@@ -32,17 +33,42 @@ describe('the topic routes', () => {
     expect((body.topics as { topic: string; endOffset: string }[]).find((x) => x.topic === EVENTS)?.endOffset).toBe('1');
   });
 
-  test('describe: partitions and the lag of the groups that read the topic', async () => {
+  test("describe: partitions, and the lag per partition of the service's groups and of the tenant's own consumer", async () => {
+    // A consumer of the tenant's own reads the topic and stops; a record written after it is its lag.
+    let read = 0;
+    const reader = await t.service.log.subscribe({
+      groupId: 'acme-outside-reader',
+      topics: [EVENTS],
+      handleBatch: async (b) => void (read += b.records.length),
+    });
+    await reader.joined;
+    await eventually(
+      async () => read,
+      (n) => n === 1,
+    );
+    await reader.stop();
+    const later = await post(
+      `${t.url}/`,
+      { dispatch: { entity: 'merchant_account', operation: 'create' }, payload: { merchantId: 'm-later', name: 'Later', country: 'DE' } },
+      { authorization: `Bearer ${await t.token(['writer'])}` },
+    );
+    const { partition } = later.body.position as { partition: number };
+
     const { status, body } = await get(`/admin/topics/${EVENTS}`, await t.token(['admin']));
     expect(status).toBe(200);
     expect(body.partitions).toEqual(await t.service.log.topicOffsets(EVENTS));
-    expect((body.groups as { group: string }[]).every((g) => g.group !== 'deltabroker-pipeline')).toBe(true);
+    const groups = body.groups as { group: string; partition: number; lag: number }[];
+    expect(groups.find((g) => g.group === 'acme-outside-reader' && g.partition === partition)).toMatchObject({ lag: 1 });
+    expect(groups.some((g) => g.group === 'deltabroker-projector-postgres')).toBe(true);
+    expect(groups.every((g) => g.group !== 'deltabroker-pipeline')).toBe(true);
   });
 
   test('messages: decoded from Avro with their writer schema, the payload as the text it is', async () => {
     const { status, body } = await get(`/admin/topics/${EVENTS}/messages?limit=5`, await t.token(['admin']));
     expect(status).toBe(200);
-    const [message] = body.messages as { schemaId: number; value: { tenant: string; key: string; payload: string } }[];
+    const messages = body.messages as { schemaId: number; value: { tenant: string; key: string; payload: string } }[];
+    expect(messages.map((m) => m.value.key)).toEqual(['m-later', 'm-topic']);
+    const message = messages[1];
     expect(message?.value).toMatchObject({ tenant: 'acme', key: 'm-topic' });
     expect(JSON.parse(message?.value.payload ?? '{}')).toMatchObject({ name: XSS });
     expect((body.schemas as Record<string, { name: string }>)[String(message?.schemaId)]).toMatchObject({ name: 'EntityEvent' });
