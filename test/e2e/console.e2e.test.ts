@@ -440,6 +440,11 @@ if (!browserFound.ok) {
       const { context: other, page: otherPage } = await signedIn(await t.token(['admin'], { tenant: 'globex', sub: 'gina' }));
       await otherPage.getByText('gina · tenant globex · admin').waitFor();
       await otherPage.getByRole('heading', { name: 'Readiness: ready' }).waitFor();
+      // Its overview: no entity of acme's in the table, and no chart of one, after two readings.
+      await otherPage.getByText('Pipeline: 0 deltas not decided yet (all tenants)').waitFor();
+      await otherPage.waitForTimeout(2500);
+      expect(await otherPage.getByRole('figure').count()).toBe(0);
+      expect(await otherPage.getByRole('main').textContent()).not.toContain('merchant_account');
       await view(otherPage, 'Entities');
       await otherPage.getByLabel('Entity', { exact: true }).fill('merchant_account');
       await otherPage.getByRole('button', { name: 'Read' }).click();
