@@ -8,9 +8,18 @@ import { Refused } from './refused';
 import { Replay } from './replay';
 import { Rows } from './rows';
 import { Subjects } from './subjects';
+import { Topics } from './topics';
 import { SignIn } from './sign-in';
 
-const VIEWS = { overview: 'Overview', rows: 'Entities', refused: 'Refused deltas', replay: 'Replay', keys: 'Keys', subjects: 'Subjects' } as const;
+const VIEWS = {
+  overview: 'Overview',
+  rows: 'Entities',
+  topics: 'Topics and groups',
+  refused: 'Refused deltas',
+  replay: 'Replay',
+  keys: 'Keys',
+  subjects: 'Subjects',
+} as const;
 type View = keyof typeof VIEWS;
 
 function Console() {
@@ -47,6 +56,7 @@ function Console() {
             <Rows />
           </>
         )}
+        {view === 'topics' && <Topics messages={principal.roles.includes('admin')} />}
         {view === 'refused' && <Refused />}
         {view === 'replay' && <Replay />}
         {view === 'keys' && <Keys />}

@@ -1,25 +1,26 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, type Principal } from './api';
 import { ErrorLine } from './error-line';
+import { RateChart } from './rate-chart';
+import { appendRates, type EntityCounts, type RateSeries } from './rates';
 
 interface Counts {
   at: string;
-  entities: { entity: string; accepted: number; refused: number }[];
+  entities: EntityCounts[];
   pipelineLag: number;
   lag: { kind: 'group' | 'checkpoint'; consumer: string; topic: string; partition: number; lag: number }[];
 }
 interface Readiness {
   status: string;
-  checks: { name: string; status: string; reason?: string }[];
+  checks: { name: string; status: string; optional: boolean; reason?: string }[];
 }
 const POLL_MS = 2000;
 
-/** Rate per second between two readings of a running count. */
-const rate = (now: number, before: number | undefined, seconds: number) => (before === undefined || seconds <= 0 ? 0 : Math.max(0, now - before) / seconds);
-
 /** The signed-in tenant's deltas accepted and refused per entity (live), and the checks behind /ready. */
 export function Overview({ principal }: { principal: Principal }) {
-  const [counts, setCounts] = useState<{ now: Counts; before?: Counts } | null>(null);
+  const [counts, setCounts] = useState<Counts | null>(null);
+  const [rates, setRates] = useState<RateSeries>({});
+  const previous = useRef<Counts | null>(null);
   const [ready, setReady] = useState<Readiness | null>(null);
   const [error, setError] = useState<unknown>(null);
 
@@ -29,7 +30,10 @@ export function Overview({ principal }: { principal: Principal }) {
       try {
         const [now, readiness] = await Promise.all([api<Counts>('GET', '/admin/overview'), fetch('/ready').then((r) => r.json() as Promise<Readiness>)]);
         if (stopped) return;
-        setCounts((previous) => ({ now, ...(previous && { before: previous.now }) }));
+        const before = previous.current;
+        previous.current = now;
+        setCounts(now);
+        if (before) setRates((series) => appendRates(series, before, now));
         setReady(readiness);
         setError(null);
       } catch (e) {
@@ -44,8 +48,7 @@ export function Overview({ principal }: { principal: Principal }) {
     };
   }, []);
 
-  const seconds = counts?.before ? (Date.parse(counts.now.at) - Date.parse(counts.before.at)) / 1000 : 0;
-  const before = (entity: string) => counts?.before?.entities.find((e) => e.entity === entity);
+  const latest = (entity: string) => rates[entity]?.at(-1);
 
   return (
     <>
@@ -63,21 +66,26 @@ export function Overview({ principal }: { principal: Principal }) {
             </tr>
           </thead>
           <tbody>
-            {counts?.now.entities.map((e) => (
+            {counts?.entities.map((e) => (
               <tr key={e.entity}>
                 <td>{e.entity}</td>
                 <td>{e.accepted}</td>
-                <td>{rate(e.accepted, before(e.entity)?.accepted, seconds).toFixed(1)}</td>
+                <td>{(latest(e.entity)?.accepted ?? 0).toFixed(1)}</td>
                 <td>{e.refused}</td>
-                <td>{rate(e.refused, before(e.entity)?.refused, seconds).toFixed(1)}</td>
+                <td>{(latest(e.entity)?.refused ?? 0).toFixed(1)}</td>
               </tr>
             ))}
           </tbody>
         </table>
+        <div class="charts">
+          {counts?.entities.map((e) => (
+            <RateChart key={e.entity} entity={e.entity} points={rates[e.entity] ?? []} />
+          ))}
+        </div>
       </section>
       <section aria-labelledby="lag-title">
         <h2 id="lag-title">Lag</h2>
-        <p>Pipeline: {counts?.now.pipelineLag ?? '…'} deltas not decided yet (all tenants)</p>
+        <p>Pipeline: {counts?.pipelineLag ?? '…'} deltas not decided yet (all tenants)</p>
         <table aria-label="lag per partition">
           <thead>
             <tr>
@@ -89,7 +97,7 @@ export function Overview({ principal }: { principal: Principal }) {
             </tr>
           </thead>
           <tbody>
-            {counts?.now.lag.map((p) => (
+            {counts?.lag.map((p) => (
               <tr key={`${p.kind}/${p.consumer}/${p.topic}/${p.partition}`}>
                 <td>{p.consumer}</td>
                 <td>{p.kind === 'group' ? 'committed offset' : 'checkpoint'}</td>
@@ -107,6 +115,7 @@ export function Overview({ principal }: { principal: Principal }) {
           {ready?.checks.map((c) => (
             <li key={c.name} class={c.status}>
               {c.name}: {c.status}
+              {c.optional ? ', reported, not required' : ''}
               {c.reason ? ` (${c.reason})` : ''}
             </li>
           ))}

@@ -91,7 +91,7 @@ export function Refused() {
       </form>
       <ErrorLine error={error} />
       {outcome && <p role="status">{outcome}</p>}
-      <table>
+      <table aria-label="refused deltas">
         <thead>
           <tr>
             <th>Select</th>

@@ -4,7 +4,7 @@ import type { Config } from '../config';
 import { readStack, stackDown, stackEnv, stackStatus, stackUp } from '../stack/stack';
 import { positiveInt } from './arguments';
 
-const exports = (env: Record<string, string>): string =>
+const shellExports = (env: Record<string, string>): string =>
   Object.entries(env)
     .map(([name, value]) => `export ${name}='${value.replace(/'/g, `'\\''`)}'\n`)
     .join('');
@@ -23,7 +23,7 @@ export function registerStackCommands(program: Command, config: () => Config): v
     .option('--kafka-nodes <n>', 'Kafka nodes (3 gives replication factor 3, min.insync.replicas 2)', positiveInt, 1)
     .action(async (options: { dir?: string; kafkaNodes: number }) => {
       const state = await stackUp({ dir: dirOf(options), kafkaNodes: options.kafkaNodes });
-      process.stdout.write(exports(stackEnv(state)));
+      process.stdout.write(shellExports(stackEnv(state)));
     });
   stack
     .command('env')
@@ -32,7 +32,7 @@ export function registerStackCommands(program: Command, config: () => Config): v
     .action((options: { dir?: string }) => {
       const state = readStack(dirOf(options));
       if (state === undefined) throw new Error(`no stack in ${dirOf(options)}: run \`deltabroker stack up\``);
-      process.stdout.write(exports(stackEnv(state)));
+      process.stdout.write(shellExports(stackEnv(state)));
     });
   stack
     .command('status')

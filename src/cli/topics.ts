@@ -4,65 +4,12 @@
  * a running service.
  */
 import type { Command } from 'commander';
+import { LogTopicsService, type TopicDescription, type TopicSummary } from '../broker/log-topics';
 import type { Config } from '../config';
-import { DeltabrokerError } from '../errors';
-import type { TopicOffsets } from '../log';
-import type { LogAdmin } from '../log';
-import { consumerLag, serviceGroups, type PartitionLag } from '../observability';
 import { withClusterAdmin } from './cluster';
 import { registerGroupsCommands } from './groups';
 import { printJson, printText, renderTable } from './output';
 import { registerTopicAlterCommand } from './topic-alter';
-
-export interface TopicSummary {
-  readonly topic: string;
-  readonly partitions: number;
-  /** Sum over partitions of the end offset (high watermark): records ever written. */
-  readonly endOffset: string;
-  /** Sum over partitions of high minus low: records still in the log. */
-  readonly records: string;
-  readonly endOffsets: readonly TopicOffsets[];
-}
-
-export interface TopicDescription {
-  readonly topic: string;
-  readonly partitions: readonly TopicOffsets[];
-  /** Lag of each group that committed on this topic (and of every group asked for by name). */
-  readonly groups: readonly PartitionLag[];
-}
-
-const sum = (values: readonly bigint[]): string => values.reduce((a, b) => a + b, 0n).toString();
-
-export async function listTopics(admin: LogAdmin): Promise<TopicSummary[]> {
-  return Promise.all(
-    (await admin.listTopics()).map(async (topic) => {
-      const endOffsets = await admin.topicOffsets(topic);
-      return {
-        topic,
-        partitions: endOffsets.length,
-        endOffset: sum(endOffsets.map((p) => BigInt(p.high))),
-        records: sum(endOffsets.map((p) => BigInt(p.high) - BigInt(p.low))),
-        endOffsets,
-      };
-    }),
-  );
-}
-
-/**
- * Partitions and watermarks of one topic, and the lag of the service's groups that read it (in `datacenter`)
- * and of `extraGroups`. A service group that never committed on the topic is left out; a named one is not.
- */
-export async function describeTopic(admin: LogAdmin, topic: string, datacenter: string, extraGroups: readonly string[] = []): Promise<TopicDescription> {
-  if (!(await admin.listTopics()).includes(topic)) {
-    throw new DeltabrokerError('DB_NOT_FOUND', `no topic '${topic}'; see deltabroker topics list`, { field: 'topic', stage: 'cli' });
-  }
-  const partitions = await admin.topicOffsets(topic);
-  const known = serviceGroups(datacenter, []).map((g) => g.group);
-  const groups = [...new Set([...known, ...extraGroups])].map((group) => ({ group, topics: [topic] }));
-  const lags = await consumerLag(admin, groups, new Map([[topic, [...partitions]]]));
-  const active = new Set(lags.filter((l) => l.committed !== null).map((l) => l.group));
-  return { topic, partitions, groups: lags.filter((l) => active.has(l.group) || extraGroups.includes(l.group)) };
-}
 
 export function renderTopicList(topics: readonly TopicSummary[]): string {
   return renderTable(
@@ -97,13 +44,14 @@ export function registerTopicsCommands(program: Command, config: () => Config): 
     .command('list')
     .description('list topics with their partition counts and end offsets')
     .option('--json', 'print JSON instead of a table')
-    .action(async (o: { json?: boolean }) =>
-      withClusterAdmin(config(), async (admin) => {
-        const rows = await listTopics(admin);
+    .action(async (o: { json?: boolean }) => {
+      const c = config();
+      await withClusterAdmin(c, async (admin) => {
+        const rows = await new LogTopicsService({ admin, datacenter: c.datacenter }).list({ kind: 'cluster' });
         if (o.json) printJson(rows);
         else printText(renderTopicList(rows));
-      }),
-    );
+      });
+    });
 
   topics
     .command('describe <topic>')
@@ -113,7 +61,7 @@ export function registerTopicsCommands(program: Command, config: () => Config): 
     .action(async (topic: string, o: { group?: string[]; json?: boolean }) => {
       const c = config();
       await withClusterAdmin(c, async (admin) => {
-        const description = await describeTopic(admin, topic, c.datacenter, o.group ?? []);
+        const description = await new LogTopicsService({ admin, datacenter: c.datacenter }).describe({ kind: 'cluster' }, topic, o.group ?? []);
         if (o.json) printJson(description);
         else printText(renderTopicDescription(description));
       });

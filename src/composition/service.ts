@@ -6,10 +6,12 @@ import { cacheVerifiedTokens } from '../auth/verified-token-cache';
 import { DeltaStatusService } from '../broker/delta-status';
 import { OutcomeWaiter } from '../broker/outcome-waiter';
 import { QueryService } from '../broker/query-service';
+import { LogTopicsService } from '../broker/log-topics';
 import { RecordHistoryService } from '../broker/record-history';
 import { RejectionService, StoreVerdicts } from '../broker/rejections';
 import { SubjectService } from '../broker/subjects/subject-service';
 import { TenantOverviewService } from '../broker/tenant-overview';
+import { TopicMessagesService } from '../broker/topic-messages';
 import { WriteService } from '../broker/write-service';
 import type { Config } from '../config';
 import { EncryptionService } from '../crypto/encryption-service';
@@ -31,10 +33,12 @@ import { registerRecoveryRoute } from '../http/routes/recovery';
 import { registerReplayRoutes } from '../http/routes/replay';
 import { registerStorageBrokerRoutes } from '../http/routes/storage-broker';
 import { registerSubjectRoutes } from '../http/routes/subjects';
+import { registerTopicRoutes } from '../http/routes/topics';
 import { registerWhoamiRoute } from '../http/routes/whoami';
 import { loadSchemas, type DeltaOutcome, type WriteLog } from '../log';
 import { openKafkaLogAdmin } from '../log/kafka';
 import { registryAcceptsCheck } from '../log/registry-readiness';
+import { registryWriterSchemas } from '../log/registry-schemas';
 import { TABLE_PROJECTOR_GROUP } from '../log/topology';
 import type { Logger } from '../logger';
 import {
@@ -199,6 +203,9 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
       check: registryAcceptsCheck({ registryUrl, subject: 'deltas-value', schema: schemas.DeltaEnvelope, ...(registryAuth && { auth: registryAuth }) }),
     });
     checks.push({ name: 'topics', check: () => stopped.check() });
+    // Reported, not required: writes and table reads go on without the search engine (the projector catches up
+    // once it answers), so a load balancer should not take the instance out for it.
+    checks.push({ name: 'search', optional: true, check: async () => void (await search.exists('readiness_probe')) });
     registerHealthRoutes(http, checks, [
       {
         name: 'entity-configs',
@@ -220,6 +227,9 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     const replayJobs = registerReplayRoutes(http, projectionReplay(replayContext), logger);
     registerRecoveryRoute(http, topicRecovery({ replay: replayContext, stopped, states }), replayJobs);
     registerConsoleDataRoutes(http, new TenantOverviewService({ entities, log, rejections, lag }), new RecordHistoryService({ log, schemas, entities }));
+    const topics = new LogTopicsService({ admin: logAdmin, datacenter: config.datacenter, entities });
+    const writerSchemas = registryWriterSchemas({ registryUrl, ...(registryAuth && { auth: registryAuth }) });
+    registerTopicRoutes(http, topics, new TopicMessagesService({ topics, log, writerSchemas }));
     registerConsoleRoutes(http, {
       assetsDir: consoleAssetsDir(),
       // The token the start-up line tells developers to mint with `npx deltabroker token`.

@@ -1,14 +1,27 @@
+import { randomUUID } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { CONSOLE_CSP } from '../../src/http/routes/console';
-import { buildConsole, findChromium, TEST_OUTPUT } from '../support/browser';
+import { loadSchemas } from '../../src/log';
+import { buildConsole, findChromium } from '../support/browser';
+import { ConsoleBrowser, openView, screenshot } from '../support/console-browser';
 import { testEntitiesDir } from '../support/entities';
 import { post, startTestService, type TestService } from '../support/service';
 
 const browserFound = findChromium();
+
+/** What the test reads of a canvas in the page (this file is compiled without the DOM's types). */
+interface CanvasLike {
+  width: number;
+  height: number;
+  getContext(kind: '2d'): { getImageData(x: number, y: number, w: number, h: number): { data: ArrayLike<number> } };
+}
 const XSS = '<img src=x onerror=alert(1)>';
 const PLAINTEXT_IBAN = 'DE89370400440532013000';
+const EVENTS = 'acme.merchant_account.events';
+/** Events the long rebuild reads. */
+const BULK = 40_000;
 
 if (!browserFound.ok) {
   // Visible in every run's output, not only as a skipped count.
@@ -26,38 +39,23 @@ if (!browserFound.ok) {
   describe('operator console in a browser', () => {
     let t: TestService;
     let entitiesDir: string;
-    let browser: Browser;
-    let context: BrowserContext;
+    let chromium: ConsoleBrowser;
     let page: Page;
-    /** Anything the page ran that it should not: alerts, CSP violations, requests to another origin. */
-    const incidents: string[] = [];
-
-    const watch = (p: Page) => {
-      p.on('dialog', (d) => void d.dismiss().then(() => incidents.push(`dialog: ${d.message()}`)));
-      p.on('console', (m) => {
-        if (/Content.Security.Policy/i.test(m.text())) incidents.push(`csp: ${m.text()}`);
-      });
-      p.on('request', (r) => {
-        if (!r.url().startsWith(t.url)) incidents.push(`request: ${r.url()}`);
-      });
-    };
-    const shot = (p: Page, name: string) => p.screenshot({ path: path.join(TEST_OUTPUT, `${name}.png`) });
-    const view = (p: Page, name: string) => p.getByRole('navigation', { name: 'Views' }).getByRole('button', { name }).click();
+    const view = openView;
+    const shot = screenshot;
 
     beforeAll(async () => {
       buildConsole();
       entitiesDir = testEntitiesDir();
       t = await startTestService({ env: { DELTABROKER_ENTITIES_DIR: entitiesDir } });
-      browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] });
-      context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-      page = await context.newPage();
-      watch(page);
+      chromium = await ConsoleBrowser.launch(executablePath, t.url);
+      ({ page } = await chromium.tab());
     }, 120_000);
     afterAll(async () => {
-      await browser?.close();
+      await chromium?.close();
       await t?.stop();
     });
-    afterEach(() => expect(incidents).toEqual([]));
+    afterEach(() => expect(chromium.incidents).toEqual([]));
 
     test('served at /console/ from the service with a strict CSP and nothing inline', async () => {
       const response = await fetch(`${t.url}/console/`);
@@ -75,7 +73,7 @@ if (!browserFound.ok) {
       await page.getByText('alice · tenant acme · admin').waitFor();
       // Strings, run in the page: this file is compiled without the DOM's types.
       expect(await page.evaluate("[localStorage.length, document.cookie, typeof sessionStorage.getItem('deltabroker.token')]")).toEqual([0, '', 'string']);
-      expect(await context.cookies()).toEqual([]);
+      expect(await page.context().cookies()).toEqual([]);
     });
 
     test('a write over HTTP appears in the overview counts', async () => {
@@ -88,7 +86,24 @@ if (!browserFound.ok) {
       );
       expect(written.status).toBe(201);
       await row.getByRole('cell', { name: '1', exact: true }).first().waitFor();
+      // The live chart: the rate between two readings 2 s apart, drawn on uPlot's canvas and said in its caption.
+      const chart = page.getByRole('figure', { name: 'deltas per second of merchant_account' });
+      // Two readings at least after the write's: a line from its rate down to the next.
+      await chart.getByText(/peak (?!0\.0 )\d+\.\d accepted\/s over ([2-9]|\d{2,}) readings/).waitFor({ timeout: 15_000 });
+      expect(await chart.locator('canvas').count()).toBe(1);
+      // The accepted series' green line is on the canvas (a chart that drew nothing has no such pixel).
+      const green = await chart.locator('canvas').evaluate((element) => {
+        const canvas = element as unknown as CanvasLike;
+        const { data } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
+        let n = 0;
+        for (let i = 0; i < data.length; i += 4) if (data[i + 1]! > data[i]! + 40 && data[i + 1]! > data[i + 2]! + 40) n++;
+        return n;
+      });
+      expect(green).toBeGreaterThan(20);
       await page.getByText('Readiness: ready').waitFor();
+      // Every engine's state, the search engine's included.
+      for (const engine of ['postgres', 'write-log', 'registry', 'topics']) await page.getByText(`${engine}: up`, { exact: true }).waitFor();
+      await page.getByText('search: up, reported, not required', { exact: true }).waitFor();
       await page.getByText('Pipeline: 0 deltas not decided yet (all tenants)').waitFor();
       // Each projector and emitter on each partition of the tenant's persistence topics, caught up.
       const lag = page.getByRole('table', { name: 'lag per partition' });
@@ -177,6 +192,59 @@ if (!browserFound.ok) {
       await shot(page, 'replay');
     });
 
+    test('a rebuild of many events: its progress bar seen moving, with rate and ETA, until done', async () => {
+      // Enough events that the rebuild applies several runs of them (RUN_RECORDS each) while the console polls: written to the persistence topic
+      // directly, as the pipeline would have (through the API they would take minutes on a shared machine).
+      const { EntityEvent } = loadSchemas();
+      const now = Date.now();
+      const event = (n: number) => {
+        const key = `m-bulk-${n}`;
+        const value = {
+          eventId: randomUUID(),
+          deltaId: randomUUID(),
+          requestId: null,
+          tenant: 'acme',
+          entity: 'merchant_account',
+          operation: 'create' as const,
+          key,
+          version: 1,
+          payload: JSON.stringify({ merchantId: key, name: `Bulk ${n}`, country: 'DE' }),
+          actor: { user: 'alice', roles: ['writer'] },
+          origin: { datacenter: 'dc1' },
+          occurredAt: now,
+          recordedAt: now,
+        };
+        return { topic: EVENTS, key, schema: EntityEvent, value };
+      };
+      const chunks = Array.from({ length: BULK / 5000 }, (_, c) => Array.from({ length: 5000 }, (_, i) => event(c * 5000 + i)));
+      // Publishes in flight together are appended together (one group commit covers them).
+      await Promise.all(chunks.map((chunk) => t.service.log.publish(chunk)));
+      await page.getByLabel('Entity', { exact: true }).fill('merchant_account');
+      await page.getByRole('button', { name: 'Rebuild' }).click();
+      const bar = page.getByRole('progressbar', { name: /^replay of merchant_account: / });
+      const line = page.locator('p', { has: bar });
+      // The earlier rebuild's row is there already; this one's is the second.
+      const succeeded = page.getByRole('table', { name: 'replay jobs' }).getByRole('row', { name: /replay merchant_account succeeded/ });
+      const seen = new Set<number>();
+      let text = '';
+      const total = BULK + 2;
+      while ((await succeeded.count()) < 2) {
+        const value = await bar.getAttribute('value', { timeout: 50 }).catch(() => null);
+        if (value !== null) seen.add(Number(value));
+        if (value !== null && Number(value) > 0 && Number(value) < total) text = (await line.textContent({ timeout: 50 }).catch(() => null)) ?? text;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      // The bar read at two values at least before the job was done, one of them part of the way.
+      expect(seen.size).toBeGreaterThanOrEqual(2);
+      expect([...seen].some((v) => v > 0 && v < total)).toBe(true);
+      expect(text).toMatch(/\d+\/\d+ events, [1-9]\d*\/s, ETA \d+ s/);
+      await succeeded
+        .first()
+        .getByRole('cell', { name: `${total}/${total}`, exact: true })
+        .waitFor();
+      await shot(page, 'replay-done');
+    }, 180_000);
+
     test('a key is rotated', async () => {
       // The tenant's default AES key comes into being with its first encryption.
       const encrypted = await post(
@@ -202,12 +270,7 @@ if (!browserFound.ok) {
       );
       expect(created.status).toBe(201);
       // Erasing needs the eraser role besides admin: a second sign-in in its own tab.
-      const eraser = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-      const tab = await eraser.newPage();
-      watch(tab);
-      await tab.goto(`${t.url}/console/`);
-      await tab.getByLabel('Bearer token').fill(await t.token(['admin', 'eraser'], { sub: 'erin' }));
-      await tab.getByRole('button', { name: 'Sign in', exact: true }).click();
+      const { context: eraser, page: tab } = await chromium.signedIn(await t.token(['admin', 'eraser'], { sub: 'erin' }));
       await view(tab, 'Subjects');
       await tab.getByLabel('Subject', { exact: true }).fill('s-carol');
       const held = tab.getByRole('table', { name: 'holdings' }).getByRole('row', { name: /^customer 1 name, email/ });
@@ -239,23 +302,32 @@ if (!browserFound.ok) {
       }
       await page.keyboard.press('Enter');
       await page.getByRole('heading', { name: 'Deltas of tenant acme' }).waitFor();
-      for (const name of ['Entities', 'Refused deltas', 'Replay', 'Keys', 'Subjects']) {
+      for (const name of ['Overview', 'Entities', 'Topics and groups', 'Refused deltas', 'Replay', 'Keys', 'Subjects']) {
         await view(page, name);
+        if (name === 'Topics and groups') {
+          // With a topic described and its messages read, so their tables and controls are in the snapshot too.
+          await page.getByRole('button', { name: `Describe ${EVENTS}` }).click();
+          await page.getByRole('button', { name: 'Read messages' }).click();
+          await page.getByRole('table', { name: `messages of ${EVENTS}` }).waitFor();
+        }
         const snapshot = await page.locator('body').ariaSnapshot();
-        // An unlabelled control shows in the snapshot as its role alone.
-        expect(snapshot).not.toMatch(/- (textbox|checkbox|button)\s*(:|$)/m);
+        // An unlabelled control, table or figure shows in the snapshot as its role alone.
+        expect(snapshot).not.toMatch(/- (textbox|checkbox|button|spinbutton|combobox|progressbar|link|table|figure)\s*(:|$)/m);
+        // Each view has its heading, and the navigation says which view is open.
+        expect(snapshot).toMatch(/- heading ".+" \[level=2\]/);
+        expect(await page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name, exact: true }).getAttribute('aria-current')).toBe('page');
       }
     });
 
     test("another tenant's token sees none of it in any view", async () => {
-      const other = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-      const otherPage = await other.newPage();
-      watch(otherPage);
-      await otherPage.goto(`${t.url}/console/`);
-      await otherPage.getByLabel('Bearer token').fill(await t.token(['admin'], { tenant: 'globex', sub: 'gina' }));
-      await otherPage.getByRole('button', { name: 'Sign in', exact: true }).click();
+      const { context: other, page: otherPage } = await chromium.signedIn(await t.token(['admin'], { tenant: 'globex', sub: 'gina' }));
       await otherPage.getByText('gina · tenant globex · admin').waitFor();
       await otherPage.getByRole('heading', { name: 'Readiness: ready' }).waitFor();
+      // Its overview: no entity of acme's in the table, and no chart of one, after two readings.
+      await otherPage.getByText('Pipeline: 0 deltas not decided yet (all tenants)').waitFor();
+      await otherPage.waitForTimeout(2500);
+      expect(await otherPage.getByRole('figure').count()).toBe(0);
+      expect(await otherPage.getByRole('main').textContent()).not.toContain('merchant_account');
       await view(otherPage, 'Entities');
       await otherPage.getByLabel('Entity', { exact: true }).fill('merchant_account');
       await otherPage.getByRole('button', { name: 'Read' }).click();

@@ -1,7 +1,7 @@
 import { Kafka, logLevel } from 'kafkajs';
 import { loadConfig, type Config } from '../../../src/config';
 import { recordSchema } from '../../../src/log';
-import type { TopicDescription, TopicSummary } from '../../../src/cli/topics';
+import type { TopicDescription, TopicSummary } from '../../../src/broker/log-topics';
 import { testEntitiesDir } from '../../support/entities';
 import { post, startTestService, type TestService } from '../../support/service';
 import { eventually } from '../../support/topics';
