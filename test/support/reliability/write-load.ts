@@ -6,7 +6,10 @@ export interface WriteResult extends OperationResult {
   deltaId?: string;
 }
 
-/** Storage-broker writes over HTTP: creates of new merchant accounts and merging updates of created ones. */
+/**
+ * Storage-broker writes over HTTP: creates of new merchant accounts and merging updates of created ones. Once
+ * `maxRecords` creates were accepted, every write is an update, so the table stops growing.
+ */
 export class WriteLoad {
   /** Keys whose create was accepted. */
   readonly created: string[] = [];
@@ -18,10 +21,11 @@ export class WriteLoad {
     private readonly prng: Prng,
     private readonly prefix: string,
     private readonly origin = Date.now(),
+    private readonly maxRecords = Number.POSITIVE_INFINITY,
   ) {}
 
   async one(): Promise<WriteResult> {
-    const update = this.created.length > 100 && this.prng.chance(0.5);
+    const update = this.created.length >= this.maxRecords || (this.created.length > 100 && this.prng.chance(0.5));
     const key = update ? this.prng.pick(this.created) : `${this.prefix}-${this.next++}`;
     const payload = {
       merchantId: key,
