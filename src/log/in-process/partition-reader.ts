@@ -40,21 +40,20 @@ export class OffsetOutOfRange extends Error {
 /**
  * Reads records at `from` and after, below `end` (exclusive; the last stable offset by default), about `maxBytes`
  * of them (at least one batch). Answers null when nothing is there yet. With `shared`, batches another reader
- * already decoded are taken from it. Reads are read_committed, as the Kafka clients' default: never at or past an
- * open transaction's first record (the end is capped there), never a record of an aborted one, never a marker.
+ * already decoded are taken from it. Reads are read_committed, as the Kafka clients' default: every `end` a caller
+ * passes is a last stable offset (ReadableEnd, a replay's ends), so no read reaches an open transaction's records;
+ * an aborted transaction's records and markers are skipped here.
  */
 export async function readPartition<T>(
   log: PartitionLog,
   codec: ValueCodec,
   from: number,
   readerSchema: RecordSchema<T> | undefined,
-  readableEnd = log.lastStableOffset,
+  end = log.lastStableOffset,
   shared?: DecodedBatches,
   maxBytes = READ_MAX_BYTES,
 ): Promise<ReadBatch<T> | null> {
   const highWatermark = log.highWatermark;
-  const end = log.transactions.lastStableOffset(readableEnd);
-  if (from >= end && end < readableEnd) return null; // an open transaction holds the rest back
   const read = await log.read(from, maxBytes, end);
   if (read.errorCode === ErrorCode.OFFSET_OUT_OF_RANGE) throw new OffsetOutOfRange(log, from);
   if (read.errorCode !== ErrorCode.NONE) throw brokerRefused(`a read of ${log.topic}/${log.partition}`, read.errorCode);

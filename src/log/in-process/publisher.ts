@@ -42,10 +42,12 @@ export class Publisher {
     private readonly subjectFor: SubjectStrategy,
   ) {}
 
-  /** Appends the records, as batches of a transaction when `stamp` is given (its partitions already added to it). */
-  async publish(records: readonly OutgoingRecord[], stamp?: TransactionalStamp): Promise<LogPosition[]> {
+  /**
+   * Appends the records, as batches of a transaction when `stamp` is given (its partitions already added to it);
+   * `partitions` is `partitionsOf(records)` when the caller has it already.
+   */
+  async publish(records: readonly OutgoingRecord[], stamp?: TransactionalStamp, partitions = this.partitionsOf(records)): Promise<LogPosition[]> {
     if (records.length === 0) return [];
-    const partitions = this.partitionsOf(records);
     const ids = await this.schemaIds(records);
     // From here to the appends nothing awaits, so no other publish interleaves and the topics cannot change.
     if (this.broker.stopping.aborted) throw brokerStopped();

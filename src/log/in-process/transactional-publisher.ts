@@ -8,6 +8,7 @@
 import type { EmbeddedKafkaParts } from '../../embedded/kafka';
 import { ErrorCode } from '../../embedded/kafka/protocol/errors';
 import type { PartitionLog } from '../../embedded/kafka/storage/partition-log';
+import { partitionKey } from '../../embedded/kafka/txn/transaction-state';
 import type { ConsumedPositions, OutgoingRecord, TransactionalPublisher } from '../port';
 import { TRANSACTION_TIMEOUT_MS } from '../transaction-timeout';
 import { brokerRefused, brokerStopped } from './log-errors';
@@ -51,12 +52,12 @@ export class InProcessTransactionalPublisher implements TransactionalPublisher {
     };
     try {
       const partitions = this.publisher.partitionsOf(records);
-      const added = [...new Map(records.map((r, i) => [`${r.topic}\0${partitions[i]}`, { topic: r.topic, partition: partitions[i]! }])).values()];
+      const added = [...new Map(records.map((r, i) => [partitionKey(r.topic, partitions[i]!), { topic: r.topic, partition: partitions[i]! }])).values()];
       if (added.length > 0) {
         const errors = await coordinator.addPartitions(id, p.producerId, p.producerEpoch, added);
         const failed = errors.find((e) => e !== ErrorCode.NONE);
         if (failed !== undefined) refused('AddPartitionsToTxn', failed);
-        await this.publisher.publish(records, p);
+        await this.publisher.publish(records, p, partitions);
       }
       if (consumed.positions.length > 0) {
         const addedOffsets = await coordinator.addOffsets(id, p.producerId, p.producerEpoch, consumed.groupId);
