@@ -142,6 +142,7 @@ export async function run(o: BrokerOptions): Promise<Figure[]> {
             value: mb(r.kcat.bytes) / r.kcat.seconds,
             unit: 'MB/s',
             baseline: raw,
+            target: { on: 'ratio' as const, atLeast: 0.9 },
             notes: `${Math.round(o.messages / r.kcat.seconds).toLocaleString('en-US')} msg/s; batches of ${Math.round(o.batch / PARTITIONS)} per partition, acks=all, fsync=${o.fsync}, kcat's start included; ${cpuNote(r.kcat)}`,
           },
         ]

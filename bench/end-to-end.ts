@@ -11,7 +11,6 @@ import { cpuPerDelta, postgresServerPid, sampleCpu, type CpuSample } from './sup
 import { createBenchDatabase } from './support/database';
 import { benchServiceConfig } from './support/service-config';
 import { formatTable, quantile, secondsSince, type Figure } from './support/figures';
-import { runHttpLoad } from './http-load';
 import { ENTITY, TENANT, type SentTimes } from './support/load-clients';
 import { LoadProcess } from './support/load-process';
 import { kcatAvailable, produceWithKcat } from './support/kcat-producer';
@@ -314,10 +313,13 @@ export async function run(options: EndToEndOptions): Promise<Figure[]> {
     await timed(lone, async () => {
       loneAnswers = await writeOverHttp(lone, 1);
     });
-    const health = await runHttpLoad({ url: `${service.url}/health`, method: 'GET', headers: {}, seconds: 2, concurrency: 1 });
-    // The unit the rows also give the service's CPU per delta in: its CPU per GET /health (16 clients in the load
-    // process), measured in the same run. A slower or busier host changes both about alike, where it halves a rate
-    // (the same code did 165 µs of service, PostgreSQL and producer CPU per burst delta on one host, 320 on another).
+    // The baselines, in the load process as the writes were: GET /health from one client (the lone writer's),
+    // GET /whoami from 16 (an authenticated no-op, the HTTP writes'), and the service's CPU per GET /health with 16
+    // clients, the unit the rows give the service's CPU per delta in. A slower or busier host changes these about as
+    // it changes the figures, where it halves a rate (the same code did 165 µs of service, PostgreSQL and producer CPU
+    // per burst delta on one host, 320 on another).
+    const health = await load.httpLoad({ url: `${service.url}/health`, method: 'GET', headers: {}, seconds: 2, concurrency: 1 });
+    const whoami = await load.httpLoad({ url: `${service.url}/whoami`, method: 'GET', headers: proof, seconds: 3, concurrency: 16 });
     const healthCpuBefore = process.cpuUsage();
     const healthLoad = await load.httpLoad({ url: `${service.url}/health`, method: 'GET', headers: {}, seconds: 3, concurrency: 16 });
     const healthCpu = process.cpuUsage(healthCpuBefore);
@@ -331,6 +333,15 @@ export async function run(options: EndToEndOptions): Promise<Figure[]> {
     const done = (r: PhaseResult, n: number): string =>
       `${r.rows}/${n} rows; projected at ${r.projectedSeconds.toFixed(1)} s, actions at ${r.actionsSeconds.toFixed(1)} s`;
     const copy = (r: PhaseResult) => ({ name: 'raw COPY of the same rows, best of 3', value: r.copyRowsPerSecond, unit: 'rows/s' });
+    const healthCpuBaseline = { name: 'service CPU per GET /health, 16 clients', value: healthMicros, unit: 'µs' };
+    const serviceCpu = (name: string, r: PhaseResult, atMost: number): Figure => ({
+      name,
+      value: r.serviceMicros,
+      unit: 'µs',
+      baseline: healthCpuBaseline,
+      target: { on: 'ratio', atMost },
+      notes: r.cpu,
+    });
     return [
       {
         name: `e2e: kafkajs producer → persisted+projected+actions (${deltas})`,
@@ -353,31 +364,53 @@ export async function run(options: EndToEndOptions): Promise<Figure[]> {
               value: deltas / kcat.seconds,
               unit: 'deltas/s',
               baseline: copy(kcat),
+              target: { on: 'ratio', atLeast: 0.045 },
               notes:
                 `${lat(kcat)}; ${done(kcat, deltas)}; values Avro-encoded before the clock (the kafkajs row encodes while timed); ` +
                 `every delta's publish time is kcat's start, as kcat reports no per-record send time`,
-            },
+            } satisfies Figure,
+            serviceCpu('e2e: the librdkafka burst, service CPU per delta', kcat, 1.5),
           ]
         : []),
       {
         name: `e2e: HTTP POST / (${options.httpConcurrency ?? 64} clients) → projected+actions (${httpDeltas})`,
         value: httpDeltas / overHttp.seconds,
         unit: 'deltas/s',
-        baseline: copy(overHttp),
-        notes: `${lat(overHttp)}; HTTP answer p50 ${ms(quantile(answers.latencies, 0.5))} p99 ${ms(quantile(answers.latencies, 0.99))}, ${answers.errors} errors; ${done(overHttp, httpDeltas)}`,
+        baseline: { name: 'GET /whoami, 16 clients', value: whoami.perSecond, unit: 'req/s' },
+        target: { on: 'ratio', atLeast: 0.4 },
+        notes:
+          `${lat(overHttp)}; HTTP answer p50 ${ms(quantile(answers.latencies, 0.5))} p99 ${ms(quantile(answers.latencies, 0.99))}, ${answers.errors} errors; ` +
+          `${done(overHttp, httpDeltas)}; ${(httpDeltas / overHttp.seconds / overHttp.copyRowsPerSecond).toFixed(4)} of COPY (${Math.round(overHttp.copyRowsPerSecond)} rows/s)`,
       },
+      {
+        name: `e2e: HTTP POST / (${options.httpConcurrency ?? 64} clients), answer p99`,
+        value: quantile(answers.latencies, 0.99),
+        unit: 'ms',
+        baseline: { name: 'GET /whoami p99, 16 clients', value: whoami.p99Ms, unit: 'ms' },
+        target: { on: 'value', atMost: 60 },
+      },
+      serviceCpu('e2e: HTTP POST /, service CPU per write', overHttp, 6),
       {
         name: `e2e: a lone HTTP writer (1 client, ${lone.count} creates), answers/s`,
         value: 1000 / quantile(loneAnswers.latencies, 0.5),
         unit: 'writes/s',
         baseline: { name: 'GET /health, 1 client', value: health.perSecond, unit: 'req/s' },
+        target: { on: 'ratio', atLeast: 0.07 },
         notes: `HTTP answer p50 ${ms(quantile(loneAnswers.latencies, 0.5))} p99 ${ms(quantile(loneAnswers.latencies, 0.99))}, ${loneAnswers.errors} errors`,
+      },
+      {
+        name: 'e2e: a lone HTTP writer, answer p50',
+        value: quantile(loneAnswers.latencies, 0.5),
+        unit: 'ms',
+        baseline: { name: 'GET /health p50, 1 client', value: health.p50Ms, unit: 'ms' },
+        target: { on: 'value', atMost: 2.5 },
       },
       {
         name: 'e2e: peak RSS of the service process',
         value: peakRss / 2 ** 20,
         unit: 'MiB',
         baseline: { name: 'RSS after start and warm-up', value: idleRss / 2 ** 20, unit: 'MiB' },
+        target: { on: 'value', atMost: 250 },
         notes: 'ratio > 1 is growth; the process holds broker, registry, pipeline, projectors and HTTP (the load clients run in their own)',
       },
     ];

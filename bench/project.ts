@@ -168,6 +168,7 @@ export async function run(o: ProjectOptions): Promise<Figure[]> {
       value: o.events / r.projectorSeconds,
       unit: 'events/s',
       baseline: copy,
+      target: { on: 'ratio', atLeast: 0.5 },
       notes: `${notes}; rows at final version ${r.atFinalVersion}/${keys}; after an unmeasured warm-up (${WARM_UP_EVENTS} events of another entity: ${Math.round(WARM_UP_EVENTS / r.warmUpSeconds)}/s, cold)`,
     },
     { name: 'projection core alone (batches of 1,000)', value: o.events / r.coreSeconds, unit: 'events/s', baseline: copy, notes },

@@ -83,6 +83,7 @@ async function measure(o: ReplayBenchOptions): Promise<ReplayMeasurement> {
         value: o.events / tableSeconds,
         unit: 'events/s',
         baseline: copy,
+        target: { on: 'ratio', atLeast: 0.75 },
         notes: `${notes}; rows at final version ${atFinal}/${keys}`,
       },
       { name: 'replay rebuild of table and search index', value: o.events / allSeconds, unit: 'events/s', baseline: copy, notes },

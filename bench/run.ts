@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startScratchPostgres } from '../test/support/postgres-server';
-import { formatTable, type Figure } from './support/figures';
+import { formatTable, targetSummary, type Figure } from './support/figures';
 
 /**
  * `npm run bench`: every benchmark, each in a child process of its own (a clean heap, its own peak RSS, no
@@ -138,8 +138,9 @@ async function main(): Promise<void> {
   }
   await server?.stop();
   console.log(`\n${formatTable(figures)}`);
+  console.log(`\n${targetSummary(figures)}`);
   console.log(
-    `\nratio = figure / baseline (both rates, higher is better; for RSS, growth over the idle service). Load average at the end: ${os
+    `ratio = figure / baseline: for rates higher is better; for CPU per unit of work and latencies lower is better; for RSS, growth over the idle service. Load average at the end: ${os
       .loadavg()
       .map((l) => l.toFixed(1))
       .join(' ')}`,
