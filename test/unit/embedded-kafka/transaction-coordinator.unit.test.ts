@@ -67,6 +67,35 @@ describe('transaction coordinator', () => {
     expect(broker.groups.offsetStore.get('g', 'x', 1)?.offset).toBe(9);
   });
 
+  test('the journal is fsynced for the states a restart needs (begin, decide), not for the group, its offsets or the end', async () => {
+    const txns = broker.transactions;
+    const { producerId, producerEpoch } = await txns.initProducerId('tx', 60_000);
+    const fdatasync = jest.spyOn(fs, 'fdatasync');
+    const syncs = (): number => {
+      const n = fdatasync.mock.calls.length;
+      fdatasync.mockClear();
+      return n;
+    };
+    try {
+      await txns.addPartitions('tx', producerId, producerEpoch, x0);
+      expect(syncs()).toBe(1);
+      await txns.addOffsets('tx', producerId, producerEpoch, 'g');
+      await txns.commitOffsets('tx', producerId, producerEpoch, 'g', [['x', 1, 9, -1, null]]);
+      expect(syncs()).toBe(0);
+      await txns.endTxn('tx', producerId, producerEpoch, true);
+      // The decision, the marker's partition (group commit) and the committed offsets; not the CompleteCommit line.
+      expect(syncs()).toBe(3);
+      expect(txns.states()[0]?.status).toBe('CompleteCommit');
+      // The periodic sync catches the line up.
+      await (txns as unknown as { journal: TransactionLog }).journal.syncIfBehind();
+      expect(syncs()).toBe(1);
+      await (txns as unknown as { journal: TransactionLog }).journal.syncIfBehind();
+      expect(syncs()).toBe(0);
+    } finally {
+      fdatasync.mockRestore();
+    }
+  });
+
   test('transactional batches are accepted only inside the open transaction, for partitions added to it, at the current epoch', async () => {
     const txns = broker.transactions;
     const { producerId, producerEpoch } = await txns.initProducerId('tx', 60_000);

@@ -86,6 +86,31 @@ describe('transaction recovery at broker start', () => {
     expect(b.transactions.states()[0]!.status).toBe('CompleteCommit');
   });
 
+  test('a commit whose end line was not on disk yet is finished again: one more marker, the same offsets', async () => {
+    const { producerId, producerEpoch } = await openTransaction();
+    const b = await open();
+    // The restart aborted the open transaction and bumped the epoch; a second transaction commits with offsets.
+    const epoch = (await b.transactions.initProducerId('tx', 60_000)).producerEpoch;
+    expect(epoch).toBe(producerEpoch + 2);
+    await b.transactions.addPartitions('tx', producerId, epoch, [{ topic: 'x', partition: 0 }]);
+    await b.transactions.addOffsets('tx', producerId, epoch, 'g');
+    await b.transactions.commitOffsets('tx', producerId, epoch, 'g', [['x', 0, 7, -1, null]]);
+    expect(await b.transactions.endTxn('tx', producerId, epoch, true)).toBe(ErrorCode.NONE);
+    const endBefore = b.logs.partition('x', 0)!.logEndOffset;
+    await b.close();
+    // What a power loss before the CompleteCommit line reached the disk leaves: the journal up to PrepareCommit.
+    const file = path.join(dir, 'transactions', 'transactions.journal');
+    const lines = fs.readFileSync(file, 'utf8').split('\n').filter(Boolean);
+    expect(lines.at(-1)).toContain('CompleteCommit');
+    fs.writeFileSync(file, `${lines.slice(0, -1).join('\n')}\n`);
+    const again = await open();
+    const log = again.logs.partition('x', 0)!;
+    expect(log.logEndOffset).toBe(endBefore + 1);
+    expect(log.lastStableOffset).toBe(endBefore + 1);
+    expect(again.groups.offsetStore.get('g', 'x', 0)?.offset).toBe(7);
+    expect(again.transactions.states()[0]).toMatchObject({ status: 'CompleteCommit', producerEpoch: epoch });
+  });
+
   test('a decided abort is finished, and its aborted spans survive a later restart', async () => {
     const { producerId } = await openTransaction();
     await crashAfterDeciding('PrepareAbort');

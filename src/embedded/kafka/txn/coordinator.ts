@@ -47,7 +47,10 @@ export class TransactionCoordinator {
       return log !== undefined && a.lastOffset >= log.logStartOffset;
     });
     for (const a of this.journal.aborts) deps.logs.partition(a.topic, a.partition)?.transactions.addAborted(a);
-    this.timer = setInterval(() => void this.abortTimedOut(), TIMEOUT_CHECK_MS).unref();
+    this.timer = setInterval(() => {
+      void this.abortTimedOut();
+      this.journal.syncIfBehind().catch((err: unknown) => deps.logger.error({ err }, 'fsync of the transaction journal failed'));
+    }, TIMEOUT_CHECK_MS).unref();
   }
 
   /**
@@ -143,7 +146,9 @@ export class TransactionCoordinator {
     return this.serial(id, async () => {
       const s = this.current(id, producerId, epoch);
       if (typeof s === 'number') return s;
-      await this.journal.put({ ...this.begun(s), offsets: { [groupId]: [], ...s.offsets } });
+      // Not awaited to disk (nor TxnOffsetCommit's): a restart aborts every transaction not yet prepared, and the
+      // PrepareCommit line, which is, carries the group and its offsets and makes the lines before it durable too.
+      await this.journal.put({ ...this.begun(s), offsets: { [groupId]: [], ...s.offsets } }, 'later');
       return ErrorCode.NONE;
     });
   }
@@ -157,7 +162,7 @@ export class TransactionCoordinator {
       if (s.status !== 'Ongoing' || !before) return ErrorCode.INVALID_TXN_STATE;
       const merged = new Map(before.map((o) => [partitionKey(o[0], o[1]), o]));
       for (const o of offsets) merged.set(partitionKey(o[0], o[1]), o);
-      await this.journal.put({ ...s, offsets: { ...s.offsets, [groupId]: [...merged.values()] } });
+      await this.journal.put({ ...s, offsets: { ...s.offsets, [groupId]: [...merged.values()] } }, 'later');
       return ErrorCode.NONE;
     });
   }
@@ -222,7 +227,9 @@ export class TransactionCoordinator {
       }
     }
     const done: TxnState = { ...s, status: commit ? 'CompleteCommit' : 'CompleteAbort', sinceMs: Date.now(), partitions: [], offsets: {} };
-    await this.journal.put(done);
+    // Not awaited to disk: the markers and offsets above are, so a restart that finds the transaction still
+    // prepared only runs this second phase again (idempotent). Kafka answers EndTxn once the decision is logged, too.
+    await this.journal.put(done, 'later');
     this.deps.logger.debug({ transactionalId: s.transactionalId, commit }, 'transaction ended');
     return done;
   }

@@ -16,6 +16,13 @@ export interface PartitionAbort extends AbortedRange {
 /** One journal line: a transactional id's whole new state, or the aborted spans of one abort. */
 type TxnLogRecord = { s: TxnState } | { a: PartitionAbort[] };
 
+/**
+ * When a journaled state must be on disk: `now`, before the coordinator acts on it (the default); `later`, for a
+ * state whose loss a restart repairs by itself. A `later` line becomes durable with the next `now` line (the
+ * journal is one append-only file) or the periodic `syncIfBehind`.
+ */
+export type Durability = 'now' | 'later';
+
 const FILE = 'transactions.journal';
 
 /**
@@ -36,6 +43,8 @@ export class TransactionLog {
   private lines: number;
   /** fsyncs under way on the current file (it is not swapped for a compacted one meanwhile). */
   private syncing = 0;
+  /** Lines written with `later` durability since the last fsync began. */
+  private behind = false;
 
   /**
    * `stillNeeded`: whether an aborted span may still be read (its partition exists and retention has not passed it);
@@ -89,9 +98,9 @@ export class TransactionLog {
     this.lines = lines.length;
   }
 
-  /** Journals a transactional id's new state; resolves once durable under the fsync policy. */
-  put(state: TxnState): Promise<void> {
-    return this.write({ s: state });
+  /** Journals a transactional id's new state; with `now`, resolves once durable under the fsync policy. */
+  put(state: TxnState, durability: Durability = 'now'): Promise<void> {
+    return this.write({ s: state }, durability);
   }
 
   /** Journals aborted spans; resolves once durable under the fsync policy. */
@@ -100,7 +109,7 @@ export class TransactionLog {
   }
 
   /** Every transaction adds a few lines: the file is rewritten with the live states once they are a quarter of it. */
-  private async write(record: TxnLogRecord): Promise<void> {
+  private async write(record: TxnLogRecord, durability: Durability = 'now'): Promise<void> {
     this.compactIfSuperseded();
     const line = TransactionLog.line(record);
     writeAllSync(this.fd, line, this.size);
@@ -108,12 +117,26 @@ export class TransactionLog {
     this.lines++;
     this.apply(record);
     if (this.fsync !== 'always') return;
+    if (durability === 'later') {
+      this.behind = true;
+      return;
+    }
+    await this.sync();
+  }
+
+  private async sync(): Promise<void> {
+    this.behind = false;
     this.syncing++;
     try {
       await fdatasync(this.fd);
     } finally {
       this.syncing--;
     }
+  }
+
+  /** fsyncs the lines written with `later` durability, if any are not yet covered by an fsync. */
+  async syncIfBehind(): Promise<void> {
+    if (this.behind) await this.sync();
   }
 
   async close(): Promise<void> {
