@@ -1,18 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Kafka, logLevel, type Admin } from 'kafkajs';
-import { Client } from 'pg';
-import { loadDevIssuer } from '../src/auth/dev-issuer';
-import { deploymentLogger } from './support/service-log';
-import { startService, type Service } from '../src/composition';
-import { copyIn, copyRows } from './support/copy';
-import { cpuPerDelta, postgresServerPid, sampleCpu, type CpuSample } from './support/cpu-time';
-import { createBenchDatabase } from './support/database';
+import { openE2eBench, type Phase, type PhaseResult } from './support/e2e-harness';
 import { benchServiceConfig } from './support/service-config';
-import { formatTable, quantile, secondsSince, type Figure } from './support/figures';
-import { ENTITY, TENANT, type SentTimes } from './support/load-clients';
-import { LoadProcess } from './support/load-process';
+import { formatTable, quantile, type Figure } from './support/figures';
 import { kcatAvailable, produceWithKcat } from './support/kcat-producer';
 
 /**
@@ -43,160 +34,6 @@ export interface EndToEndOptions {
   readonly timeoutMs?: number;
 }
 
-/** The projection table of acme/merchant_account, in acme's schema (src/tenant/physical-names.ts). */
-const [SCHEMA, TABLE_NAME] = ['tenant_acme', 'merchant_account'];
-const TABLE = `${SCHEMA}.${TABLE_NAME}`;
-
-interface Phase {
-  readonly prefix: string;
-  readonly count: number;
-  /** Wall-clock ms at which each key's delta was handed to the producer or HTTP client. */
-  readonly sentAt: Map<string, number>;
-  /** CPU the client process spent on the phase, µs. */
-  clientCpuMicros: number;
-}
-
-interface PhaseResult {
-  readonly seconds: number;
-  readonly projectedSeconds: number;
-  readonly actionsSeconds: number;
-  readonly latencies: number[];
-  /** Publish → the pipeline's decision (the event's recordedAt), and decision → projected row. */
-  readonly toDecision: number[];
-  /** CPU per delta of the service, PostgreSQL and the clients while the phase ran. */
-  readonly cpu: string;
-  /** The service process's CPU per delta, µs. */
-  readonly serviceMicros: number;
-  readonly toRow: number[];
-  readonly rows: number;
-  readonly copyRowsPerSecond: number;
-}
-
-class Harness {
-  private readonly copyTable = 'bench_copy';
-
-  constructor(
-    readonly service: Service,
-    private readonly db: Client,
-    private readonly admin: Admin,
-    private readonly actionTopics: readonly string[],
-    private readonly timeoutMs: number,
-    private readonly postgresPid: number | undefined,
-  ) {}
-
-  /** Stamps each projected row's insert time, so latency is measured per delta without polling. */
-  async installProbe(): Promise<void> {
-    await this.db.query(`create table bench_seen (key text primary key, seen_at timestamptz not null)`);
-    // Rows seen per phase (the keys' prefix; phases never overlap, so a statement's rows share one), a row per
-    // projector statement, for finish() to poll: a count over bench_seen scanned every earlier phase's rows too
-    // (about 5 ms a poll once 60,000 were in, polled every 10 ms), which the PostgreSQL CPU of later phases counted.
-    await this.db.query(`create table bench_seen_tally (prefix text not null, seen int not null)`);
-    // A statement trigger over the statement's inserted rows: one set-based insert per projector statement, so
-    // the probe adds little to the PostgreSQL CPU it is part of (a row trigger ran PL/pgSQL once per row).
-    await this.db.query(`create function bench_seen() returns trigger language plpgsql as $$
-      begin
-        with added as (insert into bench_seen select n."merchantId", clock_timestamp() from inserted n on conflict do nothing returning key)
-        insert into bench_seen_tally select regexp_replace(min(key), '[0-9]+$', ''), count(*) from added having count(*) > 0;
-        return null;
-      end $$`);
-    await this.db.query(
-      `create trigger bench_seen after insert on ${TABLE} referencing new table as inserted for each statement execute function bench_seen()`,
-    );
-    await this.db.query(`create table ${this.copyTable} (like ${TABLE})`);
-  }
-
-  cpuNow(): CpuSample {
-    return sampleCpu(this.postgresPid);
-  }
-
-  async actionCount(): Promise<number[]> {
-    return Promise.all(this.actionTopics.map(async (topic) => (await this.admin.fetchTopicOffsets(topic)).reduce((sum, p) => sum + Number(p.high), 0)));
-  }
-
-  /** Waits until the phase's rows are all projected and both action topics grew by its count; then measures. */
-  async finish(phase: Phase, started: bigint, actionsBefore: number[], cpuBefore: CpuSample): Promise<PhaseResult> {
-    const deadline = Date.now() + this.timeoutMs;
-    let projectedSeconds: number | undefined;
-    let actionsSeconds: number | undefined;
-    while (projectedSeconds === undefined || actionsSeconds === undefined) {
-      if (Date.now() > deadline) throw new Error(`phase ${phase.prefix}: not fully projected and published within ${this.timeoutMs} ms`);
-      if (projectedSeconds === undefined) {
-        const seen = await this.db.query<{ n: string }>(`select coalesce(sum(seen), 0)::text as n from bench_seen_tally where prefix = $1`, [phase.prefix]);
-        if (Number(seen.rows[0]?.n) >= phase.count) projectedSeconds = secondsSince(started);
-      }
-      if (actionsSeconds === undefined) {
-        const now = await this.actionCount();
-        if (now.every((n, i) => n - (actionsBefore[i] ?? 0) >= phase.count)) actionsSeconds = secondsSince(started);
-      }
-      await new Promise((r) => setTimeout(r, 10));
-    }
-    const cpuAfter = sampleCpu(this.postgresPid);
-    const cpu = cpuPerDelta(cpuBefore, cpuAfter, phase.count, {
-      cpuMicros: phase.clientCpuMicros,
-      seconds: Math.max(projectedSeconds, actionsSeconds),
-    });
-    // _updated_at is the event's recordedAt: when the pipeline decided. It splits the latency in two.
-    const seen = await this.db.query<{ key: string; ms: string; decided: string }>(
-      `select s.key, (extract(epoch from s.seen_at) * 1000)::text as ms, (extract(epoch from t."_updated_at") * 1000)::text as decided
-         from bench_seen s join ${TABLE} t on t."merchantId" = s.key where s.key like $1`,
-      [`${phase.prefix}%`],
-    );
-    const sorted = (values: number[]): number[] => values.filter(Number.isFinite).sort((a, b) => a - b);
-    const sent = (key: string): number => phase.sentAt.get(key) ?? Number.NaN;
-    const latencies = sorted(seen.rows.map((r) => Number(r.ms) - sent(r.key)));
-    const toDecision = sorted(seen.rows.map((r) => Number(r.decided) - sent(r.key)));
-    const toRow = sorted(seen.rows.map((r) => Number(r.ms) - Number(r.decided)));
-    const rows = await this.db.query<{ n: string }>(`select count(*)::text as n from ${TABLE} where "merchantId" like $1`, [`${phase.prefix}%`]);
-    // Every delta of every phase is a valid create of a new key: a refusal means the load sent something else (a
-    // paced producer once re-sent overlapping slices under new delta ids, refused as DB_CONFLICT, uncounted).
-    const refused = await this.refusedSoFar();
-    if (refused > 0) throw new Error(`phase ${phase.prefix}: the pipeline refused ${refused} deltas of the benchmark's load so far`);
-    return {
-      seconds: Math.max(projectedSeconds, actionsSeconds),
-      projectedSeconds,
-      actionsSeconds,
-      latencies,
-      toDecision,
-      toRow,
-      cpu,
-      serviceMicros: (cpuAfter.service - cpuBefore.service) / phase.count,
-      rows: Number(rows.rows[0]?.n),
-      copyRowsPerSecond: await this.copyBaseline(phase.prefix),
-    };
-  }
-
-  private async refusedSoFar(): Promise<number> {
-    const { values } = await this.service.metrics.pipelineVerdicts.get();
-    return values.filter((v) => v.labels.verdict === 'refused').reduce((sum, v) => sum + v.value, 0);
-  }
-
-  /**
-   * The phase's projected rows, read back as text, then COPYed into a keyless table of the same columns: the best
-   * of `COPY_TRIES`. One COPY of a phase's rows takes 20–100 ms, and a single one ranged from 88k to 376k rows/s
-   * between the phases of one run (a checkpoint or the phase's last writes landing on it); the baseline is what the
-   * machine allows, so the fastest try stands for it.
-   */
-  private async copyBaseline(prefix: string): Promise<number> {
-    const columns = await this.db.query<{ name: string }>(
-      `select column_name as name from information_schema.columns where table_schema = $1 and table_name = $2 order by ordinal_position`,
-      [SCHEMA, TABLE_NAME],
-    );
-    const list = columns.rows.map((c) => `"${c.name.replace(/"/g, '""')}"::text`).join(', ');
-    const images = await this.db.query({ text: `select ${list} from ${TABLE} where "merchantId" like $1`, values: [`${prefix}%`], rowMode: 'array' });
-    const data = copyRows(images.rows as unknown[][]);
-    let best = 0;
-    for (let i = 0; i < COPY_TRIES; i++) {
-      await this.db.query(`truncate ${this.copyTable}`);
-      const started = process.hrtime.bigint();
-      await copyIn(this.db, `copy ${this.copyTable} from stdin`, data);
-      best = Math.max(best, images.rows.length / secondsSince(started));
-    }
-    return best;
-  }
-}
-
-const COPY_TRIES = 3;
-
 const ms = (n: number): string => `${n.toFixed(n < 10 ? 1 : 0)} ms`;
 
 /** Deltas produced, and HTTP writes made, before the measured phases (at most as many as the phase itself). */
@@ -206,55 +43,15 @@ const WARM_UP_HTTP_WRITES = 5_000;
 export async function run(options: EndToEndOptions): Promise<Figure[]> {
   const { deltas, httpDeltas } = options;
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'deltabroker-bench-e2e-'));
-  const database = await createBenchDatabase('bench_e2e');
-  const config = benchServiceConfig(dataDir, database.url);
-  const service = await startService(config, deploymentLogger(config.dataDir));
-  const db = new Client({ connectionString: database.url });
-  await db.connect();
-  const admin = new Kafka({ clientId: 'bench-admin', brokers: service.brokers, logLevel: logLevel.NOTHING }).admin();
-  await admin.connect();
-  const load = LoadProcess.start();
+  const bench = await openE2eBench((databaseUrl) => benchServiceConfig(dataDir, databaseUrl), options.timeoutMs);
+  const { service, load, proof, token, phase, timed, noted } = bench;
   try {
-    const entity = await service.entities.get(TENANT, ENTITY);
-    if (!entity) throw new Error(`no ${TENANT}/${ENTITY} configuration`);
-    const actionTopics = [entity.notifications.globalTopic, `${entity.notifications.localTopicPrefix}.${config.datacenter}`];
-    const harness = new Harness(service, db, admin, actionTopics, options.timeoutMs ?? 300_000, await postgresServerPid(db));
-    await harness.installProbe();
-    const issuer = await loadDevIssuer(config.dataDir, config.auth.issuer, config.auth.audience);
-    const token = await issuer.mint({ sub: 'bench', tenant: TENANT, roles: ['writer'] });
-    // A Kafka producer proves its actor with the caller's token (stage 5).
-    const proof = { authorization: `Bearer ${token}` };
-
-    const phase = (prefix: string, count: number): Phase => ({ prefix, count, sentAt: new Map(), clientCpuMicros: 0 });
-    const noted = (p: Phase, times: SentTimes): void => {
-      for (const [key, at] of times.sentAt) p.sentAt.set(key, at);
-      p.clientCpuMicros += times.cpuMicros;
-    };
-    const produceDeltas = async (p: Phase, sendBatch: number, inFlight: number, perSecond?: number): Promise<void> =>
-      noted(
-        p,
-        await load.produce({
-          prefix: p.prefix,
-          count: p.count,
-          brokers: service.brokers,
-          registryUrl: service.registryUrl,
-          proof,
-          sendBatch,
-          inFlight,
-          perSecond,
-        }),
-      );
+    const produceDeltas = (p: Phase, sendBatch: number, inFlight: number, perSecond?: number): Promise<void> =>
+      bench.produce(p, sendBatch, inFlight, perSecond);
     const writeOverHttp = async (p: Phase, concurrency: number): Promise<{ latencies: number[]; errors: number }> => {
       const answers = await load.writeOverHttp({ prefix: p.prefix, count: p.count, url: service.url, token, concurrency });
       noted(p, answers);
       return answers;
-    };
-    const timed = async (p: Phase, send: () => Promise<void>): Promise<PhaseResult> => {
-      const before = await harness.actionCount();
-      const cpuBefore = harness.cpuNow();
-      const started = process.hrtime.bigint();
-      await send();
-      return harness.finish(p, started, before, cpuBefore);
     };
     // Warm-up, not timed, through both paths measured below: topics, schema ids, consumer fetch loops, pool
     // connections and table statements are in place, and V8 has compiled the hot code, before timing. With only
@@ -310,7 +107,7 @@ export async function run(options: EndToEndOptions): Promise<Figure[]> {
     // A lone writer: each write waits for the one before, so nothing is batched with it.
     const lone = phase('lone-', options.loneWrites ?? 100);
     let loneAnswers: { latencies: number[]; errors: number } = { latencies: [], errors: 0 };
-    await timed(lone, async () => {
+    const alone = await timed(lone, async () => {
       loneAnswers = await writeOverHttp(lone, 1);
     });
     // The baselines, in the load process as the writes were: GET /health from one client (the lone writer's),
@@ -396,7 +193,7 @@ export async function run(options: EndToEndOptions): Promise<Figure[]> {
         unit: 'writes/s',
         baseline: { name: 'GET /health, 1 client', value: health.perSecond, unit: 'req/s' },
         target: { on: 'ratio', atLeast: 0.07 },
-        notes: `HTTP answer p50 ${ms(quantile(loneAnswers.latencies, 0.5))} p99 ${ms(quantile(loneAnswers.latencies, 0.99))}, ${loneAnswers.errors} errors`,
+        notes: `HTTP answer p50 ${ms(quantile(loneAnswers.latencies, 0.5))} p99 ${ms(quantile(loneAnswers.latencies, 0.99))}, ${loneAnswers.errors} errors; ${alone.cpu}`,
       },
       {
         name: 'e2e: a lone HTTP writer, answer p50',
@@ -415,11 +212,7 @@ export async function run(options: EndToEndOptions): Promise<Figure[]> {
       },
     ];
   } finally {
-    load.stop();
-    await admin.disconnect().catch(() => undefined);
-    await db.end().catch(() => undefined);
-    await service.stop();
-    await database.drop();
+    await bench.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -31,6 +31,11 @@ const BENCHMARKS: readonly Benchmark[] = [
       (await import('./end-to-end')).run(quick ? { deltas: 3000, httpDeltas: 600, loneWrites: 50 } : { deltas: 20_000, httpDeltas: 6000, loneWrites: 200 }),
   },
   {
+    name: 'kafka4',
+    title: 'end to end on a Kafka 4 node (kafkajs adapter; information)',
+    run: async (quick) => (await import('./end-to-end-kafka')).run(quick ? { deltas: 3000, warmUp: 1000 } : { deltas: 20_000, warmUp: 5000 }),
+  },
+  {
     name: 'encrypt',
     title: 'encryption dispatch through HTTP, AES core',
     run: async (quick) => (await import('./encrypt')).run({ seconds: quick ? 2 : 5, concurrency: 16 }),

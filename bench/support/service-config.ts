@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { loadConfig, type Config } from '../../src/config';
 
-/** A benchmarked service: a temp data directory, free ports, the shipped entities, a benchmark database. */
-export const benchServiceConfig = (dataDir: string, databaseUrl: string): Config =>
+/** A benchmarked service: a temp data directory, free ports, the shipped entities, a benchmark database; `env` on top. */
+export const benchServiceConfig = (dataDir: string, databaseUrl: string, env: Record<string, string> = {}): Config =>
   loadConfig({
     DELTABROKER_DATA_DIR: dataDir,
     DELTABROKER_HTTP_PORT: '0',
@@ -10,4 +10,5 @@ export const benchServiceConfig = (dataDir: string, databaseUrl: string): Config
     DELTABROKER_REGISTRY_PORT: '0',
     DELTABROKER_ENTITIES_DIR: path.resolve(__dirname, '../../config/entities'),
     DATABASE_URL: databaseUrl,
+    ...env,
   });
