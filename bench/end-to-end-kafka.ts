@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startKafkaCluster, stopKafkaCluster } from '../src/stack/kafka-cluster';
 import { EngineUnavailable } from '../src/stack/engine-unavailable';
-import { openE2eBench } from './support/e2e-harness';
+import { completion, copyBaseline, ms, openE2eBench } from './support/e2e-harness';
 import { formatTable, quantile, type Figure } from './support/figures';
 import { benchServiceConfig } from './support/service-config';
 
@@ -46,10 +46,10 @@ export async function run(options: KafkaEndToEndOptions): Promise<Figure[]> {
           name: `e2e on a Kafka 4 node (kafkajs adapter): kafkajs producer → persisted+projected+actions (${options.deltas})`,
           value: options.deltas / r.seconds,
           unit: 'deltas/s',
-          baseline: { name: 'raw COPY of the same rows, best of 3', value: r.copyRowsPerSecond, unit: 'rows/s' },
+          baseline: copyBaseline(r),
           notes:
-            `information, not a target; publish→projected p50 ${quantile(r.latencies, 0.5).toFixed(0)} ms p99 ${quantile(r.latencies, 0.99).toFixed(0)} ms; ` +
-            `${r.cpu} (the Kafka node's CPU is not counted); ${r.rows}/${options.deltas} rows; projected at ${r.projectedSeconds.toFixed(1)} s, actions at ${r.actionsSeconds.toFixed(1)} s`,
+            `information, not a target; publish→projected p50 ${ms(quantile(r.latencies, 0.5))} p99 ${ms(quantile(r.latencies, 0.99))}; ` +
+            `${r.cpu} (the Kafka node's CPU is not counted); ${completion(r, options.deltas)}`,
         },
       ];
     } finally {

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openE2eBench, type Phase, type PhaseResult } from './support/e2e-harness';
+import { completion, copyBaseline, ms, openE2eBench, type Phase, type PhaseResult } from './support/e2e-harness';
 import { benchServiceConfig } from './support/service-config';
 import { formatTable, quantile, type Figure } from './support/figures';
 import { kcatAvailable, produceWithKcat } from './support/kcat-producer';
@@ -34,8 +34,6 @@ export interface EndToEndOptions {
   readonly timeoutMs?: number;
 }
 
-const ms = (n: number): string => `${n.toFixed(n < 10 ? 1 : 0)} ms`;
-
 /** Deltas produced, and HTTP writes made, before the measured phases (at most as many as the phase itself). */
 const WARM_UP_DELTAS = 10_000;
 const WARM_UP_HTTP_WRITES = 5_000;
@@ -46,8 +44,6 @@ export async function run(options: EndToEndOptions): Promise<Figure[]> {
   const bench = await openE2eBench((databaseUrl) => benchServiceConfig(dataDir, databaseUrl), options.timeoutMs);
   const { service, load, proof, token, phase, timed, noted } = bench;
   try {
-    const produceDeltas = (p: Phase, sendBatch: number, inFlight: number, perSecond?: number): Promise<void> =>
-      bench.produce(p, sendBatch, inFlight, perSecond);
     const writeOverHttp = async (p: Phase, concurrency: number): Promise<{ latencies: number[]; errors: number }> => {
       const answers = await load.writeOverHttp({ prefix: p.prefix, count: p.count, url: service.url, token, concurrency });
       noted(p, answers);
@@ -59,7 +55,7 @@ export async function run(options: EndToEndOptions): Promise<Figure[]> {
     // compilations during 10,000 HTTP writes, against about 140 after 20,000 more), which the figures counted as
     // the service's CPU.
     const warm = phase('warm-', Math.min(WARM_UP_DELTAS, deltas));
-    await timed(warm, () => produceDeltas(warm, options.sendBatch ?? 100, options.sendsInFlight ?? 4));
+    await timed(warm, () => bench.produce(warm, options.sendBatch ?? 100, options.sendsInFlight ?? 4));
     const warmHttp = phase('warm-http-', Math.min(WARM_UP_HTTP_WRITES, httpDeltas));
     await timed(warmHttp, async () => {
       await writeOverHttp(warmHttp, options.httpConcurrency ?? 64);
@@ -67,11 +63,11 @@ export async function run(options: EndToEndOptions): Promise<Figure[]> {
     const idleRss = process.memoryUsage().rss;
 
     const viaKafka = phase('kafka-', deltas);
-    const kafka = await timed(viaKafka, () => produceDeltas(viaKafka, options.sendBatch ?? 100, options.sendsInFlight ?? 4));
+    const kafka = await timed(viaKafka, () => bench.produce(viaKafka, options.sendBatch ?? 100, options.sendsInFlight ?? 4));
     // Latency without a backlog: half the rate just measured, for about ten seconds.
     const pacedRate = Math.max(10, Math.round(deltas / kafka.seconds / 2));
     const viaKafkaPaced = phase('paced-', Math.min(Math.ceil(deltas / 2), pacedRate * 10));
-    const paced = await timed(viaKafkaPaced, () => produceDeltas(viaKafkaPaced, 10, 4, pacedRate));
+    const paced = await timed(viaKafkaPaced, () => bench.produce(viaKafkaPaced, 10, 4, pacedRate));
     // The same burst from librdkafka (kcat), whose CPU per delta is a fraction of kafkajs's: the service's rate when
     // the client takes little of the two cores it shares with the service and PostgreSQL. Records per produce request
     // and requests in flight are the kafkajs row's (a kafkajs send of 100 is one request; librdkafka puts one
@@ -127,9 +123,6 @@ export async function run(options: EndToEndOptions): Promise<Figure[]> {
       `publish→projected p50 ${ms(quantile(r.latencies, 0.5))} p99 ${ms(quantile(r.latencies, 0.99))} ` +
       `(publish→decided p50 ${ms(quantile(r.toDecision, 0.5))}, decided→row p50 ${ms(quantile(r.toRow, 0.5))}); ${r.cpu}; ` +
       `service CPU per delta ${(r.serviceMicros / healthMicros).toFixed(1)} × its CPU per GET /health (${healthMicros.toFixed(1)} µs, 16 clients)`;
-    const done = (r: PhaseResult, n: number): string =>
-      `${r.rows}/${n} rows; projected at ${r.projectedSeconds.toFixed(1)} s, actions at ${r.actionsSeconds.toFixed(1)} s`;
-    const copy = (r: PhaseResult) => ({ name: 'raw COPY of the same rows, best of 3', value: r.copyRowsPerSecond, unit: 'rows/s' });
     const healthCpuBaseline = { name: 'service CPU per GET /health, 16 clients', value: healthMicros, unit: 'µs' };
     const serviceCpu = (name: string, r: PhaseResult, atMost: number): Figure => ({
       name,
@@ -144,15 +137,15 @@ export async function run(options: EndToEndOptions): Promise<Figure[]> {
         name: `e2e: kafkajs producer → persisted+projected+actions (${deltas})`,
         value: deltas / kafka.seconds,
         unit: 'deltas/s',
-        baseline: copy(kafka),
-        notes: `${lat(kafka)}; ${done(kafka, deltas)}`,
+        baseline: copyBaseline(kafka),
+        notes: `${lat(kafka)}; ${completion(kafka, deltas)}`,
       },
       {
         name: `e2e: kafkajs producer paced at half that rate (${viaKafkaPaced.count})`,
         value: viaKafkaPaced.count / paced.seconds,
         unit: 'deltas/s',
-        baseline: copy(paced),
-        notes: `${lat(paced)}; offered ${pacedRate}/s; ${done(paced, viaKafkaPaced.count)}`,
+        baseline: copyBaseline(paced),
+        notes: `${lat(paced)}; offered ${pacedRate}/s; ${completion(paced, viaKafkaPaced.count)}`,
       },
       ...(kcat
         ? [
@@ -160,10 +153,10 @@ export async function run(options: EndToEndOptions): Promise<Figure[]> {
               name: `e2e: librdkafka (kcat) producer → persisted+projected+actions (${deltas})`,
               value: deltas / kcat.seconds,
               unit: 'deltas/s',
-              baseline: copy(kcat),
+              baseline: copyBaseline(kcat),
               target: { on: 'ratio', atLeast: 0.045 },
               notes:
-                `${lat(kcat)}; ${done(kcat, deltas)}; values Avro-encoded before the clock (the kafkajs row encodes while timed); ` +
+                `${lat(kcat)}; ${completion(kcat, deltas)}; values Avro-encoded before the clock (the kafkajs row encodes while timed); ` +
                 `every delta's publish time is kcat's start, as kcat reports no per-record send time`,
             } satisfies Figure,
             serviceCpu('e2e: the librdkafka burst, service CPU per delta', kcat, 1.5),
@@ -177,7 +170,7 @@ export async function run(options: EndToEndOptions): Promise<Figure[]> {
         target: { on: 'ratio', atLeast: 0.4 },
         notes:
           `${lat(overHttp)}; HTTP answer p50 ${ms(quantile(answers.latencies, 0.5))} p99 ${ms(quantile(answers.latencies, 0.99))}, ${answers.errors} errors; ` +
-          `${done(overHttp, httpDeltas)}; ${(httpDeltas / overHttp.seconds / overHttp.copyRowsPerSecond).toFixed(4)} of COPY (${Math.round(overHttp.copyRowsPerSecond)} rows/s)`,
+          `${completion(overHttp, httpDeltas)}; ${(httpDeltas / overHttp.seconds / overHttp.copyRowsPerSecond).toFixed(4)} of COPY (${Math.round(overHttp.copyRowsPerSecond)} rows/s)`,
       },
       {
         name: `e2e: HTTP POST / (${options.httpConcurrency ?? 64} clients), answer p99`,

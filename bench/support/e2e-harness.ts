@@ -170,6 +170,15 @@ export class Harness {
 
 const COPY_TRIES = 3;
 
+export const ms = (n: number): string => `${n.toFixed(n < 10 ? 1 : 0)} ms`;
+
+/** A phase's baseline: the best COPY of its projected rows. */
+export const copyBaseline = (r: PhaseResult) => ({ name: 'raw COPY of the same rows, best of 3', value: r.copyRowsPerSecond, unit: 'rows/s' });
+
+/** How many of a phase's `n` deltas were projected, and when it was projected and published. */
+export const completion = (r: PhaseResult, n: number): string =>
+  `${r.rows}/${n} rows; projected at ${r.projectedSeconds.toFixed(1)} s, actions at ${r.actionsSeconds.toFixed(1)} s`;
+
 export interface E2eBench {
   readonly service: Service;
   readonly config: Config;
