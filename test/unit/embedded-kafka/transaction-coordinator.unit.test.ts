@@ -86,11 +86,29 @@ describe('transaction coordinator', () => {
       // The decision, the marker's partition (group commit) and the committed offsets; not the CompleteCommit line.
       expect(syncs()).toBe(3);
       expect(txns.states()[0]?.status).toBe('CompleteCommit');
-      // The periodic sync catches the line up.
-      await (txns as unknown as { journal: TransactionLog }).journal.syncIfBehind();
+      // The periodic sync (the coordinator's timer) catches the line up, once.
+      const journal = (txns as unknown as { journal: TransactionLog }).journal;
+      await journal.syncIfBehind();
       expect(syncs()).toBe(1);
-      await (txns as unknown as { journal: TransactionLog }).journal.syncIfBehind();
+      await journal.syncIfBehind();
       expect(syncs()).toBe(0);
+    } finally {
+      fdatasync.mockRestore();
+    }
+  });
+
+  test('a periodic sync that fails leaves the lines behind, and the next one tries again', async () => {
+    const txns = broker.transactions;
+    const { producerId, producerEpoch } = await txns.initProducerId('tx', 60_000);
+    await txns.addOffsets('tx', producerId, producerEpoch, 'g');
+    const journal = (txns as unknown as { journal: TransactionLog }).journal;
+    const fdatasync = jest.spyOn(fs, 'fdatasync').mockImplementationOnce((_fd, done) => done(new Error('EIO')));
+    try {
+      await expect(journal.syncIfBehind()).rejects.toThrow('EIO');
+      await journal.syncIfBehind();
+      expect(fdatasync).toHaveBeenCalledTimes(2);
+      await journal.syncIfBehind();
+      expect(fdatasync).toHaveBeenCalledTimes(2);
     } finally {
       fdatasync.mockRestore();
     }

@@ -129,6 +129,10 @@ export class TransactionLog {
     this.syncing++;
     try {
       await fdatasync(this.fd);
+    } catch (error) {
+      // The lines are still not known to be on disk: the next periodic sync tries again.
+      this.behind = true;
+      throw error;
     } finally {
       this.syncing--;
     }
