@@ -79,17 +79,22 @@ export async function underCheckpoints<R>(
   const befores = await claimCheckpoints(tx, refs);
   batches.forEach((batch, i) => assertPositionHeld(projector, batch, befores[i] as bigint));
   const written = await write(befores);
-  const afters = batches.map((batch, i) => {
-    const before = befores[i] as bigint;
-    const last = batch.records[batch.records.length - 1];
-    const end = last === undefined ? before : BigInt(last.offset) + 1n;
-    return end > before ? end : before;
-  });
+  const afters = checkpointsAfter(batches, befores);
   await advanceCheckpoints(
     tx,
     afters.flatMap((nextOffset, i) => (nextOffset > (befores[i] as bigint) ? [{ ref: refs[i] as PartitionRef, nextOffset }] : [])),
   );
   return { written, afters };
+}
+
+/** Each batch's checkpoint after it: past its last record, never back from its checkpoint before (`befores`). */
+export function checkpointsAfter(batches: readonly RecordBatch[], befores: readonly bigint[]): bigint[] {
+  return batches.map((batch, i) => {
+    const before = befores[i] as bigint;
+    const last = batch.records[batch.records.length - 1];
+    const end = last === undefined ? before : BigInt(last.offset) + 1n;
+    return end > before ? end : before;
+  });
 }
 
 /** Every projector batch runs these: parsed and planned once per connection. */

@@ -7,7 +7,7 @@
  * is newer, a delete only removes an older row. Identifiers are validated and quoted (table-schema), every value
  * is inside a parameter.
  */
-import type { SqlExecutor } from '../../src/store/sql-client';
+import type { GuardedWrite, SqlExecutor } from '../../src/store/sql-client';
 import { quoteIdent } from '../../src/store/sql-identifier';
 import { arrayLiteral } from '../../src/store/array-literal';
 import { columnValue } from './column-values';
@@ -27,17 +27,40 @@ export interface WriteCounts {
 
 export async function writeRowChanges(tx: SqlExecutor, table: ProjectionTable, changes: readonly RowChange[]): Promise<WriteCounts> {
   const counts: WriteCounts = { upserted: 0, deleted: 0 };
+  for (const statement of rowStatements(table, changes)) {
+    const { rowCount } = await tx.query(statement.text(1), statement.values, PREPARED);
+    countWritten(counts, statement.mode, rowCount);
+  }
+  return counts;
+}
+
+/** One statement's worth of changes of one mode. */
+export interface RowStatement extends GuardedWrite {
+  readonly mode: ChangeMode;
+}
+
+/** The statements that write `changes`: per mode, one per ROWS_PER_STATEMENT rows. */
+export function rowStatements(table: ProjectionTable, changes: readonly RowChange[]): RowStatement[] {
+  const statements: RowStatement[] = [];
   const modes: ChangeMode[] = ['replace', 'merge', 'delete'];
   for (const mode of modes) {
     const rows = changes.filter((c) => c.mode === mode);
     for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
       const chunk = rows.slice(i, i + ROWS_PER_STATEMENT);
-      const sql = statementOf(table, mode);
-      if (mode === 'delete') counts.deleted += (await tx.query(sql, deleteValues(table, chunk), PREPARED)).rowCount;
-      else counts.upserted += (await tx.query(sql, upsertValues(table, chunk), PREPARED)).rowCount;
+      statements.push({
+        mode,
+        values: mode === 'delete' ? deleteValues(table, chunk) : upsertValues(table, chunk),
+        text: (first, guard) => statementText(table, mode, first, guard),
+      });
     }
   }
-  return counts;
+  return statements;
+}
+
+/** Adds a statement's row count to what it counts: rows deleted for a delete, rows inserted or updated otherwise. */
+export function countWritten(counts: WriteCounts, mode: ChangeMode, rows: number): void {
+  if (mode === 'delete') counts.deleted += rows;
+  else counts.upserted += rows;
 }
 
 /**
@@ -46,13 +69,15 @@ export async function writeRowChanges(tx: SqlExecutor, table: ProjectionTable, c
  * nothing else; a configuration that changes the table's shape makes a new ProjectionTable, so a new text).
  */
 const PREPARED = { prepare: true } as const;
-const statements = new WeakMap<ProjectionTable, Map<ChangeMode, string>>();
+const statementTexts = new WeakMap<ProjectionTable, Map<string, string>>();
 
-function statementOf(table: ProjectionTable, mode: ChangeMode): string {
-  let texts = statements.get(table);
-  if (texts === undefined) statements.set(table, (texts = new Map<ChangeMode, string>()));
-  let text = texts.get(mode);
-  if (text === undefined) texts.set(mode, (text = mode === 'delete' ? deleteSql(table) : upsertSql(table, mode)));
+/** The text of a statement of `mode`, as GuardedWrite describes it. */
+function statementText(table: ProjectionTable, mode: ChangeMode, first: number, guard: string | undefined): string {
+  let texts = statementTexts.get(table);
+  if (texts === undefined) statementTexts.set(table, (texts = new Map<string, string>()));
+  const id = `${mode}\0${first}\0${guard ?? ''}`;
+  let text = texts.get(id);
+  if (text === undefined) texts.set(id, (text = mode === 'delete' ? deleteSql(table, first, guard) : upsertSql(table, mode, first, guard)));
   return text;
 }
 
@@ -79,19 +104,19 @@ function upsertValues(table: ProjectionTable, chunk: readonly RowChange[]): stri
   ];
 }
 
-function upsertSql(table: ProjectionTable, mode: 'replace' | 'merge'): string {
+function upsertSql(table: ProjectionTable, mode: 'replace' | 'merge', first: number, guard: string | undefined): string {
   const valueColumns = valueColumnsOf(table);
   const sent = sentColumnsOf(table);
   const keys = table.keyColumns.length;
   const system = keys + sent.length;
   const inputs = [
-    ...table.keyColumns.map((k, i) => `unnest($${i + 1}::${k.sqlType}[])`),
-    ...sent.map((c, i) => `unnest($${keys + i + 1}::${c.sqlType}[])`),
-    `jsonb_array_elements($${system + 1}::jsonb)`,
-    `unnest($${system + 2}::bigint[])`,
-    `unnest($${system + 3}::text[])`,
-    `unnest($${system + 4}::text[])`,
-    `unnest($${system + 5}::timestamptz[])`,
+    ...table.keyColumns.map((k, i) => `unnest($${first + i}::${k.sqlType}[])`),
+    ...sent.map((c, i) => `unnest($${first + keys + i}::${c.sqlType}[])`),
+    `jsonb_array_elements($${first + system}::jsonb)`,
+    `unnest($${first + system + 1}::bigint[])`,
+    `unnest($${first + system + 2}::text[])`,
+    `unnest($${first + system + 3}::text[])`,
+    `unnest($${first + system + 4}::timestamptz[])`,
   ];
   const names = [
     ...table.keyColumns.map((_, i) => keyInput(i)),
@@ -125,7 +150,7 @@ function upsertSql(table: ProjectionTable, mode: 'replace' | 'merge'): string {
     '"_updated_at" = excluded."_updated_at"',
   ];
   return `insert into ${table.qualifiedName} as t (${insertColumns.join(', ')}, "_doc", "_version", "_event_id", "_position", "_updated_at")
-    select ${selectValues.join(', ')} from rows from (${inputs.join(', ')}) as r(${names.join(', ')})
+    select ${selectValues.join(', ')} from rows from (${inputs.join(', ')}) as r(${names.join(', ')})${guard === undefined ? '' : ` where ${guard}`}
     on conflict (${table.keyColumns.map((k) => k.ident).join(', ')}) do update set ${assignments.join(', ')}
     where t."_version" < excluded."_version"`;
 }
@@ -134,10 +159,10 @@ function deleteValues(table: ProjectionTable, chunk: readonly RowChange[]): stri
   return [...table.keyColumns.map((_, i) => arrayLiteral(chunk.map((c) => c.key[i]))), arrayLiteral(chunk.map((c) => c.version))];
 }
 
-function deleteSql(table: ProjectionTable): string {
+function deleteSql(table: ProjectionTable, first: number, guard: string | undefined): string {
   const keys = table.keyColumns.length;
-  const inputs = [...table.keyColumns.map((k, i) => `unnest($${i + 1}::${k.sqlType}[])`), `unnest($${keys + 1}::bigint[])`];
+  const inputs = [...table.keyColumns.map((k, i) => `unnest($${first + i}::${k.sqlType}[])`), `unnest($${first + keys}::bigint[])`];
   const names = [...table.keyColumns.map((_, i) => keyInput(i)), '"_version"'];
   const matches = table.keyColumns.map((k, i) => `t.${k.ident} = r.${keyInput(i)}`).join(' and ');
-  return `delete from ${table.qualifiedName} as t using rows from (${inputs.join(', ')}) as r(${names.join(', ')}) where ${matches} and t."_version" < r."_version"`;
+  return `delete from ${table.qualifiedName} as t using rows from (${inputs.join(', ')}) as r(${names.join(', ')}) where ${matches} and t."_version" < r."_version"${guard === undefined ? '' : ` and ${guard}`}`;
 }

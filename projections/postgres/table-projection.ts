@@ -8,11 +8,12 @@
 import type { EntityEvent, LogRecord, RecordBatch } from '../../src/log';
 import type { Logger } from '../../src/logger';
 import type { SqlClient, SqlExecutor } from '../../src/store/sql-client';
-import type { EntityConfig, EntityConfigSource } from '../../src/tenant';
-import { underCheckpoints } from './checkpoint-store';
+import { personalFields, type EntityConfig, type EntityConfigSource } from '../../src/tenant';
+import { checkpointsAfter, underCheckpoints } from './checkpoint-store';
+import { HeldRounds } from './held-round';
 import { maskErasedPersonalFields } from '../erased-personal-fields';
 import { foldRecordChanges, type RowChange } from './row-changes';
-import { writeRowChanges } from './row-writer';
+import { countWritten, rowStatements, writeRowChanges, type WriteCounts } from './row-writer';
 import { migrateProjectionTable, projectionTableOf, type ProjectionTable } from './table-schema';
 
 export interface TableProjectionOptions {
@@ -40,6 +41,8 @@ export interface BatchReport {
   /** Rows inserted or updated, and rows deleted. */
   readonly upserted: number;
   readonly deleted: number;
+  /** The unprojectable records that had a configuration (an unusable key or payload), and why. */
+  readonly passedOver: readonly { readonly offset: string; readonly reason: string }[];
 }
 
 /** A batch's records of one entity, in offset order; `table` is undefined for an entity with no configuration. */
@@ -53,9 +56,11 @@ export class TableProjection {
 
   /** The checkpoints' name. */
   readonly projector: string;
+  private readonly held: HeldRounds;
 
   constructor(private readonly options: TableProjectionOptions) {
     this.projector = options.projector;
+    this.held = new HeldRounds(options.sql, options.projector);
   }
 
   /**
@@ -86,63 +91,71 @@ export class TableProjection {
   }
 
   /**
-   * Applies batches of several partitions (a round, see BatchRounds) in one transaction: their checkpoints are
-   * claimed in one statement and advanced in one, each batch's rows written as `apply` writes them.
+   * Applies batches of several partitions (a round, see BatchRounds) in one transaction with their checkpoints:
+   * in one statement when this projection left every one of them where the store still has it (held-round.ts),
+   * else claimed in one statement, written as `apply` writes them and advanced in one.
    */
   async applyRound(batches: readonly RecordBatch<EntityEvent>[]): Promise<BatchReport[]> {
-    const { sql, projector } = this.options;
     const groups = await Promise.all(batches.map((b) => this.groupByTable(b.records)));
-    return sql.transaction(async (tx) => {
-      const { written, afters } = await underCheckpoints(tx, projector, batches, async (befores) => {
+    let reports: BatchReport[];
+    try {
+      reports = (await this.applyHeld(batches, groups)) ?? (await this.applyClaimed(batches, groups));
+    } catch (error) {
+      this.held.settled(batches, undefined);
+      throw error;
+    }
+    this.held.settled(
+      batches,
+      reports.map((report) => BigInt(report.checkpointAfter)),
+    );
+    for (const report of reports) this.logPassedOver(report);
+    return reports;
+  }
+
+  /** The round in one statement, or undefined when it must be claimed (see held-round.ts). */
+  private async applyHeld(batches: readonly RecordBatch<EntityEvent>[], groups: readonly TableGroup[][]): Promise<BatchReport[] | undefined> {
+    const befores = this.held.befores(batches);
+    if (befores === undefined) return undefined;
+    const plans = batches.map((batch, i) => planBatch(batch, groups[i] ?? [], befores[i] as bigint));
+    // Erased subjects' values are masked after a read under a lock (erased-personal-fields.ts): not in one statement.
+    if (plans.some((plan) => plan.writes.some((w) => personalFields(w.table.config).length > 0))) return undefined;
+    const statements = plans.flatMap((plan, batch) => plan.writes.flatMap(({ table, changes }) => rowStatements(table, changes).map((s) => ({ batch, s }))));
+    const rowCounts = await this.held.write(
+      batches,
+      befores,
+      statements.map(({ s }) => s),
+    );
+    if (rowCounts === undefined) return undefined;
+    const counts = plans.map((): WriteCounts => ({ upserted: 0, deleted: 0 }));
+    statements.forEach(({ batch, s }, i) => countWritten(counts[batch] as WriteCounts, s.mode, rowCounts[i] as number));
+    const afters = checkpointsAfter(batches, befores);
+    return plans.map((plan, i) => ({ ...plan.report, ...(counts[i] as WriteCounts), checkpointAfter: (afters[i] as bigint).toString() }));
+  }
+
+  /** The round claimed, written and advanced in a transaction of its own (checkpoint-store.ts). */
+  private applyClaimed(batches: readonly RecordBatch<EntityEvent>[], groups: readonly TableGroup[][]): Promise<BatchReport[]> {
+    return this.options.sql.transaction(async (tx) => {
+      const { written, afters } = await underCheckpoints(tx, this.projector, batches, async (befores) => {
         const reports: Omit<BatchReport, 'checkpointAfter'>[] = [];
-        for (const [i, batch] of batches.entries()) reports.push(await this.writeBatch(tx, batch, groups[i] ?? [], befores[i] as bigint));
+        for (const [i, batch] of batches.entries()) {
+          const plan = planBatch(batch, groups[i] ?? [], befores[i] as bigint);
+          const counts: WriteCounts = { upserted: 0, deleted: 0 };
+          for (const { table, changes } of plan.writes) {
+            const written = await writeRowChanges(tx, table, await maskErasedSubjects(tx, table, changes));
+            counts.upserted += written.upserted;
+            counts.deleted += written.deleted;
+          }
+          reports.push({ ...plan.report, ...counts });
+        }
         return reports;
       });
       return written.map((report, i) => ({ ...report, checkpointAfter: (afters[i] as bigint).toString() }));
     });
   }
 
-  /** One batch's rows, inside the round's transaction: records below its checkpoint `before` were applied already. */
-  private async writeBatch(
-    tx: SqlExecutor,
-    batch: RecordBatch<EntityEvent>,
-    groups: TableGroup[],
-    before: bigint,
-  ): Promise<Omit<BatchReport, 'checkpointAfter'>> {
-    const { logger } = this.options;
-    const applied: string[] = [];
-    let alreadyApplied = 0;
-    let unprojectable = 0;
-    let upserted = 0;
-    let deleted = 0;
-    for (const group of groups) {
-      const fresh = freshRecords(group.records, before);
-      alreadyApplied += group.records.length - fresh.length;
-      if (fresh.length === 0) continue;
-      if (group.table === undefined) {
-        unprojectable += fresh.length;
-        continue;
-      }
-      const folded = foldRecordChanges(group.table, fresh);
-      const counts = await writeRowChanges(tx, group.table, await maskErasedSubjects(tx, group.table, folded.changes));
-      upserted += counts.upserted;
-      deleted += counts.deleted;
-      unprojectable += folded.skipped.length;
-      const skipped = new Set(folded.skipped.map((s) => s.record.offset));
-      for (const r of fresh) if (!skipped.has(r.offset)) applied.push(r.offset);
-      for (const s of folded.skipped)
-        logger.warn({ topic: batch.topic, partition: batch.partition, offset: s.record.offset, reason: s.reason }, 'event not projectable; passed over');
-    }
-    return {
-      topic: batch.topic,
-      partition: batch.partition,
-      checkpointBefore: before.toString(),
-      appliedOffsets: applied,
-      alreadyApplied,
-      unprojectable,
-      upserted,
-      deleted,
-    };
+  private logPassedOver(report: BatchReport): void {
+    for (const s of report.passedOver)
+      this.options.logger.warn({ topic: report.topic, partition: report.partition, offset: s.offset, reason: s.reason }, 'event not projectable; passed over');
   }
 
   /** The batch's records per entity, in offset order; `table` is undefined for an entity with no configuration. */
@@ -170,6 +183,47 @@ function freshRecords(records: LogRecord<EntityEvent>[], checkpoint: bigint): Lo
   const first = records[0];
   if (first === undefined || BigInt(first.offset) >= checkpoint) return records;
   return records.filter((r) => BigInt(r.offset) >= checkpoint);
+}
+
+/** A batch's rows to write, folded from its records at or above the checkpoint `before`; what its report says but the counts. */
+interface BatchPlan {
+  readonly report: Omit<BatchReport, 'checkpointAfter' | 'upserted' | 'deleted'>;
+  readonly writes: { readonly table: ProjectionTable; readonly changes: RowChange[] }[];
+}
+
+function planBatch(batch: RecordBatch<EntityEvent>, groups: readonly TableGroup[], before: bigint): BatchPlan {
+  const applied: string[] = [];
+  const passedOver: { offset: string; reason: string }[] = [];
+  const writes: BatchPlan['writes'] = [];
+  let alreadyApplied = 0;
+  let unprojectable = 0;
+  for (const group of groups) {
+    const fresh = freshRecords(group.records, before);
+    alreadyApplied += group.records.length - fresh.length;
+    if (fresh.length === 0) continue;
+    if (group.table === undefined) {
+      unprojectable += fresh.length;
+      continue;
+    }
+    const folded = foldRecordChanges(group.table, fresh);
+    writes.push({ table: group.table, changes: folded.changes });
+    unprojectable += folded.skipped.length;
+    const unusable = new Set(folded.skipped.map((s) => s.record.offset));
+    for (const r of fresh) if (!unusable.has(r.offset)) applied.push(r.offset);
+    for (const s of folded.skipped) passedOver.push({ offset: s.record.offset, reason: s.reason });
+  }
+  return {
+    report: {
+      topic: batch.topic,
+      partition: batch.partition,
+      checkpointBefore: before.toString(),
+      appliedOffsets: applied,
+      alreadyApplied,
+      unprojectable,
+      passedOver,
+    },
+    writes,
+  };
 }
 
 /** Personal fields of erased data subjects become the marker before they are written (see erased-personal-fields.ts). */

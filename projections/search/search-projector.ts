@@ -1,13 +1,14 @@
-import type { EntityEvent, RecordSchemas, WriteLog } from '../../src/log';
+import type { EntityEvent, RecordBatch, RecordSchemas, WriteLog } from '../../src/log';
 import type { Logger } from '../../src/logger';
-import type { IndexDefinition, SearchDocument, SearchIndex, SearchWrites } from '../../src/search';
+import type { GuardedSearchWrites, IndexDefinition, SearchDocument, SearchIndex, SearchWrites } from '../../src/search';
 import type { SqlClient, SqlExecutor } from '../../src/store/sql-client';
-import { physicalNamesOf, type EntityConfig, type EntityConfigSource } from '../../src/tenant';
+import { personalFields, physicalNamesOf, type EntityConfig, type EntityConfigSource } from '../../src/tenant';
 import { persistenceTopicsOf, SEARCH_PROJECTOR_GROUP } from '../../src/log/topology';
 import { maskErasedDocuments } from '../erased-personal-fields';
 import type { StoppedTopics } from '../stopped-topics';
 import { consumePersistenceTopics, type PersistenceConsumer } from '../persistence-consumer';
-import { underCheckpoints } from '../postgres/checkpoint-store';
+import { checkpointsAfter, underCheckpoints } from '../postgres/checkpoint-store';
+import { HeldRounds } from '../postgres/held-round';
 import { batchEntityConfigs } from '../batch-entity-configs';
 
 export interface SearchProjectorOptions {
@@ -27,6 +28,11 @@ export interface SearchProjectorOptions {
    * the documents are written first and the checkpoint after the index acknowledged them.
    */
   writesIn?: (tx: SqlExecutor) => SearchWrites;
+  /**
+   * The same writes as statements (the Postgres adapter): a round on partitions this projector applied last is then
+   * one statement, documents and checkpoints together (held-round.ts).
+   */
+  guardedWrites?: GuardedSearchWrites;
 }
 
 export type SearchProjector = PersistenceConsumer;
@@ -51,6 +57,7 @@ export async function startSearchProjector(o: SearchProjectorOptions): Promise<S
   const { configs } = await o.entities.list();
   for (const config of configs) await o.search.ensureIndex(indexDefinitionOf(config));
   const topics = persistenceTopicsOf(configs);
+  const held = new HeldRounds(o.sql, projector);
   const consumer = await consumePersistenceTopics({
     log: o.log,
     schemas: o.schemas,
@@ -59,42 +66,78 @@ export async function startSearchProjector(o: SearchProjectorOptions): Promise<S
     topics,
     concurrency: 3,
     ...(o.stopped && { stopped: o.stopped }),
-    // A round's batches are written while their checkpoint rows are held (claimed first, advanced last), so a
-    // replay's swap, which holds the same rows, never runs between a write to the old index and its checkpoint.
-    applyRound: (batches) =>
-      o.sql.transaction(async (tx) => {
-        const { afters } = await underCheckpoints(tx, projector, batches, async (froms) => {
-          // Records below a checkpoint are already in the index: a replay's handover may have moved it ahead.
-          // Each record's newest event in the round (a record lives on one partition; the higher version wins anyway).
-          const newest = new Map<string, EntityEvent>();
-          batches.forEach((batch, i) => {
-            for (const { value, offset } of batch.records) {
-              if (BigInt(offset) < (froms[i] as bigint)) continue;
-              const id = `${value.tenant}/${value.entity}/${value.key}`;
-              if ((newest.get(id)?.version ?? -1) < value.version) newest.set(id, value);
-            }
-          });
-          const upserts = new Map<string, { config: EntityConfig; docs: SearchDocument[] }>();
-          const deletes = new Map<string, string[]>();
-          const configOf = await batchEntityConfigs(o.entities, newest.values());
-          for (const event of newest.values()) {
-            const config = configOf(event.tenant, event.entity);
-            if (!config) continue;
-            const index = physicalNamesOf(config).index;
-            if (event.payload === null) deletes.set(index, [...(deletes.get(index) ?? []), event.key]);
-            else {
-              const entry = upserts.get(index) ?? { config, docs: [] };
-              entry.docs.push({ id: event.key, source: JSON.parse(event.payload) as Record<string, unknown>, version: event.version });
-              upserts.set(index, entry);
-            }
-          }
-          const writes = o.writesIn?.(tx) ?? o.search;
-          for (const [index, { config, docs }] of upserts) await writes.upsert(index, await maskErasedDocuments(tx, config, docs));
-          for (const [index, ids] of deletes) await writes.delete(index, ids);
-        });
-        return afters;
-      }),
+    applyRound: async (batches) => {
+      let afters: bigint[];
+      try {
+        afters = (await applyHeld(batches)) ?? (await applyClaimed(batches));
+      } catch (error) {
+        held.settled(batches, undefined);
+        throw error;
+      }
+      held.settled(batches, afters);
+      return afters;
+    },
   });
   logger.info({ topics }, 'search projector running');
   return consumer;
+
+  /** The round in one statement (held-round.ts), or undefined when it must be claimed. */
+  async function applyHeld(batches: readonly RecordBatch<EntityEvent>[]): Promise<bigint[] | undefined> {
+    const befores = o.guardedWrites && held.befores(batches);
+    if (!o.guardedWrites || befores === undefined) return undefined;
+    const { upserts, deletes } = await writesOf(batches, befores);
+    // Erased subjects' values are masked after a read under a lock (erased-personal-fields.ts): not in one statement.
+    if ([...upserts.values()].some(({ config }) => personalFields(config).length > 0)) return undefined;
+    const docs = new Map([...upserts].map(([index, entry]) => [index, entry.docs]));
+    const written = await held.write(batches, befores, await o.guardedWrites(docs, deletes));
+    return written && checkpointsAfter(batches, befores);
+  }
+
+  // A round's batches are written while their checkpoint rows are held (claimed first, advanced last), so a
+  // replay's swap, which holds the same rows, never runs between a write to the old index and its checkpoint.
+  function applyClaimed(batches: readonly RecordBatch<EntityEvent>[]): Promise<bigint[]> {
+    return o.sql.transaction(async (tx) => {
+      const { afters } = await underCheckpoints(tx, projector, batches, async (froms) => {
+        const { upserts, deletes } = await writesOf(batches, froms);
+        const writes = o.writesIn?.(tx) ?? o.search;
+        for (const [index, { config, docs }] of upserts) await writes.upsert(index, await maskErasedDocuments(tx, config, docs));
+        for (const [index, ids] of deletes) await writes.delete(index, ids);
+      });
+      return afters;
+    });
+  }
+
+  /**
+   * The round's documents per index, and the ids deleted: each record's newest event at or above its partition's
+   * checkpoint (`froms`; records below it are already in the index, a replay's handover may have moved it ahead).
+   */
+  async function writesOf(
+    batches: readonly RecordBatch<EntityEvent>[],
+    froms: readonly bigint[],
+  ): Promise<{ upserts: Map<string, { config: EntityConfig; docs: SearchDocument[] }>; deletes: Map<string, string[]> }> {
+    // A record lives on one partition; the higher version wins anyway.
+    const newest = new Map<string, EntityEvent>();
+    batches.forEach((batch, i) => {
+      for (const { value, offset } of batch.records) {
+        if (BigInt(offset) < (froms[i] as bigint)) continue;
+        const id = `${value.tenant}/${value.entity}/${value.key}`;
+        if ((newest.get(id)?.version ?? -1) < value.version) newest.set(id, value);
+      }
+    });
+    const upserts = new Map<string, { config: EntityConfig; docs: SearchDocument[] }>();
+    const deletes = new Map<string, string[]>();
+    const configOf = await batchEntityConfigs(o.entities, newest.values());
+    for (const event of newest.values()) {
+      const config = configOf(event.tenant, event.entity);
+      if (!config) continue;
+      const index = physicalNamesOf(config).index;
+      if (event.payload === null) deletes.set(index, [...(deletes.get(index) ?? []), event.key]);
+      else {
+        const entry = upserts.get(index) ?? { config, docs: [] };
+        entry.docs.push({ id: event.key, source: JSON.parse(event.payload) as Record<string, unknown>, version: event.version });
+        upserts.set(index, entry);
+      }
+    }
+    return { upserts, deletes };
+  }
 }

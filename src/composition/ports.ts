@@ -5,7 +5,7 @@ import type { Hsm } from '../crypto/hsm/hsm-port';
 import { Keyring } from '../crypto/keyring';
 import { MasterKey } from '../crypto/master-key';
 import type { Logger } from '../logger';
-import type { SearchIndex, SearchWrites } from '../search';
+import type { GuardedSearchWrites, SearchIndex, SearchWrites } from '../search';
 import { createPostgresSearchIndex } from '../search/postgres/postgres-search-index';
 import { openElasticsearchSearchIndex } from '../search/elasticsearch/elasticsearch-search-index';
 import { openOpenSearchSearchIndex } from '../search/opensearch/opensearch-search-index';
@@ -16,14 +16,18 @@ export interface OpenedSearchIndex {
   index: SearchIndex;
   /** Its writes inside a transaction of the relational store, when it lives there (the Postgres adapter). */
   writesIn: ((tx: SqlExecutor) => SearchWrites) | undefined;
+  /** The same writes as statements to run inside a larger one, when it lives there. */
+  guardedWrites: GuardedSearchWrites | undefined;
 }
 
 /** The search index: Elasticsearch or OpenSearch when configured, else the Postgres adapter on the relational store. */
 export async function openSearchIndex(config: Config, sql: SqlClient): Promise<OpenedSearchIndex> {
-  if (config.search.elasticsearchUrl) return { index: await openElasticsearchSearchIndex({ node: config.search.elasticsearchUrl }), writesIn: undefined };
-  if (config.search.opensearchUrl) return { index: await openOpenSearchSearchIndex({ node: config.search.opensearchUrl }), writesIn: undefined };
+  if (config.search.elasticsearchUrl)
+    return { index: await openElasticsearchSearchIndex({ node: config.search.elasticsearchUrl }), writesIn: undefined, guardedWrites: undefined };
+  if (config.search.opensearchUrl)
+    return { index: await openOpenSearchSearchIndex({ node: config.search.opensearchUrl }), writesIn: undefined, guardedWrites: undefined };
   const index = createPostgresSearchIndex(sql);
-  return { index, writesIn: (tx) => index.writeIn(tx) };
+  return { index, writesIn: (tx) => index.writeIn(tx), guardedWrites: index.guardedWrites };
 }
 
 export function openEntityConfigSource(config: Config, logger: Logger): EntityConfigSource {

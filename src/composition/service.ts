@@ -181,9 +181,13 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
       onBatch: (report) => countProjected(metrics, TABLE_PROJECTOR_GROUP, report),
     });
     closers.push(() => tables.stop());
-    const { index: search, writesIn: searchWritesIn } = await openSearchIndex(config, sql);
+    const { index: search, writesIn, guardedWrites } = await openSearchIndex(config, sql);
     closers.push(() => search.close());
-    const index = await startSearchProjector({ log, schemas, entities, search, sql, logger, stopped, ...(searchWritesIn && { writesIn: searchWritesIn }) });
+    const index = await startSearchProjector({
+      ...{ log, schemas, entities, search, sql, logger, stopped },
+      ...(writesIn && { writesIn }),
+      ...(guardedWrites && { guardedWrites }),
+    });
     closers.push(() => index.stop());
     const erasures = await startSubjectErasureConsumers({ log, schemas, entities, sql, search, datacenter: config.datacenter, logger });
     closers.push(async () => void (await Promise.all(erasures.map((e) => e.stop()))));

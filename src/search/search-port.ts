@@ -6,6 +6,8 @@
  * `IndexDefinition`. Where the engines legitimately differ from PostgreSQL, the member says so ("Engines:").
  */
 
+import type { GuardedWrite } from '../store/sql-client';
+
 /** Field types an index understands. `object` is stored and returned, never queried. */
 export const SEARCH_FIELD_TYPES = ['string', 'integer', 'number', 'boolean', 'timestamp', 'object'] as const;
 export type SearchFieldType = (typeof SEARCH_FIELD_TYPES)[number];
@@ -78,6 +80,15 @@ export interface SearchResponse {
 
 /** The two writes a projector makes. */
 export type SearchWrites = Pick<SearchIndex, 'upsert' | 'delete'>;
+
+/**
+ * Upserts and deletes per index, as statements to run inside a larger one (GuardedWrite), for an index that lives
+ * in the relational store.
+ */
+export type GuardedSearchWrites = (
+  upserts: ReadonlyMap<string, readonly SearchDocument[]>,
+  deletes: ReadonlyMap<string, readonly string[]>,
+) => Promise<GuardedWrite[]>;
 
 export interface SearchIndex {
   /**

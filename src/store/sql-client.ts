@@ -25,3 +25,14 @@ export interface SqlClient extends SqlExecutor {
   transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
+
+/**
+ * A write that can also run inside a larger statement, as a `with` query of it (a projector's round in one
+ * statement, projections/postgres/held-round.ts): an insert, update or delete without a `returning` clause, its
+ * parameters numbered from `first`, writing no row unless the boolean SQL `guard` holds (when given); and its
+ * values.
+ */
+export interface GuardedWrite {
+  text(first: number, guard?: string): string;
+  readonly values: readonly unknown[];
+}

@@ -4,12 +4,13 @@
  * readable fields, and compiled into one parameterised statement.
  */
 import { DeltabrokerError } from '../../errors';
-import type { SqlClient, SqlExecutor } from '../../store/sql-client';
+import type { GuardedWrite, SqlClient, SqlExecutor } from '../../store/sql-client';
 import type { SearchRequest } from '../dsl/ast';
 import { FieldResolver } from '../dsl/fields';
 import { parseSearchBody } from '../dsl/parse-request';
 import { assertIndexName, latestPerId, validateDocuments, validateIds, validateIndexDefinition } from '../index-definition';
 import type {
+  GuardedSearchWrites,
   IndexDefinition,
   SearchDocument,
   SearchHit,
@@ -40,6 +41,8 @@ export interface PostgresSearchIndex extends SearchIndex {
    * together with its checkpoint. The index must exist (ensureIndex) beforehand.
    */
   writeIn(tx: SqlExecutor): SearchWrites;
+  /** The same writes as statements to run inside a larger one (a projector's round in one statement). */
+  guardedWrites: GuardedSearchWrites;
 }
 
 /** The SqlClient stays the caller's: `close()` forgets cached definitions but does not close it. */
@@ -65,16 +68,8 @@ export function createPostgresSearchIndex(sql: SqlClient, options: PostgresSearc
    * parsed each source a second time (about 7 µs of server CPU per document in a replay).
    */
   async function upsertBatch(tx: SqlExecutor, table: string, docs: readonly SearchDocument[]): Promise<void> {
-    await tx.query(
-      `insert into ${table} as t (id, source, version)
-       select r.id, d.source, r.version
-         from unnest($1::text[], $2::bigint[]) with ordinality as r(id, version, n)
-         join jsonb_array_elements($3::jsonb) with ordinality as d(source, n) on d.n = r.n
-       on conflict (id) do update set source = excluded.source, version = excluded.version
-       where t.version <= excluded.version`,
-      [docs.map((d) => d.id), docs.map((d) => d.version), JSON.stringify(docs.map((d) => d.source))],
-      { prepare: true }, // the projector's statement for every batch
-    );
+    // Prepared: the projector's statement for every batch.
+    await tx.query(upsertText(table, 1), upsertValues(docs), { prepare: true });
   }
 
   /** Several batches run in one transaction: the caller's `tx`, or one of our own. */
@@ -96,7 +91,29 @@ export function createPostgresSearchIndex(sql: SqlClient, options: PostgresSearc
     const definition = await definitionOf(index, executor);
     validateIds(ids);
     if (ids.length === 0) return;
-    await executor.query(`delete from ${tableOf(schema, definition.name)} where id in (select jsonb_array_elements_text($1::jsonb))`, [JSON.stringify(ids)]);
+    await executor.query(deleteText(tableOf(schema, definition.name), 1), [JSON.stringify(ids)]);
+  }
+
+  async function guardedWrites(
+    upserts: ReadonlyMap<string, readonly SearchDocument[]>,
+    deletes: ReadonlyMap<string, readonly string[]>,
+  ): Promise<GuardedWrite[]> {
+    const writes: GuardedWrite[] = [];
+    for (const [index, docs] of upserts) {
+      const definition = await definitionOf(index);
+      validateDocuments(definition, docs);
+      const table = tableOf(schema, definition.name);
+      const latest = latestPerId(docs);
+      for (let i = 0; i < latest.length; i += batchSize)
+        writes.push({ text: (first, guard) => upsertText(table, first, guard), values: upsertValues(latest.slice(i, i + batchSize)) });
+    }
+    for (const [index, ids] of deletes) {
+      const definition = await definitionOf(index);
+      validateIds(ids);
+      const table = tableOf(schema, definition.name);
+      if (ids.length > 0) writes.push({ text: (first, guard) => deleteText(table, first, guard), values: [JSON.stringify(ids)] });
+    }
+    return writes;
   }
 
   return {
@@ -120,6 +137,7 @@ export function createPostgresSearchIndex(sql: SqlClient, options: PostgresSearc
       return result.rowCount;
     },
     writeIn: (tx) => ({ upsert: (index, docs) => upsert(index, docs, tx), delete: (index, ids) => remove(index, ids, tx) }),
+    guardedWrites,
 
     async search(index, body, searchOptions = {}) {
       const started = performance.now();
@@ -162,6 +180,31 @@ export function createPostgresSearchIndex(sql: SqlClient, options: PostgresSearc
       definitions.clear();
     },
   };
+}
+
+/** Ids and versions as typed arrays, the sources as one JSON array (see upsertBatch). */
+const upsertValues = (docs: readonly SearchDocument[]): unknown[] => [
+  docs.map((d) => d.id),
+  docs.map((d) => d.version),
+  JSON.stringify(docs.map((d) => d.source)),
+];
+
+function upsertText(table: string, first: number, guard?: string): string {
+  return `insert into ${table} as t (id, source, version)
+       select r.id, d.source, r.version
+         from unnest($${first}::text[], $${first + 1}::bigint[]) with ordinality as r(id, version, n)
+         join jsonb_array_elements($${first + 2}::jsonb) with ordinality as d(source, n) on d.n = r.n${
+           guard === undefined
+             ? ''
+             : `
+        where ${guard}`
+         }
+       on conflict (id) do update set source = excluded.source, version = excluded.version
+       where t.version <= excluded.version`;
+}
+
+function deleteText(table: string, first: number, guard?: string): string {
+  return `delete from ${table} where id in (select jsonb_array_elements_text($${first}::jsonb))${guard === undefined ? '' : ` and ${guard}`}`;
 }
 
 function toResponse(definition: IndexDefinition, request: SearchRequest, row: SearchRow, options: SearchOptions, took: number): SearchResponse {

@@ -125,7 +125,7 @@ export function applyCases({ sql, projectionOf, rows, rowOf }: ProjectionContext
     const config = configs[0] as EntityConfig;
     let failDeletes = true;
     const client = faultySql(sql(), {
-      beforeStatement: (text) => (failDeletes && text.startsWith('delete from') ? new Error('injected statement failure') : undefined),
+      beforeStatement: (text) => (failDeletes && text.includes('delete from') ? new Error('injected statement failure') : undefined),
     });
     const projection = projectionOf(entities, client);
     await projection.apply(batchOf(config, 0, [entityEvent(config, { operation: 'create', key: 'd', version: 1, payload: { accountId: 'd' } })]));

@@ -1,7 +1,7 @@
 /** Entities, events and a fault-injecting SQL client for the table projector suites. */
 import { randomUUID } from 'node:crypto';
 import type { EntityEvent, LogRecord, RecordBatch } from '../../../src/log';
-import type { SqlClient, SqlExecutor } from '../../../src/store/sql-client';
+import type { QueryOptions, SqlClient, SqlExecutor } from '../../../src/store/sql-client';
 import { InMemoryEntityConfigSource, type EntityConfig } from '../../../src/tenant';
 
 let entitySeq = 0;
@@ -76,16 +76,25 @@ export function batchOf(config: EntityConfig, firstOffset: number, events: reado
 }
 
 export interface FaultPlan {
-  /** Throws this instead of running a statement inside a transaction, when it returns an error. */
+  /** Throws this instead of running a statement, when it returns an error. */
   beforeStatement?: (text: string) => Error | undefined;
   /** Throws this after a transaction committed (a crash before the caller learns of the commit). */
   afterCommit?: () => Error | undefined;
+  /** Throws this after a statement outside a transaction ran, and so committed. */
+  afterQuery?: () => Error | undefined;
 }
 
 /** The real client with faults injected around it: every statement still runs on the real database. */
 export function faultySql(sql: SqlClient, plan: FaultPlan): SqlClient {
   return {
-    query: (text, values) => sql.query(text, values),
+    query: async <R>(text: string, values?: readonly unknown[], options?: QueryOptions) => {
+      const before = plan.beforeStatement?.(text);
+      if (before) throw before;
+      const result = await sql.query<R>(text, values, options);
+      const after = plan.afterQuery?.();
+      if (after) throw after;
+      return result;
+    },
     async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
       const result = await sql.transaction((tx) =>
         work({

@@ -57,3 +57,44 @@ describe('search projector on the Postgres adapter', () => {
     }
   });
 });
+
+describe('search projector on the Postgres adapter, keeping up', () => {
+  let h: ReplayHarness;
+
+  beforeAll(async () => {
+    const { sql, close } = await scratchPostgres('dbt_search_projector_held');
+    h = await openReplayHarness(sql, close);
+  });
+  afterAll(async () => h?.close());
+
+  const creates = (keys: readonly string[]) =>
+    keys.map((key) => ({ operation: 'create' as const, key, version: 1, payload: { accountId: key, name: `name of ${key}` } }));
+
+  test('after its first round on a partition it claims no checkpoint: each round is one statement', async () => {
+    const config = h.put(accountConfig(uniqueName('acct')));
+    // Counts the search projector's claims: a claim updates its checkpoint row to the offset it holds.
+    await h.sql.query(`create table search_claims (n int not null)`);
+    await h.sql.query(`insert into search_claims values (0)`);
+    await h.sql.query(`create function count_search_claim() returns trigger language plpgsql as $$
+      begin
+        if new.projector = '${h.groups.search}' and new.next_offset = old.next_offset then update search_claims set n = n + 1; end if;
+        return new;
+      end $$`);
+    await h.sql.query(`create trigger count_search_claim before update on projection_checkpoints for each row execute function count_search_claim()`);
+    const claims = async (): Promise<number> => (await h.sql.query<{ n: number }>(`select n from search_claims`)).rows[0]?.n ?? -1;
+    try {
+      await h.startLive();
+      // Enough keys first that the projector has applied every partition once (3 partitions, 30 keys).
+      const first = await h.publish(config, creates(Array.from({ length: 30 }, (_, i) => `p${i}`)));
+      await h.applied(lastPerPartition(first));
+      const claimed = await claims();
+      for (let round = 0; round < 3; round += 1) await h.applied(lastPerPartition(await h.publish(config, creates([`r${round}a`, `r${round}b`]))));
+      expect(await claims()).toBe(claimed);
+      const answer = await h.search.search(physicalNamesOf(config).index, { query: { match_all: {} } });
+      expect(answer.hits.total?.value).toBe(36);
+    } finally {
+      await h.sql.query(`drop trigger if exists count_search_claim on projection_checkpoints`);
+      await h.stopLive();
+    }
+  });
+});

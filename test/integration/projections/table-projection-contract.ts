@@ -11,6 +11,7 @@ import { migrate } from '../../../src/store/migrator';
 import type { SqlClient } from '../../../src/store/sql-client';
 import { applyCases } from './cases-apply';
 import { columnCases } from './cases-columns';
+import { heldRoundCases } from './cases-held-rounds';
 import { keyCases } from './cases-keys';
 import { tableCases } from './cases-table';
 import type { ProjectionContext, Row } from './projection-context';
@@ -30,7 +31,8 @@ export function describeTableProjectionContract(name: string, open: () => Promis
     };
     const context: ProjectionContext = {
       sql,
-      projectionOf: (entities, client = sql()) => new TableProjection({ sql: client, entities, logger: silentLogger(), projector: uniqueEntity('projector') }),
+      projectionOf: (entities, client = sql(), projector = uniqueEntity('projector')) =>
+        new TableProjection({ sql: client, entities, logger: silentLogger(), projector }),
       rows: async (config) => (await sql().query<Row>(`select * from ${qualifiedTable(config)} order by "${config.key[0]}"`)).rows,
       rowOf: async (config, key) => (await sql().query<Row>(`select * from ${qualifiedTable(config)} where "${config.key[0]}" = $1`, [key])).rows[0],
     };
@@ -45,6 +47,7 @@ export function describeTableProjectionContract(name: string, open: () => Promis
 
     describe('the table: shape, migration, refusals, injection, reads, waitFor', () => tableCases(context));
     describe('applying batches', () => applyCases(context));
+    describe('rounds of a projection that keeps up, in one statement', () => heldRoundCases(context));
     describe('keys and payloads', () => keyCases(context));
     describe('typed columns', () => columnCases(context));
   });

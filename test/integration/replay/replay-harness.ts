@@ -151,8 +151,10 @@ export async function openReplayHarness(sql: SqlClient, closeSql: () => Promise<
               sql,
               logger: testLogger(),
               groupId: groups.search,
-              // As the service runs it on the Postgres adapter: documents commit with their checkpoints.
+              // As the service runs it on the Postgres adapter: documents commit with their checkpoints, a round on
+              // partitions it applied last in one statement.
               writesIn: (tx) => search.writeIn(tx),
+              guardedWrites: search.guardedWrites,
             });
       live = { tables, index };
     },
