@@ -47,10 +47,14 @@ export class HeldRounds {
 
   /**
    * Locks the round's checkpoints and, when each is at its `befores`, moves it past its batch and runs the writes,
-   * in one statement. Answers each write's row count, or undefined (nothing written) when a checkpoint was not as
-   * expected.
+   * in one statement. Answers each write's row count and each partition's checkpoint after the round, or undefined
+   * (nothing written) when a checkpoint was not as expected.
    */
-  async write(batches: readonly RecordBatch[], befores: readonly bigint[], writes: readonly GuardedWrite[]): Promise<number[] | undefined> {
+  async write(
+    batches: readonly RecordBatch[],
+    befores: readonly bigint[],
+    writes: readonly GuardedWrite[],
+  ): Promise<{ rowCounts: number[]; afters: bigint[] } | undefined> {
     const afters = checkpointsAfter(batches, befores);
     let first = CHECKPOINT_PARAMETERS + 1;
     const parts: string[] = [];
@@ -82,7 +86,7 @@ export class HeldRounds {
     select ${GUARD} as held${writes.map((_, i) => `, (select count(*) from w${i})::int as w${i}`).join('')}`;
     const row = (await this.sql.query<Record<string, boolean | number>>(text, values, { prepare: true })).rows[0];
     if (row?.held !== true) return undefined;
-    return writes.map((_, i) => Number(row[`w${i}`]));
+    return { rowCounts: writes.map((_, i) => Number(row[`w${i}`])), afters };
   }
 
   /** Where the round left its partitions' checkpoints, or undefined when it failed (the next round is claimed). */

@@ -9,7 +9,7 @@ import type { EntityEvent, LogRecord, RecordBatch } from '../../src/log';
 import type { Logger } from '../../src/logger';
 import type { SqlClient, SqlExecutor } from '../../src/store/sql-client';
 import { personalFields, type EntityConfig, type EntityConfigSource } from '../../src/tenant';
-import { checkpointsAfter, underCheckpoints } from './checkpoint-store';
+import { underCheckpoints } from './checkpoint-store';
 import { HeldRounds } from './held-round';
 import { maskErasedPersonalFields } from '../erased-personal-fields';
 import { foldRecordChanges, type RowChange } from './row-changes';
@@ -114,21 +114,21 @@ export class TableProjection {
 
   /** The round in one statement, or undefined when it must be claimed (see held-round.ts). */
   private async applyHeld(batches: readonly RecordBatch<EntityEvent>[], groups: readonly TableGroup[][]): Promise<BatchReport[] | undefined> {
+    // Erased subjects' values are masked after a read under a lock (erased-personal-fields.ts): not in one statement.
+    if (groups.some((round) => round.some(({ table }) => table !== undefined && personalFields(table.config).length > 0))) return undefined;
     const befores = this.held.befores(batches);
     if (befores === undefined) return undefined;
     const plans = batches.map((batch, i) => planBatch(batch, groups[i] ?? [], befores[i] as bigint));
-    // Erased subjects' values are masked after a read under a lock (erased-personal-fields.ts): not in one statement.
-    if (plans.some((plan) => plan.writes.some((w) => personalFields(w.table.config).length > 0))) return undefined;
     const statements = plans.flatMap((plan, batch) => plan.writes.flatMap(({ table, changes }) => rowStatements(table, changes).map((s) => ({ batch, s }))));
-    const rowCounts = await this.held.write(
+    const written = await this.held.write(
       batches,
       befores,
       statements.map(({ s }) => s),
     );
-    if (rowCounts === undefined) return undefined;
+    if (written === undefined) return undefined;
+    const { rowCounts, afters } = written;
     const counts = plans.map((): WriteCounts => ({ upserted: 0, deleted: 0 }));
     statements.forEach(({ batch, s }, i) => countWritten(counts[batch] as WriteCounts, s.mode, rowCounts[i] as number));
-    const afters = checkpointsAfter(batches, befores);
     return plans.map((plan, i) => ({ ...plan.report, ...(counts[i] as WriteCounts), checkpointAfter: (afters[i] as bigint).toString() }));
   }
 

@@ -7,7 +7,7 @@ import { persistenceTopicsOf, SEARCH_PROJECTOR_GROUP } from '../../src/log/topol
 import { maskErasedDocuments } from '../erased-personal-fields';
 import type { StoppedTopics } from '../stopped-topics';
 import { consumePersistenceTopics, type PersistenceConsumer } from '../persistence-consumer';
-import { checkpointsAfter, underCheckpoints } from '../postgres/checkpoint-store';
+import { underCheckpoints } from '../postgres/checkpoint-store';
 import { HeldRounds } from '../postgres/held-round';
 import { batchEntityConfigs } from '../batch-entity-configs';
 
@@ -83,14 +83,17 @@ export async function startSearchProjector(o: SearchProjectorOptions): Promise<S
 
   /** The round in one statement (held-round.ts), or undefined when it must be claimed. */
   async function applyHeld(batches: readonly RecordBatch<EntityEvent>[]): Promise<bigint[] | undefined> {
-    const befores = o.guardedWrites && held.befores(batches);
-    if (!o.guardedWrites || befores === undefined) return undefined;
-    const { upserts, deletes } = await writesOf(batches, befores);
+    if (!o.guardedWrites) return undefined;
+    const befores = held.befores(batches);
+    if (befores === undefined) return undefined;
+    const newest = newestEvents(batches, befores);
+    const configOf = await batchEntityConfigs(o.entities, newest.values());
+    const configs = new Set([...newest.values()].map((event) => configOf(event.tenant, event.entity)));
     // Erased subjects' values are masked after a read under a lock (erased-personal-fields.ts): not in one statement.
-    if ([...upserts.values()].some(({ config }) => personalFields(config).length > 0)) return undefined;
+    if ([...configs].some((config) => config !== undefined && personalFields(config).length > 0)) return undefined;
+    const { upserts, deletes } = writesOf(newest, configOf);
     const docs = new Map([...upserts].map(([index, entry]) => [index, entry.docs]));
-    const written = await held.write(batches, befores, await o.guardedWrites(docs, deletes));
-    return written && checkpointsAfter(batches, befores);
+    return (await held.write(batches, befores, await o.guardedWrites(docs, deletes)))?.afters;
   }
 
   // A round's batches are written while their checkpoint rows are held (claimed first, advanced last), so a
@@ -98,7 +101,8 @@ export async function startSearchProjector(o: SearchProjectorOptions): Promise<S
   function applyClaimed(batches: readonly RecordBatch<EntityEvent>[]): Promise<bigint[]> {
     return o.sql.transaction(async (tx) => {
       const { afters } = await underCheckpoints(tx, projector, batches, async (froms) => {
-        const { upserts, deletes } = await writesOf(batches, froms);
+        const newest = newestEvents(batches, froms);
+        const { upserts, deletes } = writesOf(newest, await batchEntityConfigs(o.entities, newest.values()));
         const writes = o.writesIn?.(tx) ?? o.search;
         for (const [index, { config, docs }] of upserts) await writes.upsert(index, await maskErasedDocuments(tx, config, docs));
         for (const [index, ids] of deletes) await writes.delete(index, ids);
@@ -106,38 +110,42 @@ export async function startSearchProjector(o: SearchProjectorOptions): Promise<S
       return afters;
     });
   }
+}
 
-  /**
-   * The round's documents per index, and the ids deleted: each record's newest event at or above its partition's
-   * checkpoint (`froms`; records below it are already in the index, a replay's handover may have moved it ahead).
-   */
-  async function writesOf(
-    batches: readonly RecordBatch<EntityEvent>[],
-    froms: readonly bigint[],
-  ): Promise<{ upserts: Map<string, { config: EntityConfig; docs: SearchDocument[] }>; deletes: Map<string, string[]> }> {
-    // A record lives on one partition; the higher version wins anyway.
-    const newest = new Map<string, EntityEvent>();
-    batches.forEach((batch, i) => {
-      for (const { value, offset } of batch.records) {
-        if (BigInt(offset) < (froms[i] as bigint)) continue;
-        const id = `${value.tenant}/${value.entity}/${value.key}`;
-        if ((newest.get(id)?.version ?? -1) < value.version) newest.set(id, value);
-      }
-    });
-    const upserts = new Map<string, { config: EntityConfig; docs: SearchDocument[] }>();
-    const deletes = new Map<string, string[]>();
-    const configOf = await batchEntityConfigs(o.entities, newest.values());
-    for (const event of newest.values()) {
-      const config = configOf(event.tenant, event.entity);
-      if (!config) continue;
-      const index = physicalNamesOf(config).index;
-      if (event.payload === null) deletes.set(index, [...(deletes.get(index) ?? []), event.key]);
-      else {
-        const entry = upserts.get(index) ?? { config, docs: [] };
-        entry.docs.push({ id: event.key, source: JSON.parse(event.payload) as Record<string, unknown>, version: event.version });
-        upserts.set(index, entry);
-      }
+/**
+ * Each record's newest event in the round at or above its partition's checkpoint (`froms`; records below it are
+ * already in the index, a replay's handover may have moved it ahead). A record lives on one partition; the higher
+ * version wins anyway.
+ */
+function newestEvents(batches: readonly RecordBatch<EntityEvent>[], froms: readonly bigint[]): Map<string, EntityEvent> {
+  const newest = new Map<string, EntityEvent>();
+  batches.forEach((batch, i) => {
+    for (const { value, offset } of batch.records) {
+      if (BigInt(offset) < (froms[i] as bigint)) continue;
+      const id = `${value.tenant}/${value.entity}/${value.key}`;
+      if ((newest.get(id)?.version ?? -1) < value.version) newest.set(id, value);
     }
-    return { upserts, deletes };
+  });
+  return newest;
+}
+
+/** The documents per index of the newest events, and the ids deleted; events of entities without configuration are passed over. */
+function writesOf(
+  newest: ReadonlyMap<string, EntityEvent>,
+  configOf: (tenant: string, entity: string) => EntityConfig | undefined,
+): { upserts: Map<string, { config: EntityConfig; docs: SearchDocument[] }>; deletes: Map<string, string[]> } {
+  const upserts = new Map<string, { config: EntityConfig; docs: SearchDocument[] }>();
+  const deletes = new Map<string, string[]>();
+  for (const event of newest.values()) {
+    const config = configOf(event.tenant, event.entity);
+    if (!config) continue;
+    const index = physicalNamesOf(config).index;
+    if (event.payload === null) deletes.set(index, [...(deletes.get(index) ?? []), event.key]);
+    else {
+      const entry = upserts.get(index) ?? { config, docs: [] };
+      entry.docs.push({ id: event.key, source: JSON.parse(event.payload) as Record<string, unknown>, version: event.version });
+      upserts.set(index, entry);
+    }
   }
+  return { upserts, deletes };
 }

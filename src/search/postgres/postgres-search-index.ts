@@ -64,34 +64,41 @@ export function createPostgresSearchIndex(sql: SqlClient, options: PostgresSearc
   }
 
   /**
-   * Ids and versions travel as typed arrays and the sources as one JSON array, parsed once: a jsonb recordset
-   * parsed each source a second time (about 7 µs of server CPU per document in a replay).
+   * The statements that upsert `docs` (the newest per id), in batches. Ids and versions travel as typed arrays and
+   * the sources as one JSON array, parsed once: a jsonb recordset parsed each source a second time (about 7 µs of
+   * server CPU per document in a replay). `executor` is where the definition is read when not cached.
    */
-  async function upsertBatch(tx: SqlExecutor, table: string, docs: readonly SearchDocument[]): Promise<void> {
-    // Prepared: the projector's statement for every batch.
-    await tx.query(upsertText(table, 1), upsertValues(docs), { prepare: true });
+  async function upsertWrites(index: string, docs: readonly SearchDocument[], executor?: SqlExecutor): Promise<GuardedWrite[]> {
+    const definition = await definitionOf(index, executor);
+    validateDocuments(definition, docs);
+    const table = tableOf(schema, definition.name);
+    const latest = latestPerId(docs);
+    const writes: GuardedWrite[] = [];
+    for (let i = 0; i < latest.length; i += batchSize)
+      writes.push({ text: (first, guard) => upsertText(table, first, guard), values: upsertValues(latest.slice(i, i + batchSize)) });
+    return writes;
+  }
+
+  async function deleteWrites(index: string, ids: readonly string[], executor?: SqlExecutor): Promise<GuardedWrite[]> {
+    const definition = await definitionOf(index, executor);
+    validateIds(ids);
+    const table = tableOf(schema, definition.name);
+    return ids.length === 0 ? [] : [{ text: (first, guard) => deleteText(table, first, guard), values: [JSON.stringify(ids)] }];
   }
 
   /** Several batches run in one transaction: the caller's `tx`, or one of our own. */
   async function upsert(index: string, docs: readonly SearchDocument[], tx: SqlExecutor | undefined): Promise<void> {
-    const definition = await definitionOf(index, tx);
-    validateDocuments(definition, docs);
-    const latest = latestPerId(docs);
-    const table = tableOf(schema, definition.name);
-    const batches: SearchDocument[][] = [];
-    for (let i = 0; i < latest.length; i += batchSize) batches.push(latest.slice(i, i + batchSize));
+    const writes = await upsertWrites(index, docs, tx);
     const writeAll = async (executor: SqlExecutor) => {
-      for (const batch of batches) await upsertBatch(executor, table, batch);
+      // Prepared: the projector's statement for every batch.
+      for (const write of writes) await executor.query(write.text(1), write.values, { prepare: true });
     };
-    if (tx !== undefined || batches.length <= 1) await writeAll(tx ?? sql);
+    if (tx !== undefined || writes.length <= 1) await writeAll(tx ?? sql);
     else await sql.transaction(writeAll);
   }
 
   async function remove(index: string, ids: readonly string[], executor: SqlExecutor): Promise<void> {
-    const definition = await definitionOf(index, executor);
-    validateIds(ids);
-    if (ids.length === 0) return;
-    await executor.query(deleteText(tableOf(schema, definition.name), 1), [JSON.stringify(ids)]);
+    for (const write of await deleteWrites(index, ids, executor)) await executor.query(write.text(1), write.values);
   }
 
   async function guardedWrites(
@@ -99,20 +106,8 @@ export function createPostgresSearchIndex(sql: SqlClient, options: PostgresSearc
     deletes: ReadonlyMap<string, readonly string[]>,
   ): Promise<GuardedWrite[]> {
     const writes: GuardedWrite[] = [];
-    for (const [index, docs] of upserts) {
-      const definition = await definitionOf(index);
-      validateDocuments(definition, docs);
-      const table = tableOf(schema, definition.name);
-      const latest = latestPerId(docs);
-      for (let i = 0; i < latest.length; i += batchSize)
-        writes.push({ text: (first, guard) => upsertText(table, first, guard), values: upsertValues(latest.slice(i, i + batchSize)) });
-    }
-    for (const [index, ids] of deletes) {
-      const definition = await definitionOf(index);
-      validateIds(ids);
-      const table = tableOf(schema, definition.name);
-      if (ids.length > 0) writes.push({ text: (first, guard) => deleteText(table, first, guard), values: [JSON.stringify(ids)] });
-    }
+    for (const [index, docs] of upserts) writes.push(...(await upsertWrites(index, docs)));
+    for (const [index, ids] of deletes) writes.push(...(await deleteWrites(index, ids)));
     return writes;
   }
 
@@ -182,7 +177,7 @@ export function createPostgresSearchIndex(sql: SqlClient, options: PostgresSearc
   };
 }
 
-/** Ids and versions as typed arrays, the sources as one JSON array (see upsertBatch). */
+/** Ids and versions as typed arrays, the sources as one JSON array (see upsertWrites). */
 const upsertValues = (docs: readonly SearchDocument[]): unknown[] => [
   docs.map((d) => d.id),
   docs.map((d) => d.version),
