@@ -94,7 +94,7 @@ describe('restarts of the embedded default', () => {
     const replay = await runCli(['replay', '--entity', 'merchant_account', '--tenant', 'acme', '--target', 'postgres'], cliEnv);
     expect({ code: replay.code, stderr: replay.stderr }).toEqual({ code: 0, stderr: expect.stringContaining('done') });
     const psql = await runCli(['psql', '--', '-At', '-c', 'select count(*) from tenant_acme.merchant_account'], cliEnv);
-    expect({ code: psql.code, out: psql.stdout.trim() }).toEqual({ code: 0, out: '3' });
+    expect({ code: psql.code, out: psql.stdout.trim(), stderr: psql.stderr }).toEqual({ code: 0, out: '3', stderr: '' });
     // The service still serves from the swapped-in table.
     expect(keysOf(await read('in(merchantId,(r-1,r-2,r-3))'))).toEqual(['r-1', 'r-2', 'r-3']);
   }, 240_000);
