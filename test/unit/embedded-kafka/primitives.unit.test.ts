@@ -87,6 +87,15 @@ describe('Reader and Writer', () => {
     expect(new Reader(Buffer.from('ac02', 'hex')).uvarint()).toBe(300);
   });
 
+  test('a varint ends inside its reader: its bytes, at most ten of them, and the reader moves past them', () => {
+    const reader = new Reader(Buffer.from('7f8001ff', 'hex'), 0, 3);
+    expect([reader.uvarint(), reader.uvarint(), reader.offset]).toEqual([127, 128, 3]);
+    expect(() => reader.uvarint()).toThrow(MalformedFrameError); // the byte beyond `end` is not read
+    expect(() => new Reader(Buffer.from('80', 'hex')).uvarint()).toThrow(MalformedFrameError);
+    expect(new Reader(Buffer.from('80808080808080808001', 'hex')).uvarint()).toBe(2 ** 63);
+    expect(() => new Reader(Buffer.from('8080808080808080808001', 'hex')).uvarint()).toThrow('varint too long');
+  });
+
   test('reads past the end or lying lengths are MalformedFrameError', () => {
     expect(() => new Reader(Buffer.from([0, 5, 0x61])).string()).toThrow(MalformedFrameError);
     expect(() => new Reader(Buffer.from([0, 0, 0])).int32()).toThrow(MalformedFrameError);

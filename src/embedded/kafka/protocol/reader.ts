@@ -56,14 +56,28 @@ export class Reader {
 
   /** Unsigned LEB128 varint (flexible versions' lengths and tag counts). */
   uvarint(): number {
-    let value = 0;
-    let shift = 0;
+    // Most varints of a record batch are one byte (lengths of small fields, deltas): read those without the loop.
+    // Indexing a Buffer past its end gives undefined, so the end is checked before each byte is read.
+    const { buf, end } = this;
+    let at = this.offset;
+    if (at >= end) throw new MalformedFrameError(`read of 1 bytes past the end at ${at}`);
+    let byte = buf[at++] as number;
+    if (byte < 0x80) {
+      this.offset = at;
+      return byte;
+    }
+    let value = byte & 0x7f;
+    let scale = 0x80;
     for (;;) {
-      const byte = this.buf.readUInt8(this.take(1));
-      value += (byte & 0x7f) * 2 ** shift;
-      if ((byte & 0x80) === 0) return value;
-      shift += 7;
-      if (shift > 63) throw new MalformedFrameError('varint too long');
+      if (at >= end) throw new MalformedFrameError(`read of 1 bytes past the end at ${at}`);
+      byte = buf[at++] as number;
+      value += (byte & 0x7f) * scale;
+      if (byte < 0x80) {
+        this.offset = at;
+        return value;
+      }
+      scale *= 0x80;
+      if (scale > 2 ** 63) throw new MalformedFrameError('varint too long');
     }
   }
 
