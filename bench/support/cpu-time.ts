@@ -38,7 +38,11 @@ export function reapedChildrenCpuMicros(): number {
   return (Number(fields[13]) + Number(fields[14])) * TICK_MICROS;
 }
 
-/** user + system µs of the postmaster and its children (the backends), from /proc. */
+/**
+ * user + system µs of the postmaster and its children (the backends), from /proc. A backend that exited (a closed
+ * connection) is gone from /proc, but the postmaster has waited for it, so its CPU is in the postmaster's cutime
+ * and cstime: counted there, the sum never falls between two samples.
+ */
 function treeCpuMicros(root: number): number | undefined {
   let ticks = 0;
   let found = false;
@@ -55,6 +59,7 @@ function treeCpuMicros(root: number): number | undefined {
     if (pid !== root && Number(fields[1]) !== root) continue;
     found = true;
     ticks += Number(fields[11]) + Number(fields[12]);
+    if (pid === root) ticks += Number(fields[13]) + Number(fields[14]);
   }
   return found ? ticks * TICK_MICROS : undefined;
 }
