@@ -56,26 +56,16 @@ export class Reader {
 
   /** Unsigned LEB128 varint (flexible versions' lengths and tag counts). */
   uvarint(): number {
-    // Most varints of a record batch are one byte (lengths of small fields, deltas): read those without the loop.
-    // Indexing a Buffer past its end gives undefined, so the end is checked before each byte is read.
-    const { buf, end } = this;
-    let at = this.offset;
-    if (at >= end) throw new MalformedFrameError(`read of 1 bytes past the end at ${at}`);
-    let byte = buf[at++] as number;
-    if (byte < 0x80) {
-      this.offset = at;
-      return byte;
-    }
+    // Most varints of a record batch are one byte (lengths of small fields, deltas): those skip the loop. Bytes are
+    // indexed directly (readUInt8 checks the bounds `take` has already checked).
+    let byte = this.buf[this.take(1)] as number;
+    if (byte < 0x80) return byte;
     let value = byte & 0x7f;
     let scale = 0x80;
     for (;;) {
-      if (at >= end) throw new MalformedFrameError(`read of 1 bytes past the end at ${at}`);
-      byte = buf[at++] as number;
+      byte = this.buf[this.take(1)] as number;
       value += (byte & 0x7f) * scale;
-      if (byte < 0x80) {
-        this.offset = at;
-        return value;
-      }
+      if (byte < 0x80) return value;
       scale *= 0x80;
       if (scale > 2 ** 63) throw new MalformedFrameError('varint too long');
     }
