@@ -7,8 +7,6 @@ import { MasterKey } from '../crypto/master-key';
 import type { Logger } from '../logger';
 import type { GuardedSearchWrites, SearchIndex, SearchWrites } from '../search';
 import { createPostgresSearchIndex } from '../search/postgres/postgres-search-index';
-import { openElasticsearchSearchIndex } from '../search/elasticsearch/elasticsearch-search-index';
-import { openOpenSearchSearchIndex } from '../search/opensearch/opensearch-search-index';
 import type { SqlClient, SqlExecutor } from '../store/sql-client';
 import { FileEntityConfigSource, HttpEntityConfigSource, type EntityConfigSource } from '../tenant';
 
@@ -20,12 +18,20 @@ export interface OpenedSearchIndex {
   guardedWrites: GuardedSearchWrites | undefined;
 }
 
-/** The search index: Elasticsearch or OpenSearch when configured, else the Postgres adapter on the relational store. */
+/**
+ * The search index: Elasticsearch or OpenSearch when configured, else the Postgres adapter on the relational store.
+ * An engine's adapter is loaded only when it is configured: each client library adds 4-8 MiB of heap (and more of
+ * compiled code) to a process that never calls it.
+ */
 export async function openSearchIndex(config: Config, sql: SqlClient): Promise<OpenedSearchIndex> {
-  if (config.search.elasticsearchUrl)
+  if (config.search.elasticsearchUrl) {
+    const { openElasticsearchSearchIndex } = await import('../search/elasticsearch/elasticsearch-search-index');
     return { index: await openElasticsearchSearchIndex({ node: config.search.elasticsearchUrl }), writesIn: undefined, guardedWrites: undefined };
-  if (config.search.opensearchUrl)
+  }
+  if (config.search.opensearchUrl) {
+    const { openOpenSearchSearchIndex } = await import('../search/opensearch/opensearch-search-index');
     return { index: await openOpenSearchSearchIndex({ node: config.search.opensearchUrl }), writesIn: undefined, guardedWrites: undefined };
+  }
   const index = createPostgresSearchIndex(sql);
   return { index, writesIn: (tx) => index.writeIn(tx), guardedWrites: index.guardedWrites };
 }
