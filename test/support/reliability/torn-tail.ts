@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { BATCH_HEADER_SIZE, batchCrcValid } from '../../../src/embedded/kafka/protocol/record-batch';
 import type { Prng } from './prng';
 
 /** Record batch v2 framing: baseOffset i64, batchLength i32 (bytes after it), …; the CRC covers bytes 21 onwards. */
@@ -96,19 +97,22 @@ const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).dig
 /**
  * Why a torn segment was not recovered (undefined when it was): its valid bytes must be intact and the torn
  * bytes gone. The restarted service may already have appended new batches, so what follows the valid bytes must
- * be whole batches that go on from the next offset, not what the tear left.
+ * be whole batches, each with a matching CRC, that go on from the next offset. The torn bytes are not compared with
+ * what follows: a batch written after the restart at the same offset can begin with the same bytes as a half batch
+ * the tear left (offset, length, epoch and magic, as an abort marker after a commit marker does).
  */
 export function recoveryProblem(t: TornSegment): string | undefined {
   const bytes = fs.readFileSync(t.file);
   if (bytes.length < t.validSize) return `cut below the valid size (${bytes.length} < ${t.validSize})`;
   if (sha256(bytes.subarray(0, t.validSize)) !== t.validSha256) return 'the valid bytes changed';
-  if (bytes.subarray(t.validSize, t.validSize + t.tail.length).equals(t.tail)) return 'the torn bytes are still there';
   let pos = t.validSize;
   let expected = t.nextOffset;
   while (pos < bytes.length) {
     if (pos + LOG_OVERHEAD > bytes.length) return `a partial header at ${pos}`;
     const size = bytes.readInt32BE(pos + 8) + LOG_OVERHEAD;
+    if (size < BATCH_HEADER_SIZE) return `a batch length below a batch header at ${pos}`;
     if (pos + size > bytes.length) return `a batch cut short at ${pos}`;
+    if (!batchCrcValid(bytes.subarray(pos, pos + size))) return `a batch at ${pos} whose CRC does not match (torn bytes kept?)`;
     const base = bytes.readBigInt64BE(pos);
     if (expected !== undefined && base !== expected) return `a batch at offset ${base} where ${expected} was next (torn bytes kept?)`;
     expected = base + BigInt(bytes.readInt32BE(pos + 23)) + 1n;
