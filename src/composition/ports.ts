@@ -6,6 +6,8 @@ import { Keyring } from '../crypto/keyring';
 import { MasterKey } from '../crypto/master-key';
 import type { Logger } from '../logger';
 import type { GuardedSearchWrites, SearchIndex, SearchWrites } from '../search';
+import type * as ElasticsearchAdapter from '../search/elasticsearch/elasticsearch-search-index';
+import type * as OpenSearchAdapter from '../search/opensearch/opensearch-search-index';
 import { createPostgresSearchIndex } from '../search/postgres/postgres-search-index';
 import type { SqlClient, SqlExecutor } from '../store/sql-client';
 import { FileEntityConfigSource, HttpEntityConfigSource, type EntityConfigSource } from '../tenant';
@@ -21,15 +23,19 @@ export interface OpenedSearchIndex {
 /**
  * The search index: Elasticsearch or OpenSearch when configured, else the Postgres adapter on the relational store.
  * An engine's adapter is loaded only when it is configured: each client library adds 4-8 MiB of heap (and more of
- * compiled code) to a process that never calls it.
+ * compiled code) to a process that never calls it. With `require`, not `import()`: the service also runs from its
+ * TypeScript under `node --require tsx/cjs` (the test suites), where a dynamic import goes to Node's ESM resolver,
+ * which finds no `.ts` file behind an extensionless path.
  */
 export async function openSearchIndex(config: Config, sql: SqlClient): Promise<OpenedSearchIndex> {
   if (config.search.elasticsearchUrl) {
-    const { openElasticsearchSearchIndex } = await import('../search/elasticsearch/elasticsearch-search-index');
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on demand, see above
+    const { openElasticsearchSearchIndex } = require('../search/elasticsearch/elasticsearch-search-index') as typeof ElasticsearchAdapter;
     return { index: await openElasticsearchSearchIndex({ node: config.search.elasticsearchUrl }), writesIn: undefined, guardedWrites: undefined };
   }
   if (config.search.opensearchUrl) {
-    const { openOpenSearchSearchIndex } = await import('../search/opensearch/opensearch-search-index');
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on demand, see above
+    const { openOpenSearchSearchIndex } = require('../search/opensearch/opensearch-search-index') as typeof OpenSearchAdapter;
     return { index: await openOpenSearchSearchIndex({ node: config.search.opensearchUrl }), writesIn: undefined, guardedWrites: undefined };
   }
   const index = createPostgresSearchIndex(sql);
