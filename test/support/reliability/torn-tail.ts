@@ -1,12 +1,11 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { BATCH_HEADER_SIZE, batchCrcValid } from '../../../src/embedded/kafka/protocol/record-batch';
+import { BATCH_HEADER_SIZE, BATCH_LOG_OVERHEAD as LOG_OVERHEAD, batchCrcValid, CRC_START } from '../../../src/embedded/kafka/protocol/record-batch';
 import type { Prng } from './prng';
 
-/** Record batch v2 framing: baseOffset i64, batchLength i32 (bytes after it), …; the CRC covers bytes 21 onwards. */
-const LOG_OVERHEAD = 12;
-const CRC_COVERED_FROM = 21;
+// Record batch v2 framing (protocol/record-batch.ts): baseOffset i64 at 0, batchLength i32 at 8 (the bytes after it),
+// the CRC at 17 over the bytes from CRC_START, lastOffsetDelta i32 at 23.
 
 export type TornShape = 'partial-header' | 'half-batch' | 'bad-crc' | 'stale-offset' | 'random-bytes';
 export const TORN_SHAPES: readonly TornShape[] = ['partial-header', 'half-batch', 'bad-crc', 'stale-offset', 'random-bytes'];
@@ -21,7 +20,6 @@ export interface TornSegment {
   /** The offset the next batch must start at (undefined for an empty segment). */
   nextOffset: bigint | undefined;
   appended: number;
-  tail: Buffer;
 }
 
 /** The active (highest base offset) segment of each partition of a topic in an embedded broker's data directory. */
@@ -81,7 +79,7 @@ export function tearSegment(file: string, shape: TornShape, prng: Prng): TornSeg
   } else if (shape === 'bad-crc') {
     tail = Buffer.from(last.batch);
     tail.writeBigInt64BE(last.nextOffset, 0);
-    const at = prng.int(CRC_COVERED_FROM + 4, tail.length - 1);
+    const at = prng.int(CRC_START + 4, tail.length - 1);
     tail[at] = (tail[at] ?? 0) ^ 0xff;
   } else if (shape === 'stale-offset') {
     tail = Buffer.from(last.batch);
@@ -89,7 +87,7 @@ export function tearSegment(file: string, shape: TornShape, prng: Prng): TornSeg
     tail = prng.bytes(prng.int(64, 4096));
   }
   fs.appendFileSync(file, tail);
-  return { file, shape, validSize, validSha256: sha256(bytes), nextOffset: last?.nextOffset, appended: tail.length, tail };
+  return { file, shape, validSize, validSha256: sha256(bytes), nextOffset: last?.nextOffset, appended: tail.length };
 }
 
 const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
