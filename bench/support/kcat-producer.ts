@@ -45,8 +45,8 @@ export function writeKcatInput(file: string, records: Iterable<KcatRecord>): voi
 }
 
 /** Records of `valueBytes` bytes under 1,000 keys in `dir`; answers the file's path. */
-export function kcatInput(dir: string, messages: number, valueBytes: number): string {
-  const input = path.join(dir, 'kcat-input.bin');
+export function kcatInput(dir: string, messages: number, valueBytes: number, name = 'kcat-input'): string {
+  const input = path.join(dir, `${name}.bin`);
   const value = 'v'.repeat(valueBytes);
   writeKcatInput(
     input,
