@@ -11,3 +11,14 @@ test('text that looks like syntax stays text: empty, NULL, commas, braces, space
 test('an empty array', () => {
   expect(arrayLiteral([])).toBe('{}');
 });
+
+test('plain strings alone, and strings among other values, give the same literal element by element', () => {
+  expect(arrayLiteral(['a', 'b c', ''])).toBe('{"a","b c",""}');
+  expect(arrayLiteral(['a', 'b c', 7])).toBe('{"a","b c",7}');
+  expect(arrayLiteral(['a', 'q"'])).toBe('{"a","q\\""}');
+});
+
+test('numbers, booleans and bigints alone are written bare', () => {
+  expect(arrayLiteral([1, -2.5, 1e21, 3n])).toBe('{1,-2.5,1e+21,3}');
+  expect(arrayLiteral([true, false])).toBe('{true,false}');
+});
