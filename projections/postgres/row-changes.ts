@@ -127,6 +127,7 @@ const INTEGER_KEY = /^-?[0-9]{1,18}$/;
  */
 export function keyValuesOf(table: ProjectionTable, recordKey: string, payload: Readonly<Record<string, unknown>>): string[] | undefined {
   const columns = table.keyColumns;
+  if (columns.length === 1) return singleKeyValueOf(columns[0] as ProjectionTable['keyColumns'][number], recordKey, payload);
   const fromPayload = columns.map((c) => payload[c.name]);
   let parts: unknown[];
   if (fromPayload.every((v) => typeof v === 'string' || typeof v === 'number')) parts = fromPayload;
@@ -137,4 +138,11 @@ export function keyValuesOf(table: ProjectionTable, recordKey: string, payload: 
   }
   const values = parts.map(String);
   return columns.every((c, i) => c.type !== 'integer' || INTEGER_KEY.test(values[i] as string)) ? values : undefined;
+}
+
+/** `keyValuesOf` for a key of one field, the usual case, without its intermediate arrays (it runs per event). */
+function singleKeyValueOf(column: ProjectionTable['keyColumns'][number], recordKey: string, payload: Readonly<Record<string, unknown>>): string[] | undefined {
+  const field = payload[column.name];
+  const value = typeof field === 'string' || typeof field === 'number' ? String(field) : recordKey;
+  return column.type !== 'integer' || INTEGER_KEY.test(value) ? [value] : undefined;
 }

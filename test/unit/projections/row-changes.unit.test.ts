@@ -1,4 +1,4 @@
-import { foldRecordChanges } from '../../../projections/postgres/row-changes';
+import { foldRecordChanges, keyValuesOf } from '../../../projections/postgres/row-changes';
 import { projectionTableOf } from '../../../projections/postgres/table-schema';
 import type { EntityEvent, LogRecord } from '../../../src/log';
 import { InMemoryEntityConfigSource } from '../../../src/tenant';
@@ -87,5 +87,31 @@ describe('folding a batch into one change per record', () => {
     const { changes, skipped } = foldRecordChanges(table, [record('f', 'create', 1, '[1]'), record('g', 'create', 1, 'not json')]);
     expect(changes).toEqual([]);
     expect(skipped.map((s) => s.reason)).toEqual(['payload-not-an-object', 'payload-not-an-object']);
+  });
+});
+
+describe('the key values of a record with a key of one field', () => {
+  const keyed = (type: 'string' | 'integer') =>
+    projectionTableOf(
+      new InMemoryEntityConfigSource().put({
+        tenant: 'acme',
+        entity: `by_${type}`,
+        key: ['id'],
+        fields: { id: { type, required: true }, name: { type: 'string' } },
+        roles: {},
+      }),
+    );
+
+  test('come from the payload’s key field when it is a string or a number, else from the record key', () => {
+    expect(keyValuesOf(keyed('string'), 'rk', { id: 'p' })).toEqual(['p']);
+    expect(keyValuesOf(keyed('string'), 'rk', { id: 7 })).toEqual(['7']);
+    expect(keyValuesOf(keyed('string'), 'rk', { name: 'n' })).toEqual(['rk']);
+    expect(keyValuesOf(keyed('string'), 'rk', { id: { nested: true } })).toEqual(['rk']);
+  });
+
+  test('an integer key that is not an integer cannot be mapped', () => {
+    expect(keyValuesOf(keyed('integer'), '12', {})).toEqual(['12']);
+    expect(keyValuesOf(keyed('integer'), 'x', {})).toBeUndefined();
+    expect(keyValuesOf(keyed('integer'), '12', { id: 1.5 })).toBeUndefined();
   });
 });
