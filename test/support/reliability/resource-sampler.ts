@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import type { Client } from 'pg';
 import { sleep } from './resilient-producer';
 
@@ -12,7 +12,14 @@ export interface ResourceSample {
   oldSpaceBytes: number;
   /** Memory of C++ objects bound to JavaScript ones (Buffers among them): RSS that is not the V8 heap. */
   externalBytes: number;
+  /** Open descriptors but the HTTP connections clients hold to the service (`httpConnections`). */
   openFds: number;
+  /**
+   * Connections accepted on the service's HTTP port. Counted apart: their number follows the load's clients, which
+   * open more while answers are slow and keep them idle for seconds (30 more sockets at the end of one soak than
+   * after its warm-up, every other descriptor unchanged), not anything the service keeps.
+   */
+  httpConnections: number;
   /** Client connections to the service's database other than the sampler's own (autovacuum workers left out). */
   pgConnections: number;
 }
@@ -56,6 +63,38 @@ export class ResourceSampler {
     await this.loop;
   }
 
+  /** The process's open descriptors, and how many of them are TCP connections on the service's HTTP port. */
+  private descriptors(): { open: number; http: number } {
+    const port = Number(new URL(this.url).port);
+    const onPort = new Set<string>();
+    for (const table of ['tcp', 'tcp6']) {
+      let text: string;
+      try {
+        text = readFileSync(`/proc/${this.pid}/net/${table}`, 'utf8');
+      } catch {
+        continue; // no IPv6 in this kernel
+      }
+      // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode: the local port is hex after ':'.
+      for (const line of text.split('\n').slice(1)) {
+        const fields = line.trim().split(/\s+/);
+        const local = fields[1];
+        const inode = fields[9];
+        if (local && inode && parseInt(local.slice(local.lastIndexOf(':') + 1), 16) === port && fields[3] !== '0A') onPort.add(inode);
+      }
+    }
+    const fds = readdirSync(`/proc/${this.pid}/fd`);
+    let http = 0;
+    for (const fd of fds) {
+      try {
+        const inode = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${this.pid}/fd/${fd}`))?.[1];
+        if (inode && onPort.has(inode)) http++;
+      } catch {
+        // closed between the listing and the link
+      }
+    }
+    return { open: fds.length, http };
+  }
+
   private async sample(): Promise<Omit<ResourceSample, 'at'>> {
     const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${this.pid}/status`, 'utf8'))?.[1];
     if (!kb) throw new Error('no VmRSS in /proc status');
@@ -67,12 +106,14 @@ export class ResourceSampler {
     const pg = await this.pg.query<{ n: string }>(
       `select count(*) as n from pg_stat_activity where datname = current_database() and backend_type = 'client backend' and pid <> pg_backend_pid()`,
     );
+    const { open, http } = this.descriptors();
     return {
       rssBytes: Number(kb) * 1024,
       heapUsedBytes: Number(heap),
       oldSpaceBytes: Number(oldSpace),
       externalBytes: Number(external),
-      openFds: readdirSync(`/proc/${this.pid}/fd`).length,
+      openFds: open - http,
+      httpConnections: http,
       pgConnections: Number(pg.rows[0]?.n ?? 0),
     };
   }
