@@ -128,7 +128,8 @@ async function measure(o: BrokerOptions): Promise<BrokerResult> {
   }
 }
 
-const msgPerSecond = (m: Measured): string => Math.round(m.bytes / VALUE_BYTES / m.seconds).toLocaleString('en-US');
+const messageRate = (m: Measured): number => m.bytes / VALUE_BYTES / m.seconds;
+const msgPerSecond = (m: Measured): string => Math.round(messageRate(m)).toLocaleString('en-US');
 const perMb = (m: Measured, seconds: number): string => (Number.isNaN(seconds) ? 'n/a' : `${((seconds / mb(m.bytes)) * 1000).toFixed(1)} ms`);
 const cpuNote = (m: Measured): string => `CPU per MB: broker ${perMb(m, m.brokerCpuSeconds)}, client ${perMb(m, m.cpuSeconds)}`;
 
@@ -166,7 +167,7 @@ async function main(): Promise<void> {
   const { produce: p, consume: c, kcat: k, raw } = await measure(o);
   const produceMBs = mb(p.bytes) / p.seconds;
   const line = (what: string, r: Measured): string =>
-    `${what.padEnd(8)} ${(r.bytes / VALUE_BYTES / r.seconds).toFixed(0).padStart(8)} msg/s ${(mb(r.bytes) / r.seconds).toFixed(1).padStart(7)} MB/s  (${r.seconds.toFixed(2)} s; ${cpuNote(r)})`;
+    `${what.padEnd(8)} ${messageRate(r).toFixed(0).padStart(8)} msg/s ${(mb(r.bytes) / r.seconds).toFixed(1).padStart(7)} MB/s  (${r.seconds.toFixed(2)} s; ${cpuNote(r)})`;
   console.log(
     `embedded broker, kafkajs, ${o.messages} × ${VALUE_BYTES} B values, sends of ${o.batch}, ${o.inFlight} in flight, acks=-1, ${PARTITIONS} partitions, fsync=${o.fsync}`,
   );

@@ -10,7 +10,7 @@
  * An event whose version is not above the fold's version so far is a duplicate and is ignored.
  */
 import type { EntityEvent, LogRecord } from '../../src/log';
-import type { ProjectionTable } from './table-schema';
+import type { FieldColumn, ProjectionTable } from './table-schema';
 
 export type ChangeMode = 'replace' | 'merge' | 'delete';
 
@@ -127,7 +127,7 @@ const INTEGER_KEY = /^-?[0-9]{1,18}$/;
  */
 export function keyValuesOf(table: ProjectionTable, recordKey: string, payload: Readonly<Record<string, unknown>>): string[] | undefined {
   const columns = table.keyColumns;
-  if (columns.length === 1) return singleKeyValueOf(columns[0] as ProjectionTable['keyColumns'][number], recordKey, payload);
+  if (columns.length === 1) return singleKeyValueOf(columns[0] as FieldColumn, recordKey, payload);
   const fromPayload = columns.map((c) => payload[c.name]);
   let parts: unknown[];
   if (fromPayload.every((v) => typeof v === 'string' || typeof v === 'number')) parts = fromPayload;
@@ -141,7 +141,7 @@ export function keyValuesOf(table: ProjectionTable, recordKey: string, payload: 
 }
 
 /** `keyValuesOf` for a key of one field, the usual case, without its intermediate arrays (it runs per event). */
-function singleKeyValueOf(column: ProjectionTable['keyColumns'][number], recordKey: string, payload: Readonly<Record<string, unknown>>): string[] | undefined {
+function singleKeyValueOf(column: FieldColumn, recordKey: string, payload: Readonly<Record<string, unknown>>): string[] | undefined {
   const field = payload[column.name];
   const value = typeof field === 'string' || typeof field === 'number' ? String(field) : recordKey;
   return column.type !== 'integer' || INTEGER_KEY.test(value) ? [value] : undefined;

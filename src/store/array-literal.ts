@@ -5,9 +5,10 @@
  * and the record state look-up's keys paid the same. Numbers and booleans go unquoted, strings quoted, escaped
  * only when they hold a quote or a backslash.
  *
- * The literal is made by one `join`, so it is one flat string: appending element by element built a rope of a
- * node and a quoted copy per element, which the driver's byte count then flattened into a third copy. Those were
- * the largest allocations of a projector round (about a fifth of its bytes).
+ * The elements are made into one string by one `join`: appending element by element built a rope of a node and a
+ * quoted copy per element, which the driver's byte count then flattened into a third copy. Those were the largest
+ * allocations of a projector round (about a fifth of its bytes). The braces around the joined elements still make
+ * a rope of three parts, flattened once when the driver counts its bytes.
  */
 export function arrayLiteral(values: readonly unknown[]): string {
   if (values.length === 0) return '{}';
@@ -30,5 +31,5 @@ function element(value: unknown): string {
   if (value === null || value === undefined) return 'NULL';
   if (isBare(value)) return String(value);
   const text = String(value);
-  return text.includes('"') || text.includes('\\') ? `"${text.replace(/[\\"]/g, '\\$&')}"` : `"${text}"`;
+  return isPlainString(text) ? `"${text}"` : `"${text.replace(/[\\"]/g, '\\$&')}"`;
 }

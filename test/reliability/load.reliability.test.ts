@@ -43,18 +43,15 @@ function latencies(results: MixedResult[]): Record<string, { count: number; p50M
  * sawtooth each window fell (59 against 66 MiB in one run, over the 10 % bound; the old space 50 against 51).
  */
 function growthOf(samples: ResourceSample[], resource: Resource, warmUp: number, total: number) {
-  const collected = resource === 'heapUsedBytes' ? oldSpaceAfterCollections(samples, warmUp) : [];
+  const heap = resource === 'heapUsedBytes';
+  const collected = heap ? oldSpaceAfterCollections(samples, warmUp) : [];
   const byCollections = collected.length >= 2;
-  const measure = (s: ResourceSample): number => (resource === 'heapUsedBytes' ? s.oldSpaceBytes : s[resource]);
+  const measure = (s: ResourceSample): number => (heap ? s.oldSpaceBytes : s[resource]);
   const after = byCollections ? (collected[0] as number) : median(samples.filter((s) => s.at >= warmUp && s.at < warmUp + 10).map(measure));
   const end = byCollections ? (collected.at(-1) as number) : median(samples.filter((s) => s.at >= total - 10).map(measure));
   const scale = resource.endsWith('Bytes') ? 2 ** 20 : 1;
   return {
-    compared: byCollections
-      ? `old space after the first and last of ${collected.length} major collections`
-      : resource === 'heapUsedBytes'
-        ? 'old space, 10 s medians'
-        : '10 s medians',
+    compared: byCollections ? `old space after the first and last of ${collected.length} major collections` : `${heap ? 'old space, ' : ''}10 s medians`,
     afterWarmUp: Math.round(after / scale),
     end: Math.round(end / scale),
     max: Math.round(Math.max(...samples.map((s) => s[resource])) / scale),
