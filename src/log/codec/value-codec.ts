@@ -33,7 +33,16 @@ export class ValueCodec {
   private readonly compatibility: COMPATIBILITY;
 
   constructor(o: ValueCodecOptions) {
-    this.registry = new SchemaRegistry({ host: o.registryUrl, clientId: 'deltabroker', ...(o.auth && { auth: o.auth }) });
+    this.registry = new SchemaRegistry({
+      host: o.registryUrl,
+      clientId: 'deltabroker',
+      ...(o.auth && { auth: o.auth }),
+      // The client retries only GETs by default, so one connection the registry drops (a reused keep-alive
+      // socket it closed) failed a registration, and with it the service's start. Every request this codec
+      // makes is idempotent (look-up, register, compatibility PUT, schema by id), so each is retried on a
+      // network error or a 5xx, with the client's backoff.
+      retry: { enableRetry: () => true },
+    });
     this.compatibility = COMPATIBILITY[o.compatibility ?? 'BACKWARD'];
   }
 
