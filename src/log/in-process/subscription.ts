@@ -1,4 +1,3 @@
-import { setMaxListeners } from 'node:events';
 /**
  * A consumer-group subscription on the broker's own partition logs, with the kafkajs adapter's guarantees:
  * per partition one batch at a time in offset order, at most `partitionsConsumedConcurrently` partitions
@@ -10,6 +9,7 @@ import { setMaxListeners } from 'node:events';
  * it), and only a machine crash before the next fsync can bring back batches already handled, which every
  * handler in the service takes idempotently.
  */
+import { setMaxListeners } from 'node:events';
 import type { EmbeddedKafkaParts } from '../../embedded/kafka';
 import { ErrorCode } from '../../embedded/kafka/protocol/errors';
 import type { PartitionLog } from '../../embedded/kafka/storage/partition-log';
@@ -20,6 +20,7 @@ import type { BatchHandled, Offset, SubscribeOptions, Subscription } from '../po
 import type { Rejection } from '../schema-types';
 import { isTopicRecreated, type LostPosition } from '../lost-position';
 import { GroupJoinError, GroupMember, type Generation } from './group/member';
+import { GroupPositions } from './group-positions';
 import { unknownTopic } from './log-errors';
 import type { DecodedBatches } from './decoded-batches';
 import { OrderedCommits } from './ordered-commits';
@@ -62,8 +63,7 @@ class GroupConsumer<T> implements Subscription {
   private readonly slots: Slots;
   private readonly log: Logger;
   private readonly running: Promise<void>;
-  /** The latest offset commit's fsync (it covers every earlier commit). */
-  private lastCommit: Promise<void> = Promise.resolve();
+  private readonly positions: GroupPositions;
   private stopped: Promise<void> | undefined;
   /** Ends this subscription's count among the readers that share decoded batches. */
   private readonly leaveSharing: () => void;
@@ -94,6 +94,7 @@ class GroupConsumer<T> implements Subscription {
       topics: o.topics,
       clientId: deps.clientId,
     });
+    this.positions = new GroupPositions(deps.broker.groups, o.groupId, this.member, o.start ?? 'earliest', this.log);
     const brokerStopping = deps.broker.stopping;
     if (brokerStopping.aborted) this.stopping.abort();
     else brokerStopping.addEventListener('abort', () => this.stopping.abort(), { once: true, signal: this.stopping.signal });
@@ -108,7 +109,7 @@ class GroupConsumer<T> implements Subscription {
       this.stopping.abort();
       this.leaveSharing();
       await this.running;
-      await this.lastCommit;
+      await this.positions.settled();
     })();
     return this.stopped;
   }
@@ -126,7 +127,7 @@ class GroupConsumer<T> implements Subscription {
     if (!current?.generation.assignment.get(topic)?.includes(partition)) refuse('this member does not hold it now');
     const consuming = current as Consuming;
     if (!consuming.halted.has(id)) return; // consumed now, from a position the log holds
-    if (!(await this.commit(topic, partition, Number(offset)))) refuse('the group is rebalancing; try again');
+    if (!(await this.positions.commitSet(topic, partition, Number(offset)))) refuse('the group is rebalancing; try again');
     consuming.halted.delete(id);
     consuming.resumed.add(this.consumePartition(topic, partition, consuming));
   }
@@ -221,7 +222,7 @@ class GroupConsumer<T> implements Subscription {
   /** Reads the partition until it is revoked (answers false) or stopped (answers true). */
   private async readPartitionLoop(topic: string, partition: number, revoked: AbortController, commits: OrderedCommits): Promise<boolean> {
     const signal = revoked.signal;
-    let offset = this.startOffset(topic, partition);
+    let offset = this.positions.startOffset(this.deps.broker.logs.partition(topic, partition), topic, partition);
     let failures = 0;
     while (!signal.aborted) {
       const log = this.deps.broker.logs.partition(topic, partition);
@@ -238,7 +239,7 @@ class GroupConsumer<T> implements Subscription {
           this.halt(lost);
           return true;
         }
-        const reset = this.resetOffset(log);
+        const reset = this.positions.resetOffset(log);
         this.log.warn({ topic, partition, from: offset, to: reset }, 'offset out of range; consuming from the reset offset');
         offset = reset;
       }
@@ -310,7 +311,7 @@ class GroupConsumer<T> implements Subscription {
       if (settled || commits.busy) {
         commits.queue(
           settled,
-          () => this.commitNow(log, batch.next),
+          () => this.positions.commitHandled(log, batch.next),
           (error) => {
             if (error !== undefined)
               this.log.error(
@@ -322,7 +323,7 @@ class GroupConsumer<T> implements Subscription {
         );
         return { kind: 'next', offset: batch.next };
       }
-      if (!this.commitNow(log, batch.next)) {
+      if (!this.positions.commitHandled(log, batch.next)) {
         revoked.abort();
         return { kind: 'again' };
       }
@@ -338,48 +339,6 @@ class GroupConsumer<T> implements Subscription {
   private halt(lost: LostPosition): void {
     this.log.error({ ...lost }, 'the partition no longer holds this consumer position; the partition is stopped');
     this.o.onLostPosition?.(lost);
-  }
-
-  /** Stores the group's offset for the partition unless the member's generation is no longer current. */
-  private commitNow(log: PartitionLog, offset: number): boolean {
-    const allowed = this.member.mayCommit();
-    if (allowed !== ErrorCode.NONE) {
-      this.log.info(
-        { topic: log.topic, partition: log.partition, errorCode: allowed },
-        'offset commit refused (the group is rebalancing); the batch goes to the next owner again',
-      );
-      return false;
-    }
-    const entry = { topic: log.topic, partition: log.partition, offset, leaderEpoch: -1, metadata: null, commitTimestamp: Date.now() };
-    // The journal line is written before commitOffsets returns, without an fsync of its own: every consumer of
-    // the service applies a batch idempotently (checkpoints, stored outcomes), so an offset a power loss rolls
-    // back only delivers that batch again; a later durable commit or the shutdown fsyncs the line.
-    this.lastCommit = this.deps.broker.groups
-      .commitOffsets(this.groupId, [entry], false)
-      .catch((err: unknown) =>
-        this.log.error({ err, topic: log.topic, partition: log.partition }, 'storing a committed offset failed; the batch may come again'),
-      );
-    return true;
-  }
-
-  /** A position an operator set (`resumeAt`): committed durably, since it replaces one the log no longer holds. */
-  private async commit(topic: string, partition: number, offset: number): Promise<boolean> {
-    if (this.member.mayCommit() !== ErrorCode.NONE) return false;
-    const entry = { topic, partition, offset, leaderEpoch: -1, metadata: null, commitTimestamp: Date.now() };
-    await this.deps.broker.groups.commitOffsets(this.groupId, [entry], true);
-    return true;
-  }
-
-  private startOffset(topic: string, partition: number): number {
-    const committed = this.deps.broker.groups.offsetStore.get(this.groupId, topic, partition);
-    if (committed && committed.offset >= 0) return committed.offset;
-    const log = this.deps.broker.logs.partition(topic, partition);
-    return log ? this.resetOffset(log) : 0;
-  }
-
-  /** Where a partition without a usable committed offset starts: Kafka's auto.offset.reset from `start`. */
-  private resetOffset(log: PartitionLog): number {
-    return (this.o.start ?? 'earliest') === 'earliest' ? log.logStartOffset : log.highWatermark;
   }
 }
 
