@@ -6,9 +6,10 @@ import { fdatasync, readAt, readAtSync, writeAllSync } from './fs-util';
 /**
  * One segment of a partition log: `<baseOffset>.log` holds record batches exactly as served (baseOffset
  * assigned), `<baseOffset>.index` one 20-byte entry per batch: relative base offset i32, relative last
- * offset i32, file position i32, max timestamp i64. The index is a cache of the log: it is not fsynced
- * and is rebuilt from the log whenever it does not match it. Its entries are written in one write per sync
- * (and at close), not one per batch: an index that lags its log is one that does not match it.
+ * offset i32, file position i32, max timestamp i64. The index is a cache of the log, rebuilt from the log
+ * whenever it does not match it. The active segment is scanned at every open (partition-log.ts), so its index is
+ * written only once it stops being active: in one write when it rolls (`syncIndexSync`) or closes, not at each
+ * sync, where a pwrite per fsynced partition cost every group commit a system call no reader used.
  */
 const INDEX_ENTRY = 20;
 /** Bytes of the newest batches an active segment keeps in memory for its readers (see `recent`). */
@@ -38,7 +39,7 @@ export class Segment {
   private readonly lasts: number[] = [];
   private readonly positions: number[] = [];
   private readonly stamps: number[] = [];
-  /** Index entries already in the index file; the rest are written at the next sync or at close. */
+  /** Index entries already in the index file; the rest are written when the segment rolls or closes. */
   private indexed = 0;
   private closed = false;
   /**
@@ -242,10 +243,10 @@ export class Segment {
 
   sync(): Promise<void> {
     if (this.closed) return Promise.resolve();
-    this.writeIndexTail();
     return fdatasync(this.logFd);
   }
 
+  /** Writes and fsyncs the index of a segment that is no longer the active one. */
   syncIndexSync(): void {
     if (this.closed) return;
     this.writeIndexTail();
