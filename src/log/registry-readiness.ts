@@ -1,4 +1,5 @@
 import { DeltabrokerError } from '../errors';
+import { registryFetch } from './registry-fetch';
 import type { RecordSchema } from './schemas';
 
 /**
@@ -16,11 +17,11 @@ export function registryAcceptsCheck(o: {
   if (o.auth) headers.authorization = `Basic ${Buffer.from(`${o.auth.username}:${o.auth.password}`).toString('base64')}`;
   const body = JSON.stringify({ schema: JSON.stringify(o.schema.definition) });
   return async () => {
-    const res = await fetch(`${o.registryUrl}/compatibility/subjects/${encodeURIComponent(o.subject)}/versions/latest`, {
+    const res = await registryFetch(`${o.registryUrl}/compatibility/subjects/${encodeURIComponent(o.subject)}/versions/latest`, {
       method: 'POST',
       headers,
       body,
-      signal: AbortSignal.timeout(2000),
+      timeoutMs: 2000,
     });
     const details = { stage: 'registry', field: 'subject', subject: o.subject };
     if (res.status === 404)

@@ -1,4 +1,5 @@
 import { DeltabrokerError } from '../errors';
+import { registryFetch } from './registry-fetch';
 
 /** A writer schema's definition (the parsed Avro JSON) by its registry id. */
 export type WriterSchemaLookup = (id: number) => Promise<Readonly<Record<string, unknown>>>;
@@ -14,7 +15,7 @@ export function registryWriterSchemas(o: { registryUrl: string; auth?: { usernam
   return async (id) => {
     const kept = found.get(id);
     if (kept) return kept;
-    const res = await fetch(`${o.registryUrl}/schemas/ids/${id}`, { headers, signal: AbortSignal.timeout(2000) });
+    const res = await registryFetch(`${o.registryUrl}/schemas/ids/${id}`, { headers, timeoutMs: 2000 });
     if (!res.ok) {
       throw new DeltabrokerError('DB_DEPENDENCY_UNAVAILABLE', `the registry answered ${res.status} for schema id ${id}`, {
         stage: 'registry',

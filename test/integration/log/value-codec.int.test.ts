@@ -3,13 +3,12 @@
  * every kind of bad bytes without throwing. No broker needed.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startEmbeddedRegistry, type EmbeddedRegistry } from '../../../src/embedded/registry';
 import { frame, ValueCodec } from '../../../src/log/codec';
 import { loadSchemas, recordSchema, type DeltaEnvelope } from '../../../src/log/schemas';
+import { startDroppingProxy } from '../../support/dropping-proxy';
 
 const schemas = loadSchemas();
 const delta: DeltaEnvelope = {
@@ -115,43 +114,16 @@ test('a reader schema resolves older writers, and refuses writers it cannot read
 });
 
 test('a registry that drops the connection of each request once still gets the schema registered', async () => {
-  // In front of the embedded registry: the first try of every distinct request is hung up on, unanswered.
-  const tried = new Set<string>();
-  const seen: string[] = [];
-  const bodyOf = async (req: IncomingMessage) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks);
-  };
-  const flaky = createServer((req, res) => {
-    void bodyOf(req).then(async (body) => {
-      const request = `${req.method} ${req.url}`;
-      seen.push(request);
-      if (!tried.has(request)) {
-        tried.add(request);
-        req.socket.destroy();
-        return;
-      }
-      const answer = await fetch(`${registry.url}${req.url!.replace(/^\/registry/, '')}`, {
-        method: req.method!,
-        headers: { 'content-type': req.headers['content-type'] ?? 'application/json' },
-        ...(body.length > 0 && { body }),
-      });
-      res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
-      res.end(Buffer.from(await answer.arrayBuffer()));
-    });
-  });
-  await new Promise<void>((resolve) => flaky.listen(0, '127.0.0.1', resolve));
+  const flaky = await startDroppingProxy(registry.url);
   try {
-    const through = new ValueCodec({ registryUrl: `http://127.0.0.1:${(flaky.address() as AddressInfo).port}/registry` });
+    const through = new ValueCodec({ registryUrl: flaky.url });
     const id = await through.schemaId('flaky-value', schemas.DeltaEnvelope);
     expect(id).toBe(await codec.schemaId('flaky-value', schemas.DeltaEnvelope));
-    expect(seen.filter((r) => r.startsWith('POST /registry/subjects/flaky-value/versions'))).toHaveLength(2);
+    expect(flaky.seen.filter((r) => r.startsWith('POST /subjects/flaky-value/versions'))).toHaveLength(2);
     const fetched = await through.decode(await codec.encode('flaky-value', schemas.DeltaEnvelope, delta));
     expect(fetched).toMatchObject({ ok: true, schemaId: id });
   } finally {
-    flaky.closeAllConnections();
-    await new Promise((resolve) => flaky.close(resolve));
+    await flaky.close();
   }
 });
 
