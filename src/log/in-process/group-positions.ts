@@ -3,7 +3,7 @@
  * Kafka's auto.offset.reset), and the commits after each handled batch, stored in the broker's OffsetStore where
  * every Kafka tool sees them, and only while the member's generation is current.
  */
-import type { GroupCoordinator } from '../../embedded/kafka/group/coordinator';
+import type { EmbeddedKafkaParts } from '../../embedded/kafka';
 import { ErrorCode } from '../../embedded/kafka/protocol/errors';
 import type { PartitionLog } from '../../embedded/kafka/storage/partition-log';
 import type { Logger } from '../../logger';
@@ -14,7 +14,7 @@ export class GroupPositions {
   private lastCommit: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly groups: GroupCoordinator,
+    private readonly broker: Pick<EmbeddedKafkaParts, 'groups' | 'logs'>,
     private readonly groupId: string,
     private readonly member: GroupMember,
     private readonly start: 'earliest' | 'latest',
@@ -22,9 +22,10 @@ export class GroupPositions {
   ) {}
 
   /** Where consuming the partition begins: the group's committed offset, else the reset offset. */
-  startOffset(log: PartitionLog | undefined, topic: string, partition: number): number {
-    const committed = this.groups.offsetStore.get(this.groupId, topic, partition);
+  startOffset(topic: string, partition: number): number {
+    const committed = this.broker.groups.offsetStore.get(this.groupId, topic, partition);
     if (committed && committed.offset >= 0) return committed.offset;
+    const log = this.broker.logs.partition(topic, partition);
     return log ? this.resetOffset(log) : 0;
   }
 
@@ -50,7 +51,7 @@ export class GroupPositions {
     // The journal line is written before commitOffsets returns, without an fsync of its own: every consumer of
     // the service applies a batch idempotently (checkpoints, stored outcomes), so an offset a power loss rolls
     // back only delivers that batch again; a later durable commit or the shutdown fsyncs the line.
-    this.lastCommit = this.groups
+    this.lastCommit = this.broker.groups
       .commitOffsets(this.groupId, [entry], false)
       .catch((err: unknown) =>
         this.log.error({ err, topic: log.topic, partition: log.partition }, 'storing a committed offset failed; the batch may come again'),
@@ -62,7 +63,7 @@ export class GroupPositions {
   async commitSet(topic: string, partition: number, offset: number): Promise<boolean> {
     if (this.member.mayCommit() !== ErrorCode.NONE) return false;
     const entry = { topic, partition, offset, leaderEpoch: -1, metadata: null, commitTimestamp: Date.now() };
-    await this.groups.commitOffsets(this.groupId, [entry], true);
+    await this.broker.groups.commitOffsets(this.groupId, [entry], true);
     return true;
   }
 

@@ -94,7 +94,7 @@ class GroupConsumer<T> implements Subscription {
       topics: o.topics,
       clientId: deps.clientId,
     });
-    this.positions = new GroupPositions(deps.broker.groups, o.groupId, this.member, o.start ?? 'earliest', this.log);
+    this.positions = new GroupPositions(deps.broker, o.groupId, this.member, o.start ?? 'earliest', this.log);
     const brokerStopping = deps.broker.stopping;
     if (brokerStopping.aborted) this.stopping.abort();
     else brokerStopping.addEventListener('abort', () => this.stopping.abort(), { once: true, signal: this.stopping.signal });
@@ -222,7 +222,7 @@ class GroupConsumer<T> implements Subscription {
   /** Reads the partition until it is revoked (answers false) or stopped (answers true). */
   private async readPartitionLoop(topic: string, partition: number, revoked: AbortController, commits: OrderedCommits): Promise<boolean> {
     const signal = revoked.signal;
-    let offset = this.positions.startOffset(this.deps.broker.logs.partition(topic, partition), topic, partition);
+    let offset = this.positions.startOffset(topic, partition);
     let failures = 0;
     while (!signal.aborted) {
       const log = this.deps.broker.logs.partition(topic, partition);
