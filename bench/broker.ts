@@ -9,6 +9,7 @@ import type { ClientRun } from './support/broker-clients';
 import type { Figure } from './support/figures';
 import { kcatAvailable, kcatInput, produceWithKcat } from './support/kcat-producer';
 import { measured } from './support/cpu-time';
+import { medianBy, spread } from './support/repeated';
 
 /**
  * Embedded broker throughput with kafkajs: produce and consume of 1 KiB values in kafkajs batches, and the
@@ -41,11 +42,17 @@ const KCAT_TOPIC = 'bench-librdkafka';
  * and the broker's spawning it are a fixed part, and the ratio of one such run ranged from 0.82 to 1.21.
  */
 const KCAT_RUN_FACTOR = 3;
+/**
+ * librdkafka's runs, each to a topic of its own, in turns with the raw baseline; the median of each is used. One run
+ * each moved the ratio from 0.85 to 1.54 between back-to-back benchmark runs on one host.
+ */
+const KCAT_TURNS = 3;
 /** librdkafka's own warm-up: its requests (batch sizes, API versions) take other paths through the broker than kafkajs's. */
 const KCAT_WARM_UP_TOPIC = 'bench-librdkafka-warm-up';
 const PARTITIONS = 3;
 
 const mb = (bytes: number): number => bytes / (1024 * 1024);
+const mbs = (n: number): string => `${n.toFixed(1)} MB/s`;
 
 /** The same volume written the way the broker must at best: sequential appends, fsync per produce request. */
 function rawAppendFsync(dir: string, chunkBytes: number, totalBytes: number, fsync: FsyncPolicy): number {
@@ -73,10 +80,11 @@ interface Measured extends ClientRun {
 interface BrokerResult {
   produce: Measured;
   consume: Measured;
-  /** librdkafka (kcat) produce; absent when kcat is not installed. */
-  kcat?: Measured;
-  /** Raw sequential append (+fsync per stored batch when fsync=always), MB/s. */
+  /** librdkafka (kcat) produce, the median of its runs (`rates`, MB/s); absent when kcat is not installed. */
+  kcat?: Measured & { readonly rates: number[] };
+  /** Raw sequential append (+fsync per stored batch when fsync=always), MB/s: the median of `raws`. */
   raw: number;
+  raws: number[];
 }
 
 async function withBrokerCpu(work: () => Promise<ClientRun>): Promise<Measured> {
@@ -92,11 +100,13 @@ async function measure(o: BrokerOptions): Promise<BrokerResult> {
     const kafka = new Kafka({ clientId: 'bench-admin', brokers: broker.brokers, logLevel: logLevel.NOTHING });
     const admin = kafka.admin();
     await admin.connect();
-    await admin.createTopics({ topics: [TOPIC, WARM_UP_TOPIC, KCAT_TOPIC, KCAT_WARM_UP_TOPIC].map((topic) => ({ topic, numPartitions: PARTITIONS })) });
+    const kcatTopics = Array.from({ length: KCAT_TURNS }, (_, turn) => `${KCAT_TOPIC}-${turn}`);
+    await admin.createTopics({ topics: [TOPIC, WARM_UP_TOPIC, KCAT_WARM_UP_TOPIC, ...kcatTopics].map((topic) => ({ topic, numPartitions: PARTITIONS })) });
     await admin.disconnect();
 
     // Each kafkajs send of BATCH values spreads over the partitions: one stored batch (≈ BATCH/PARTITIONS values)
-    // per partition. The baseline runs before and after the broker's turn (disks drift); the mean is used.
+    // per partition. The baseline runs before the broker's turn and once beside each librdkafka run (disks drift);
+    // the median is used.
     const recordsPerBatch = o.batch / PARTITIONS;
     const chunk = Math.round(recordsPerBatch * (VALUE_BYTES + 20));
     const rawBefore = rawAppendFsync(dataDir, chunk, o.messages * VALUE_BYTES, o.fsync);
@@ -109,18 +119,23 @@ async function measure(o: BrokerOptions): Promise<BrokerResult> {
     const input = kcatAvailable() ? kcatInput(dataDir, kcatMessages, VALUE_BYTES) : undefined;
     const kcatOrder = { brokers: broker.brokers, properties: { 'batch.num.messages': Math.round(recordsPerBatch) } };
     if (input) await produceWithKcat({ ...kcatOrder, topic: KCAT_WARM_UP_TOPIC, input: kcatInput(dataDir, WARM_UP_MESSAGES, VALUE_BYTES, 'warm-up') });
-    const k = input
-      ? await withBrokerCpu(async () => {
-          const run = await produceWithKcat({ ...kcatOrder, topic: KCAT_TOPIC, input });
-          return { seconds: run.seconds, bytes: kcatMessages * VALUE_BYTES, cpuSeconds: run.cpuMicros / 1e6 };
-        })
-      : undefined;
-    if (k) {
-      const stored = broker.parts.logs.topic(KCAT_TOPIC)!.partitions.reduce((n, log) => n + log.highWatermark, 0);
-      if (stored !== kcatMessages) throw new Error(`kcat: ${stored} of ${kcatMessages} records stored`);
+    const raws = [rawBefore];
+    const kcatRuns: Measured[] = [];
+    if (input) {
+      for (const topic of kcatTopics) {
+        raws.push(rawAppendFsync(dataDir, chunk, p.bytes, o.fsync));
+        const run = await withBrokerCpu(async () => {
+          const kcat = await produceWithKcat({ ...kcatOrder, topic, input });
+          return { seconds: kcat.seconds, bytes: kcatMessages * VALUE_BYTES, cpuSeconds: kcat.cpuMicros / 1e6 };
+        });
+        const stored = broker.parts.logs.topic(topic)!.partitions.reduce((n, log) => n + log.highWatermark, 0);
+        if (stored !== kcatMessages) throw new Error(`kcat: ${stored} of ${kcatMessages} records stored`);
+        kcatRuns.push(run);
+      }
     }
-    const raw = (rawBefore + rawAppendFsync(dataDir, chunk, p.bytes, o.fsync)) / 2;
-    return { produce: p, consume: c, kcat: k, raw };
+    const k =
+      kcatRuns.length > 0 ? { ...medianBy(kcatRuns, (run) => run.bytes / run.seconds), rates: kcatRuns.map((run) => mb(run.bytes) / run.seconds) } : undefined;
+    return { produce: p, consume: c, kcat: k, raw: medianBy(raws, (r) => r), raws };
   } finally {
     clients.stop();
     await broker.stop();
@@ -150,7 +165,7 @@ export async function run(o: BrokerOptions): Promise<Figure[]> {
             unit: 'MB/s',
             baseline: raw,
             target: { on: 'ratio' as const, atLeast: 0.9 },
-            notes: `${msgPerSecond(r.kcat)} msg/s; ${r.kcat.bytes / VALUE_BYTES} × 1 KiB, batches of ${Math.round(o.batch / PARTITIONS)} per partition, acks=all, fsync=${o.fsync}, kcat's start included; ${cpuNote(r.kcat)}`,
+            notes: `${msgPerSecond(r.kcat)} msg/s; ${r.kcat.bytes / VALUE_BYTES} × 1 KiB, batches of ${Math.round(o.batch / PARTITIONS)} per partition, acks=all, fsync=${o.fsync}, kcat's start included; ${cpuNote(r.kcat)}; median of ${KCAT_TURNS} runs in turns with the baseline: ${spread(r.kcat.rates, mbs)}, raw ${spread(r.raws, mbs)}`,
           },
         ]
       : []),

@@ -5,6 +5,16 @@ import { completion, copyBaseline, ms, openE2eBench, type Phase, type PhaseResul
 import { benchServiceConfig } from './support/service-config';
 import { formatTable, quantile, type Figure } from './support/figures';
 import { kcatAvailable, produceWithKcat } from './support/kcat-producer';
+import { medianBy, spread } from './support/repeated';
+import { servedLoad } from './http-load';
+import type { LoadResult } from './http-load';
+
+/** One measurement of the service's baselines (see measureBaselines). */
+interface BaselineSample {
+  readonly health: LoadResult;
+  readonly whoami: LoadResult;
+  readonly healthMicros: number;
+}
 
 /**
  * End to end on the whole service (embedded broker and registry, pipeline, action emitters, table projector,
@@ -61,6 +71,20 @@ export async function run(options: EndToEndOptions): Promise<Figure[]> {
       await writeOverHttp(warmHttp, options.httpConcurrency ?? 64);
     });
     const idleRss = process.memoryUsage().rss;
+    // The baselines, in the load process as the writes are: GET /health from one client (the lone writer's),
+    // GET /whoami from 16 (an authenticated no-op, the HTTP writes'), and the service's CPU per GET /health with 16
+    // clients, the unit the rows give the service's CPU per delta in. A slower or busier host changes these about as
+    // it changes the figures, where it halves a rate (the same code did 165 µs of service, PostgreSQL and producer CPU
+    // per burst delta on one host, 320 on another). Each is measured before, between and after the phases, and its
+    // median sample used (support/repeated.ts).
+    const baselines: BaselineSample[] = [];
+    const measureBaselines = async (): Promise<void> => {
+      const health = await load.httpLoad({ url: `${service.url}/health`, method: 'GET', headers: {}, seconds: 1, concurrency: 1 });
+      const whoami = await load.httpLoad({ url: `${service.url}/whoami`, method: 'GET', headers: proof, seconds: 1.5, concurrency: 16 });
+      const healthLoad = await servedLoad(() => load.httpLoad({ url: `${service.url}/health`, method: 'GET', headers: {}, seconds: 1.5, concurrency: 16 }));
+      baselines.push({ health, whoami, healthMicros: healthLoad.serviceCpuUsPerRequest });
+    };
+    await measureBaselines();
 
     const viaKafka = phase('kafka-', deltas);
     const kafka = await timed(viaKafka, () => bench.produce(viaKafka, options.sendBatch ?? 100, options.sendsInFlight ?? 4));
@@ -95,6 +119,7 @@ export async function run(options: EndToEndOptions): Promise<Figure[]> {
         viaKcat.clientCpuMicros = run.cpuMicros;
       });
     }
+    await measureBaselines();
     const viaHttp = phase('http-', httpDeltas);
     let answers: { latencies: number[]; errors: number } = { latencies: [], errors: 0 };
     const overHttp = await timed(viaHttp, async () => {
@@ -106,31 +131,31 @@ export async function run(options: EndToEndOptions): Promise<Figure[]> {
     const alone = await timed(lone, async () => {
       loneAnswers = await writeOverHttp(lone, 1);
     });
-    // The baselines, in the load process as the writes were: GET /health from one client (the lone writer's),
-    // GET /whoami from 16 (an authenticated no-op, the HTTP writes'), and the service's CPU per GET /health with 16
-    // clients, the unit the rows give the service's CPU per delta in. A slower or busier host changes these about as
-    // it changes the figures, where it halves a rate (the same code did 165 µs of service, PostgreSQL and producer CPU
-    // per burst delta on one host, 320 on another).
-    const health = await load.httpLoad({ url: `${service.url}/health`, method: 'GET', headers: {}, seconds: 2, concurrency: 1 });
-    const whoami = await load.httpLoad({ url: `${service.url}/whoami`, method: 'GET', headers: proof, seconds: 3, concurrency: 16 });
-    const healthCpuBefore = process.cpuUsage();
-    const healthLoad = await load.httpLoad({ url: `${service.url}/health`, method: 'GET', headers: {}, seconds: 3, concurrency: 16 });
-    const healthCpu = process.cpuUsage(healthCpuBefore);
-    const healthMicros = (healthCpu.user + healthCpu.system) / Math.max(1, healthLoad.requests);
+    await measureBaselines();
+    const { health } = medianBy(baselines, (b) => b.health.perSecond);
+    const { whoami } = medianBy(baselines, (b) => b.whoami.perSecond);
+    const { healthMicros } = medianBy(baselines, (b) => b.healthMicros);
+    const whoamiP99 = medianBy(baselines, (b) => b.whoami.p99Ms).whoami.p99Ms;
+    const healthP50 = medianBy(baselines, (b) => b.health.p50Ms).health.p50Ms;
+    const drift = (what: string, values: number[], format: (n: number) => string): string => `${what} ${spread(values, format)} samples`;
     const peakRss = process.resourceUsage().maxRSS * 1024;
 
     const lat = (r: PhaseResult): string =>
       `publish→projected p50 ${ms(quantile(r.latencies, 0.5))} p99 ${ms(quantile(r.latencies, 0.99))} ` +
       `(publish→decided p50 ${ms(quantile(r.toDecision, 0.5))}, decided→row p50 ${ms(quantile(r.toRow, 0.5))}); ${r.cpu}; ` +
       `service CPU per delta ${(r.serviceMicros / healthMicros).toFixed(1)} × its CPU per GET /health (${healthMicros.toFixed(1)} µs, 16 clients)`;
-    const healthCpuBaseline = { name: 'service CPU per GET /health, 16 clients', value: healthMicros, unit: 'µs' };
+    const healthCpuBaseline = { name: 'service CPU per GET /health, 16 clients (median)', value: healthMicros, unit: 'µs' };
     const serviceCpu = (name: string, r: PhaseResult, atMost: number): Figure => ({
       name,
       value: r.serviceMicros,
       unit: 'µs',
       baseline: healthCpuBaseline,
       target: { on: 'ratio', atMost },
-      notes: r.cpu,
+      notes: `${r.cpu}; ${drift(
+        'GET /health CPU',
+        baselines.map((b) => b.healthMicros),
+        (n) => `${n.toFixed(1)} µs`,
+      )}`,
     });
     return [
       {
@@ -166,17 +191,22 @@ export async function run(options: EndToEndOptions): Promise<Figure[]> {
         name: `e2e: HTTP POST / (${options.httpConcurrency ?? 64} clients) → projected+actions (${httpDeltas})`,
         value: httpDeltas / overHttp.seconds,
         unit: 'deltas/s',
-        baseline: { name: 'GET /whoami, 16 clients', value: whoami.perSecond, unit: 'req/s' },
+        baseline: { name: 'GET /whoami, 16 clients (median)', value: whoami.perSecond, unit: 'req/s' },
         target: { on: 'ratio', atLeast: 0.4 },
         notes:
           `${lat(overHttp)}; HTTP answer p50 ${ms(quantile(answers.latencies, 0.5))} p99 ${ms(quantile(answers.latencies, 0.99))}, ${answers.errors} errors; ` +
-          `${completion(overHttp, httpDeltas)}; ${(httpDeltas / overHttp.seconds / overHttp.copyRowsPerSecond).toFixed(4)} of COPY (${Math.round(overHttp.copyRowsPerSecond)} rows/s)`,
+          `${completion(overHttp, httpDeltas)}; ${(httpDeltas / overHttp.seconds / overHttp.copyRowsPerSecond).toFixed(4)} of COPY (${Math.round(overHttp.copyRowsPerSecond)} rows/s); ` +
+          drift(
+            'GET /whoami',
+            baselines.map((b) => b.whoami.perSecond),
+            (n) => `${Math.round(n)} req/s`,
+          ),
       },
       {
         name: `e2e: HTTP POST / (${options.httpConcurrency ?? 64} clients), answer p99`,
         value: quantile(answers.latencies, 0.99),
         unit: 'ms',
-        baseline: { name: 'GET /whoami p99, 16 clients', value: whoami.p99Ms, unit: 'ms' },
+        baseline: { name: 'GET /whoami p99, 16 clients (median)', value: whoamiP99, unit: 'ms' },
         target: { on: 'value', atMost: 60 },
       },
       serviceCpu('e2e: HTTP POST /, service CPU per write', overHttp, 6),
@@ -184,15 +214,21 @@ export async function run(options: EndToEndOptions): Promise<Figure[]> {
         name: `e2e: a lone HTTP writer (1 client, ${lone.count} creates), answers/s`,
         value: 1000 / quantile(loneAnswers.latencies, 0.5),
         unit: 'writes/s',
-        baseline: { name: 'GET /health, 1 client', value: health.perSecond, unit: 'req/s' },
+        baseline: { name: 'GET /health, 1 client (median)', value: health.perSecond, unit: 'req/s' },
         target: { on: 'ratio', atLeast: 0.07 },
-        notes: `HTTP answer p50 ${ms(quantile(loneAnswers.latencies, 0.5))} p99 ${ms(quantile(loneAnswers.latencies, 0.99))}, ${loneAnswers.errors} errors; ${alone.cpu}`,
+        notes:
+          `HTTP answer p50 ${ms(quantile(loneAnswers.latencies, 0.5))} p99 ${ms(quantile(loneAnswers.latencies, 0.99))}, ${loneAnswers.errors} errors; ${alone.cpu}; ` +
+          drift(
+            'GET /health, 1 client,',
+            baselines.map((b) => b.health.perSecond),
+            (n) => `${Math.round(n)} req/s`,
+          ),
       },
       {
         name: 'e2e: a lone HTTP writer, answer p50',
         value: quantile(loneAnswers.latencies, 0.5),
         unit: 'ms',
-        baseline: { name: 'GET /health p50, 1 client', value: health.p50Ms, unit: 'ms' },
+        baseline: { name: 'GET /health p50, 1 client (median)', value: healthP50, unit: 'ms' },
         target: { on: 'value', atMost: 2.5 },
       },
       {
