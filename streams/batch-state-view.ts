@@ -22,16 +22,18 @@ export class BatchStateView implements LoadedStates {
     private readonly loaded: ReadonlySet<string>,
     private readonly stored: Map<string, RecordState>,
     private readonly outcomes: Map<string, DeltaOutcomeRow>,
+    /** The store lost this process's catch-up mark: these states may be behind the log (see BatchReads). */
+    readonly markLost: boolean,
   ) {}
 
   static async load(store: RecordStateStore, deltas: readonly DeltaEnvelope[]): Promise<BatchStateView> {
     const ids = deltas.map((d) => ({ tenant: d.tenant, entity: d.entity, key: d.key }));
-    const { states, outcomes } = await store.readBatch(
+    const { states, outcomes, markLost } = await store.readBatch(
       ids,
       deltas.map((d) => ({ tenant: d.tenant, deltaId: d.id })),
     );
     const byDelta = new Map(outcomes.map(({ tenant, outcome }) => [deltaKey(tenant, outcome.deltaId), outcome]));
-    return new BatchStateView(new Set(ids.map(recordIdKey)), states, byDelta);
+    return new BatchStateView(new Set(ids.map(recordIdKey)), states, byDelta, markLost);
   }
 
   get(id: RecordId): RecordState {

@@ -16,7 +16,7 @@ import type { RecordedOffsets } from './recorded-offsets';
 import type { ActorProofVerifier } from '../src/auth/actor-proof';
 import { BatchActors } from './batch-actors';
 import { BatchConfigs } from './batch-configs';
-import { BatchStateView } from './batch-state-view';
+import { caughtUpStates, markedCatchUp } from './caught-up-states';
 import { decide, type AcceptedRow, type Decision } from './decide-batch';
 import type { DeltaOutcomeRow, RecordStateStore, StoredVerdict } from '../src/store/record-states/port';
 import { PIPELINE_GROUPS, PIPELINE_TOPICS, persistenceTopicSpec, recordMessageKey } from '../src/log/topology';
@@ -35,8 +35,9 @@ export interface DeltaProcessorOptions {
   recorded?: RecordedOffsets;
   /**
    * Brings the state store up to the persistence topics; run whenever deltas partitions are assigned, before their
-   * deltas are decided. Another instance may have died with events published and their states not yet recorded:
-   * without this, its redelivered deltas would be decided again and their events published twice.
+   * deltas are decided, and whenever the store says it may have lost recorded verdicts (BatchReads.markLost).
+   * Another instance may have died with events published and their states not yet recorded: without this, its
+   * redelivered deltas would be decided again and their events published twice.
    */
   catchUp?: () => Promise<void>;
   /** Told of every verdict (metrics, tests). */
@@ -57,10 +58,11 @@ export async function startDeltaProcessor(options: DeltaProcessorOptions): Promi
     { topic: PIPELINE_TOPICS.outcomes, partitions: 3 },
   ]);
   const createdTopics = new Set<string>();
+  const catchUp = options.catchUp && markedCatchUp(options.states, options.catchUp);
   // One round decides the batches of several partitions together (src/log/batch-rounds.ts); each gets its answer.
   const rounds = new BatchRounds<readonly LogRecord<DeltaEnvelope>[], BatchHandled>(
     async (batches) => {
-      const handled = await processBatch(options, createdTopics, batches.flat());
+      const handled = await processBatch(options, createdTopics, batches.flat(), catchUp);
       return batches.map(() => handled);
     },
     ROUND_RECORDS,
@@ -76,11 +78,20 @@ export async function startDeltaProcessor(options: DeltaProcessorOptions): Promi
     // those are durable no earlier than the delta (see readWhileCommitting). The state store is written after them.
     readWhileCommitting: true,
     handleBatch: (batch) => rounds.handle(batch.records),
-    ...(options.catchUp && { onAssigned: options.catchUp }),
+    ...(catchUp && { onAssigned: catchUp }),
   });
   await subscription.joined;
   const { recorded } = options;
-  if (!recorded) return subscription;
+  const unmark = (): Promise<void> =>
+    options.states.unmark().catch((err: unknown) => options.logger.warn({ err }, 'catch-up mark not taken away at stop; it stays until the database restarts'));
+  if (!recorded)
+    return {
+      ...subscription,
+      stop: async () => {
+        await subscription.stop();
+        await unmark();
+      },
+    };
   const storeCheckpoints = async (): Promise<void> => {
     const due = recorded.due();
     await options.states.storeCheckpoints(due);
@@ -99,6 +110,7 @@ export async function startDeltaProcessor(options: DeltaProcessorOptions): Promi
       await subscription.stop();
       await storing;
       await storeCheckpoints().catch((err: unknown) => options.logger.warn({ err }, 'state checkpoints not stored at stop'));
+      await unmark();
     },
   };
 }
@@ -122,7 +134,12 @@ type AcceptedDecision = Extract<Decision, { kind: 'accepted' }>;
  * the verdicts in one publish. A failure anywhere throws, so the batch is retried and its offsets are not
  * committed.
  */
-async function processBatch(options: DeltaProcessorOptions, createdTopics: Set<string>, records: readonly LogRecord<DeltaEnvelope>[]): Promise<BatchHandled> {
+async function processBatch(
+  options: DeltaProcessorOptions,
+  createdTopics: Set<string>,
+  records: readonly LogRecord<DeltaEnvelope>[],
+  catchUp: (() => Promise<void>) | undefined,
+): Promise<BatchHandled> {
   const deltas = records.map((r) => r.value);
   const ctxs = records.map((record) =>
     newDeltaContext(
@@ -133,7 +150,7 @@ async function processBatch(options: DeltaProcessorOptions, createdTopics: Set<s
   );
   // Three independent look-ups, side by side: a token verification need not wait for the state read.
   const [states, configs, actors] = await Promise.all([
-    BatchStateView.load(options.states, deltas),
+    caughtUpStates(options.states, deltas, catchUp),
     BatchConfigs.load(options.entities, deltas),
     BatchActors.prove(options.actors, ctxs),
   ]);

@@ -59,7 +59,7 @@ export function describeRecordStateContract(name: string, open: () => Promise<Re
       expect(read.outcomes.sort((a, b) => a.tenant.localeCompare(b.tenant))).toEqual(
         (await store.outcomes(deltas)).sort((a, b) => a.tenant.localeCompare(b.tenant)),
       );
-      expect(await store.readBatch([], [])).toEqual({ states: new Map(), outcomes: [] });
+      expect(await store.readBatch([], [])).toMatchObject({ states: new Map(), outcomes: [] });
     });
 
     test('a state only moves forward, within a batch and across batches; a delete keeps its version', async () => {
@@ -154,6 +154,25 @@ export function describeRecordStateContract(name: string, open: () => Promise<Re
       expect(await store.checkpoint(partition.topic, 2)).toBe('42');
       await store.applyEvents([], { ...partition, nextOffset: '50' });
       expect(await store.checkpoint(partition.topic, 2)).toBe('50');
+    });
+
+    test("readBatch says whether the store still holds this process's catch-up mark, with or without rows found", async () => {
+      const store = await open();
+      await store.recordVerdicts([accepted(id('m-7'), 'd7', 1, { name: 'Ada' })]);
+      const read = () => store.readBatch([id('m-7'), id('m-8')], [{ tenant: 'acme', deltaId: 'd7' }]);
+      expect((await read()).markLost).toBe(true);
+      expect((await store.readBatch([id('m-8')], [])).markLost).toBe(true);
+      await store.markCaughtUp();
+      expect(await read()).toMatchObject({
+        markLost: false,
+        states: new Map([[recordIdKey(id('m-7')), { version: 1, deleted: false, doc: { name: 'Ada' } }]]),
+      });
+      expect((await store.readBatch([id('m-8')], [])).markLost).toBe(false);
+      expect((await store.readBatch([], [])).markLost).toBe(false);
+      await store.markCaughtUp();
+      expect((await read()).markLost).toBe(false);
+      await store.unmark();
+      expect((await read()).markLost).toBe(true);
     });
 
     test('what is read back is a copy: changing it changes nothing stored', async () => {

@@ -4,6 +4,7 @@ import { projectionCheckpoints } from './003-projection-checkpoints';
 import { tenantScopedDeltas } from './004-tenant-scoped-deltas';
 import { physicalNameClaims } from './005-physical-name-claims';
 import { subjectErasures } from './006-subject-erasures';
+import { stateStoreMarks } from './007-state-store-marks';
 
 /** A versioned schema change. Statements run in order inside one transaction. */
 export interface Migration {
@@ -12,4 +13,12 @@ export interface Migration {
   statements: readonly string[];
 }
 
-export const MIGRATIONS: readonly Migration[] = [keyring, pipelineState, projectionCheckpoints, tenantScopedDeltas, physicalNameClaims, subjectErasures];
+export const MIGRATIONS: readonly Migration[] = [
+  keyring,
+  pipelineState,
+  projectionCheckpoints,
+  tenantScopedDeltas,
+  physicalNameClaims,
+  subjectErasures,
+  stateStoreMarks,
+];

@@ -23,6 +23,15 @@ export class InMemoryRecordStateStore implements RecordStateStore {
   readonly #states = new Map<string, RecordState>();
   readonly #outcomes = new Map<string, { tenant: string; outcome: DeltaOutcomeRow }>();
   readonly #checkpoints = new Map<string, bigint>();
+  #marked = false;
+
+  async markCaughtUp(): Promise<void> {
+    this.#marked = true;
+  }
+
+  async unmark(): Promise<void> {
+    this.#marked = false;
+  }
 
   async outcome(deltaId: string, tenant: string): Promise<DeltaOutcomeRow | undefined> {
     const found = this.#outcomes.get(outcomeKey(tenant, deltaId));
@@ -47,7 +56,7 @@ export class InMemoryRecordStateStore implements RecordStateStore {
   }
 
   async readBatch(ids: readonly RecordId[], deltas: readonly { tenant: string; deltaId: string }[]): Promise<BatchReads> {
-    return { states: await this.getMany(ids), outcomes: await this.outcomes(deltas) };
+    return { states: await this.getMany(ids), outcomes: await this.outcomes(deltas), markLost: !this.#marked };
   }
 
   async recordVerdicts(verdicts: readonly StoredVerdict[]): Promise<void> {

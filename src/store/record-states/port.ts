@@ -53,6 +53,11 @@ export interface PersistedEvent {
 export interface BatchReads {
   readonly states: Map<string, RecordState>;
   readonly outcomes: { tenant: string; outcome: DeltaOutcomeRow }[];
+  /**
+   * The store no longer holds this process's catch-up mark (`markCaughtUp`): it may have lost verdicts recorded
+   * since (a database's crash recovery, a promoted replica), so these states may be behind the log.
+   */
+  readonly markLost: boolean;
 }
 
 /**
@@ -81,8 +86,17 @@ export interface RecordStateStore {
    */
   readBatch(ids: readonly RecordId[], deltas: readonly { tenant: string; deltaId: string }[]): Promise<BatchReads>;
   /**
+   * Marks the store as caught up by this process; run before each catch-up with the log. A store that may have lost
+   * recorded verdicts since (see `recordVerdicts`) loses the mark too, and `readBatch` says so.
+   */
+  markCaughtUp(): Promise<void>;
+  /** Takes this process's mark away (at stop). */
+  unmark(): Promise<void>;
+  /**
    * Records a batch of verdicts atomically: the records' newest states (a batch may change one record several
    * times; a stored state only moves forward) and the deltas' outcomes (the first stored outcome of a delta stays).
+   * A store may keep them less durably than the rest (their events are on the log first), provided it then loses
+   * the catch-up mark with them.
    */
   recordVerdicts(verdicts: readonly StoredVerdict[]): Promise<void>;
   /** Moves state checkpoints forward, never back. */

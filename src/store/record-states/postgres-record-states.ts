@@ -1,7 +1,18 @@
 /**
  * The record state store on PostgreSQL (tables `record_state`, `delta_outcomes`, `state_checkpoints`, migration
- * 002 and 004). A batch is read or written with a fixed number of statements, whatever its size.
+ * 002 and 004; `state_store_marks`, 007). A batch is read or written with a fixed number of statements, whatever its
+ * size.
+ *
+ * The pipeline's verdicts are committed without waiting for their WAL flush (`synchronous_commit = off` for that
+ * statement alone): everything they hold is on the log first (the events, fsynced before the states are written),
+ * and a lost one is rebuilt from it. What makes that safe is knowing when one may be lost: each process writes an
+ * unlogged mark before it catches up (`markCaughtUp`), PostgreSQL empties unlogged tables after crash recovery and
+ * a promoted replica has none, and every `readBatch` says whether the mark is still there, so the pipeline catches
+ * up again before deciding on states that may have gone. Checkpoints and catch-up writes still wait for the flush,
+ * and a checkpoint's flush covers every earlier verdict (WAL is flushed in order), so a checkpoint never counts a
+ * verdict a crash could take.
  */
+import { randomUUID } from 'node:crypto';
 import { arrayLiteral } from '../array-literal';
 import type { SqlClient, SqlExecutor } from '../sql-client';
 import {
@@ -43,7 +54,19 @@ const OUTCOME_COLUMNS = 'delta_id, tenant, status, event_id, version, topic, par
 const PREPARED = { prepare: true } as const;
 
 export class PostgresRecordStateStore implements RecordStateStore {
+  /** This process's catch-up mark (`state_store_marks`). */
+  readonly #process = randomUUID();
+
   constructor(private readonly sql: SqlClient) {}
+
+  async markCaughtUp(): Promise<void> {
+    await this.sql.query('insert into state_store_marks (process) values ($1) on conflict (process) do update set marked_at = now()', [this.#process]);
+  }
+
+  /** Takes this process's mark away, so a store that outlives the process does not keep it. */
+  async unmark(): Promise<void> {
+    await this.sql.query('delete from state_store_marks where process = $1', [this.#process]);
+  }
 
   async outcome(deltaId: string, tenant: string): Promise<DeltaOutcomeRow | undefined> {
     const result = await this.sql.query<OutcomeColumns>(`select ${OUTCOME_COLUMNS} from delta_outcomes where tenant = $1 and delta_id = $2`, [tenant, deltaId]);
@@ -64,10 +87,13 @@ export class PostgresRecordStateStore implements RecordStateStore {
    * Each key is looked up through its primary key (a lateral subquery with `limit 1` cannot be flattened into a
    * join): with a plain join on the unnested keys the planner chose a hash join over a scan of the whole table
    * once a batch held a few hundred keys, 30-60 ms per batch at 30,000 records and growing with the table.
+   * The one-row `mark` side makes every answer carry whether this process's catch-up mark is still there, even when
+   * no key is found (its other columns are then null).
    */
   async readBatch(ids: readonly RecordId[], deltas: readonly { tenant: string; deltaId: string }[]): Promise<BatchReads> {
     const result = await this.sql.query<{
-      tenant: string;
+      marked: boolean;
+      tenant: string | null;
       entity: string | null;
       record_key: string | null;
       version: string | number | null;
@@ -75,25 +101,30 @@ export class PostgresRecordStateStore implements RecordStateStore {
       doc: Record<string, unknown> | null;
       outcome: OutcomeColumns | null;
     }>(
-      `select s.tenant, s.entity, s.record_key, s.version, s.deleted, s.doc, null::jsonb as outcome
-         from unnest($1::text[], $2::text[], $3::text[]) as r(tenant, entity, record_key)
-         cross join lateral (
-           select * from record_state s where s.tenant = r.tenant and s.entity = r.entity and s.record_key = r.record_key limit 1) s
-       union all
-       select o.tenant, null, null, null, null, null, to_jsonb(o)
-         from unnest($4::text[], $5::text[]) as r(tenant, delta_id)
-         cross join lateral (select * from delta_outcomes o where o.delta_id = r.delta_id and o.tenant = r.tenant limit 1) o`,
+      `select mark.marked, found.* from (select exists (select 1 from state_store_marks where process = $6) as marked) mark
+       left join (
+         select s.tenant, s.entity, s.record_key, s.version, s.deleted, s.doc, null::jsonb as outcome
+           from unnest($1::text[], $2::text[], $3::text[]) as r(tenant, entity, record_key)
+           cross join lateral (
+             select * from record_state s where s.tenant = r.tenant and s.entity = r.entity and s.record_key = r.record_key limit 1) s
+         union all
+         select o.tenant, null, null, null, null, null, to_jsonb(o)
+           from unnest($4::text[], $5::text[]) as r(tenant, delta_id)
+           cross join lateral (select * from delta_outcomes o where o.delta_id = r.delta_id and o.tenant = r.tenant limit 1) o
+       ) found on true`,
       [
         arrayLiteral(ids.map((id) => id.tenant)),
         arrayLiteral(ids.map((id) => id.entity)),
         arrayLiteral(ids.map((id) => id.key)),
         arrayLiteral(deltas.map((d) => d.tenant)),
         arrayLiteral(deltas.map((d) => d.deltaId)),
+        this.#process,
       ],
     );
     const states = new Map<string, RecordState>();
     const outcomes: { tenant: string; outcome: DeltaOutcomeRow }[] = [];
     for (const row of result.rows) {
+      if (row.tenant === null) continue;
       if (row.outcome !== null) outcomes.push({ tenant: row.tenant, outcome: outcomeRowOf(row.outcome) });
       else
         states.set(recordIdKey({ tenant: row.tenant, entity: row.entity ?? '', key: row.record_key ?? '' }), {
@@ -102,12 +133,12 @@ export class PostgresRecordStateStore implements RecordStateStore {
           doc: row.doc,
         });
     }
-    return { states, outcomes };
+    return { states, outcomes, markLost: result.rows[0]?.marked !== true };
   }
 
-  /** One statement: atomic without a transaction of its own. */
+  /** One statement: atomic without a transaction of its own; committed without waiting for the WAL flush (see above). */
   async recordVerdicts(verdicts: readonly StoredVerdict[]): Promise<void> {
-    if (verdicts.length > 0) await writeVerdicts(this.sql, verdicts);
+    if (verdicts.length > 0) await writeVerdicts(this.sql, verdicts, 'without-flush');
   }
 
   /** A statement of its own: the pipeline's concurrent state writes would otherwise all wait on the same checkpoint rows. */
@@ -128,7 +159,7 @@ export class PostgresRecordStateStore implements RecordStateStore {
   async applyEvents(events: readonly PersistedEvent[], partition: StateCheckpoint): Promise<void> {
     const verdicts = verdictsOfEvents(events, partition);
     await this.sql.transaction(async (tx) => {
-      if (verdicts.length > 0) await writeVerdicts(tx, verdicts);
+      if (verdicts.length > 0) await writeVerdicts(tx, verdicts, 'flushed');
       await writeCheckpoints(tx, [partition]);
     });
   }
@@ -154,8 +185,12 @@ async function writeCheckpoints(tx: SqlExecutor, checkpoints: readonly StateChec
   );
 }
 
-/** Writes verdicts (inside the caller's transaction, if any): the newest state per record, and every delta's outcome. */
-async function writeVerdicts(tx: SqlExecutor, verdicts: readonly StoredVerdict[]): Promise<void> {
+/**
+ * Writes verdicts (inside the caller's transaction, if any): the newest state per record, and every delta's outcome.
+ * `without-flush` sets synchronous_commit off for the transaction from inside the statement (a `set local` would cost
+ * two more round trips: begin and set), so a lone write does not wait for PostgreSQL's WAL fsync.
+ */
+async function writeVerdicts(tx: SqlExecutor, verdicts: readonly StoredVerdict[], commit: 'flushed' | 'without-flush'): Promise<void> {
   const newest = new Map<
     string,
     { tenant: string; entity: string; record_key: string; version: number; deleted: boolean; doc: Record<string, unknown> | null }
@@ -193,6 +228,8 @@ async function writeVerdicts(tx: SqlExecutor, verdicts: readonly StoredVerdict[]
         },
   );
   // One statement, so one round trip and atomic without a transaction of its own: the states only move forward.
+  // Every verdict has an outcome row, so the cross join with the setting's one-row subquery always runs it.
+  const withoutFlush = commit === 'without-flush' ? `cross join (select set_config('synchronous_commit', 'off', true)) as commit_mode` : '';
   await tx.query(
     `with states as (
        insert into record_state (tenant, entity, record_key, version, deleted, doc)
@@ -204,6 +241,7 @@ async function writeVerdicts(tx: SqlExecutor, verdicts: readonly StoredVerdict[]
      insert into delta_outcomes (${OUTCOME_COLUMNS})
      select ${OUTCOME_COLUMNS}
        from jsonb_to_recordset($2::jsonb) as r(delta_id text, tenant text, status text, event_id text, version bigint, topic text, partition integer, log_offset text, problem jsonb)
+       ${withoutFlush}
      on conflict (tenant, delta_id) do nothing`,
     [JSON.stringify([...newest.values()]), JSON.stringify(outcomes)],
     PREPARED,
