@@ -6,8 +6,7 @@ import { benchServiceConfig } from './support/service-config';
 import { formatTable, quantile, type Figure } from './support/figures';
 import { kcatAvailable, produceWithKcat } from './support/kcat-producer';
 import { medianBy, spread } from './support/repeated';
-import { servedLoad } from './http-load';
-import type { LoadResult } from './http-load';
+import { servedLoad, type LoadResult } from './http-load';
 
 /** One measurement of the service's baselines (see measureBaselines). */
 interface BaselineSample {

@@ -82,27 +82,20 @@ export async function startDeltaProcessor(options: DeltaProcessorOptions): Promi
   });
   await subscription.joined;
   const { recorded } = options;
-  const unmark = (): Promise<void> =>
-    options.states.unmark().catch((err: unknown) => options.logger.warn({ err }, 'catch-up mark not taken away at stop; it stays until the database restarts'));
-  if (!recorded)
-    return {
-      ...subscription,
-      stop: async () => {
-        await subscription.stop();
-        await unmark();
-      },
-    };
   const storeCheckpoints = async (): Promise<void> => {
+    if (!recorded) return;
     const due = recorded.due();
     await options.states.storeCheckpoints(due);
     recorded.stored(due);
   };
   let storing = Promise.resolve();
-  const timer = setInterval(() => {
-    storing = storing
-      .then(storeCheckpoints)
-      .catch((err: unknown) => options.logger.warn({ err }, 'state checkpoints not stored; the next start reads a little more'));
-  }, CHECKPOINT_INTERVAL_MS);
+  const timer =
+    recorded &&
+    setInterval(() => {
+      storing = storing
+        .then(storeCheckpoints)
+        .catch((err: unknown) => options.logger.warn({ err }, 'state checkpoints not stored; the next start reads a little more'));
+    }, CHECKPOINT_INTERVAL_MS);
   return {
     ...subscription,
     stop: async () => {
@@ -110,7 +103,11 @@ export async function startDeltaProcessor(options: DeltaProcessorOptions): Promi
       await subscription.stop();
       await storing;
       await storeCheckpoints().catch((err: unknown) => options.logger.warn({ err }, 'state checkpoints not stored at stop'));
-      await unmark();
+      // Only a processor that catches up has written a mark (markedCatchUp).
+      if (catchUp)
+        await options.states
+          .unmark()
+          .catch((err: unknown) => options.logger.warn({ err }, 'catch-up mark not taken away at stop; it stays until the database restarts'));
     },
   };
 }
