@@ -1,7 +1,14 @@
 /**
  * Publishing: encode each value (registering its schema on first use), pick its partition the way Java
- * clients do (murmur2 of the key), send per topic in one batch with acks from all in-sync replicas, and
- * answer each record's partition and offset in input order.
+ * clients do (murmur2 of the key), send each partition's records as one batch with acks from all in-sync
+ * replicas, and answer each record's partition and offset in input order.
+ *
+ * One partition per kafkajs send, because kafkajs 2.2 retries a send that spans several brokers unsafely: when
+ * one broker's request fails while another's is still in flight, the retry sends the second broker's records
+ * again under new sequence numbers, and an idempotent or transactional producer appends them twice (a 3-node
+ * Kafka run committed one record of a transaction twice after an AddPartitionsToTxn answered
+ * CONCURRENT_TRANSACTIONS). A send to one partition has one request, so its retry resends the same sequence
+ * and the broker drops the copy. Sends to different partitions still run side by side.
  */
 import { DeltabrokerError } from '../../errors';
 import { Partitioners, type Message, type PartitionMetadata, type Producer } from 'kafkajs';
@@ -37,16 +44,22 @@ export class Publisher {
       }),
     );
 
-    const byTopic = new Map<string, Message[]>();
-    for (const p of placed) byTopic.set(p.topic, [...(byTopic.get(p.topic) ?? []), p.message]);
+    const bySlot = new Map<string, { topic: string; messages: Message[] }>();
+    for (const p of placed) {
+      const slot = `${p.topic}/${p.message.partition}`;
+      const batch = bySlot.get(slot) ?? { topic: p.topic, messages: [] };
+      batch.messages.push(p.message);
+      bySlot.set(slot, batch);
+    }
     let metadata;
     try {
-      metadata = await via.sendBatch({
-        acks: -1,
-        topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })),
-      });
+      // Settled, not raced: a failed publish returns only once none of its sends is still in flight.
+      const answers = await Promise.allSettled([...bySlot.values()].map((batch) => via.sendBatch({ acks: -1, topicMessages: [batch] })));
+      const failed = answers.find((a) => a.status === 'rejected');
+      if (failed) throw failed.reason;
+      metadata = answers.flatMap((a) => (a.status === 'fulfilled' ? a.value : []));
     } catch (e) {
-      for (const topic of byTopic.keys()) this.partitions.delete(topic); // partitions may have changed
+      for (const { topic } of bySlot.values()) this.partitions.delete(topic); // partitions may have changed
       throw e;
     }
 
