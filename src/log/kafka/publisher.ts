@@ -3,15 +3,19 @@
  * clients do (murmur2 of the key), send each partition's records as one batch with acks from all in-sync
  * replicas, and answer each record's partition and offset in input order.
  *
- * One partition per kafkajs send, because kafkajs 2.2 retries a send that spans several brokers unsafely: when
- * one broker's request fails while another's is still in flight, the retry sends the second broker's records
- * again under new sequence numbers, and an idempotent or transactional producer appends them twice (a 3-node
- * Kafka run committed one record of a transaction twice after an AddPartitionsToTxn answered
- * CONCURRENT_TRANSACTIONS). A send to one partition has one request, so its retry resends the same sequence
- * and the broker drops the copy. Sends to different partitions still run side by side.
+ * Two rules keep kafkajs 2.2's retries from writing a record twice or not at all on an idempotent or
+ * transactional producer, which it numbers per partition and numbers again when a request fails:
+ * - One partition per kafkajs send. kafkajs retries a send that spans several brokers by sending again to the
+ *   brokers whose request is still in flight, under new sequence numbers, so the broker appends those records a
+ *   second time (a 3-node Kafka run committed one record of a transaction twice). A send to one partition is one
+ *   request, whose retry reuses its sequence numbers, and the broker drops the copy.
+ * - One send per partition at a time on the log's producer. kafkajs hands a failed request's sequence numbers to
+ *   the next request for that partition; if the broker had written the failed one (its answer lost), a next one
+ *   of as many records passes for its retry and is dropped, answered with the first one's offsets.
+ * Sends to different partitions run side by side.
  */
 import { DeltabrokerError } from '../../errors';
-import { Partitioners, type Message, type PartitionMetadata, type Producer } from 'kafkajs';
+import { Partitioners, type Message, type PartitionMetadata, type Producer, type RecordMetadata } from 'kafkajs';
 import type { RenewableAdmin } from './renewable-admin';
 import type { OutgoingRecord, LogPosition } from '../port';
 import type { SubjectStrategy, ValueCodec } from '../codec';
@@ -19,6 +23,8 @@ import type { SubjectStrategy, ValueCodec } from '../codec';
 export class Publisher {
   private readonly partitioner = Partitioners.DefaultPartitioner();
   private readonly partitions = new Map<string, Promise<PartitionMetadata[]>>();
+  /** Per partition, the log producer's last send, settled either way. */
+  private readonly sending = new Map<string, Promise<unknown>>();
 
   constructor(
     private readonly producer: Producer,
@@ -54,7 +60,13 @@ export class Publisher {
     let metadata;
     try {
       // Settled, not raced: a failed publish returns only once none of its sends is still in flight.
-      const answers = await Promise.allSettled([...bySlot.values()].map((batch) => via.sendBatch({ acks: -1, topicMessages: [batch] })));
+      const answers = await Promise.allSettled(
+        [...bySlot].map(([slot, batch]) => {
+          const send = (): Promise<RecordMetadata[]> => via.sendBatch({ acks: -1, topicMessages: [batch] });
+          // A transaction's sends need no turns: its producer has one transaction, and so one publish, at a time.
+          return via === this.producer ? this.inTurn(slot, send) : send();
+        }),
+      );
       const failed = answers.find((a) => a.status === 'rejected');
       if (failed) throw failed.reason;
       metadata = answers.flatMap((a) => (a.status === 'fulfilled' ? a.value : []));
@@ -79,6 +91,17 @@ export class Publisher {
       next.set(slot, offset + 1n);
       return { topic, partition: message.partition, offset: offset.toString() };
     });
+  }
+
+  /** Runs `send` once the previous send to `slot` has settled. */
+  private inTurn(slot: string, send: () => Promise<RecordMetadata[]>): Promise<RecordMetadata[]> {
+    const mine = (this.sending.get(slot) ?? Promise.resolve()).then(send);
+    const settled = mine.catch(() => undefined);
+    this.sending.set(slot, settled);
+    void settled.then(() => {
+      if (this.sending.get(slot) === settled) this.sending.delete(slot);
+    });
+    return mine;
   }
 
   private metadata(topic: string): Promise<PartitionMetadata[]> {

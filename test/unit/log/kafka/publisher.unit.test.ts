@@ -1,7 +1,8 @@
 /**
- * The Kafka publisher hands kafkajs one partition per send: kafkajs retries a send spanning several brokers by
- * sending again to brokers still in flight, under new sequence numbers, which duplicates records even on an
- * idempotent or transactional producer. Tested with a recording producer; the contract runs it on Kafka 4.
+ * How the Kafka publisher hands records to kafkajs, whose retries write a record twice, or drop one, on an
+ * idempotent or transactional producer unless each send holds one partition and the log producer's sends to a
+ * partition take turns (see src/log/kafka/publisher.ts). Tested with a recording producer; the write-log
+ * contract runs the publisher on Kafka 4.
  */
 import type { PartitionMetadata, ProducerBatch, RecordMetadata } from 'kafkajs';
 import type { ValueCodec } from '../../../../src/log/codec';
@@ -13,30 +14,26 @@ const schemas = loadSchemas();
 const partitions = (count: number): PartitionMetadata[] =>
   Array.from({ length: count }, (_, partition) => ({ partitionErrorCode: 0, partitionId: partition, leader: partition % 2, replicas: [], isr: [] }));
 
-function recordingProducer(fail?: { partition: number }): {
-  sends: ProducerBatch[];
-  settled: number[];
-  sendBatch: (b: ProducerBatch) => Promise<RecordMetadata[]>;
-} {
+/** A producer that notes when each send starts and ends; a send whose first record is in `refuse` fails. */
+function recordingProducer(refuse: readonly string[] = []) {
   const sends: ProducerBatch[] = [];
-  const settled: number[] = [];
+  const events: string[] = [];
   const next = new Map<string, number>();
-  return {
-    sends,
-    settled,
-    sendBatch: async (batch) => {
-      sends.push(batch);
-      const { topic, messages } = batch.topicMessages?.[0] ?? { topic: '', messages: [] };
-      const partition = messages[0]?.partition ?? -1;
-      await new Promise((resolve) => setTimeout(resolve, partition === fail?.partition ? 1 : 20));
-      settled.push(partition);
-      if (partition === fail?.partition) throw new Error(`partition ${partition} refused`);
-      const slot = `${topic}/${partition}`;
-      const base = next.get(slot) ?? 100 * partition;
-      next.set(slot, base + messages.length);
-      return [{ topicName: topic, partition, errorCode: 0, baseOffset: String(base) }];
-    },
+  const sendBatch = async (batch: ProducerBatch): Promise<RecordMetadata[]> => {
+    sends.push(batch);
+    const { topic, messages } = batch.topicMessages?.[0] ?? { topic: '', messages: [] };
+    const partition = messages[0]?.partition ?? -1;
+    const first = String(messages[0]?.value);
+    events.push(`start ${first}`);
+    await new Promise((resolve) => setTimeout(resolve, refuse.includes(first) ? 1 : 15));
+    events.push(`end ${first}`);
+    if (refuse.includes(first)) throw new Error(`send of ${first} refused`);
+    const slot = `${topic}/${partition}`;
+    const base = next.get(slot) ?? 100 * partition;
+    next.set(slot, base + messages.length);
+    return [{ topicName: topic, partition, errorCode: 0, baseOffset: String(base) }];
   };
+  return { sends, events, sendBatch };
 }
 
 function publisherOn(producer: ReturnType<typeof recordingProducer>): Publisher {
@@ -72,8 +69,26 @@ describe('Kafka publisher', () => {
   });
 
   test('a failed send fails the publish only once every other send of it has settled', async () => {
-    const producer = recordingProducer({ partition: 1 });
-    await expect(publisherOn(producer).publish([record(1, 0), record(2, 1), record(3, 2)])).rejects.toThrow('partition 1 refused');
-    expect(producer.settled.sort()).toEqual([0, 1, 2]);
+    const producer = recordingProducer(['e-2']);
+    await expect(publisherOn(producer).publish([record(1, 0), record(2, 1), record(3, 2)])).rejects.toThrow('send of e-2 refused');
+    expect(producer.events.filter((e) => e.startsWith('end')).sort()).toEqual(['end e-1', 'end e-2', 'end e-3']);
+  });
+
+  test("publishes made at once take turns per partition, even after a failed send; other partitions' sends run beside them", async () => {
+    const producer = recordingProducer(['e-1']);
+    const publisher = publisherOn(producer);
+    const first = publisher.publish([record(1, 0)]);
+    const second = publisher.publish([record(2, 0), record(3, 1)]);
+    const third = publisher.publish([record(4, 0)]);
+    await expect(first).rejects.toThrow('send of e-1 refused');
+    await expect(second).resolves.toEqual([
+      { topic: 't', partition: 0, offset: '0' },
+      { topic: 't', partition: 1, offset: '100' },
+    ]);
+    await expect(third).resolves.toEqual([{ topic: 't', partition: 0, offset: '1' }]);
+    const at = (event: string): number => producer.events.indexOf(event);
+    expect(at('start e-2')).toBeGreaterThan(at('end e-1'));
+    expect(at('start e-4')).toBeGreaterThan(at('end e-2'));
+    expect(at('start e-3')).toBeLessThan(at('end e-1')); // partition 1 waits for no one
   });
 });
