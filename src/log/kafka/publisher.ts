@@ -19,12 +19,13 @@ import { Partitioners, type Message, type PartitionMetadata, type Producer, type
 import type { RenewableAdmin } from './renewable-admin';
 import type { OutgoingRecord, LogPosition } from '../port';
 import type { SubjectStrategy, ValueCodec } from '../codec';
+import { KeyedTurns } from '../../system/keyed-turns';
 
 export class Publisher {
   private readonly partitioner = Partitioners.DefaultPartitioner();
   private readonly partitions = new Map<string, Promise<PartitionMetadata[]>>();
-  /** Per partition, the log producer's last send, settled either way. */
-  private readonly sending = new Map<string, Promise<unknown>>();
+  /** The log producer's sends, in turns per partition. */
+  private readonly sends = new KeyedTurns();
 
   constructor(
     private readonly producer: Producer,
@@ -64,7 +65,7 @@ export class Publisher {
         [...bySlot].map(([slot, batch]) => {
           const send = (): Promise<RecordMetadata[]> => via.sendBatch({ acks: -1, topicMessages: [batch] });
           // A transaction's sends need no turns: its producer has one transaction, and so one publish, at a time.
-          return via === this.producer ? this.inTurn(slot, send) : send();
+          return via === this.producer ? this.sends.run(slot, send) : send();
         }),
       );
       const failed = answers.find((a) => a.status === 'rejected');
@@ -91,17 +92,6 @@ export class Publisher {
       next.set(slot, offset + 1n);
       return { topic, partition: message.partition, offset: offset.toString() };
     });
-  }
-
-  /** Runs `send` once the previous send to `slot` has settled. */
-  private inTurn(slot: string, send: () => Promise<RecordMetadata[]>): Promise<RecordMetadata[]> {
-    const mine = (this.sending.get(slot) ?? Promise.resolve()).then(send);
-    const settled = mine.catch(() => undefined);
-    this.sending.set(slot, settled);
-    void settled.then(() => {
-      if (this.sending.get(slot) === settled) this.sending.delete(slot);
-    });
-    return mine;
   }
 
   private metadata(topic: string): Promise<PartitionMetadata[]> {

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { Logger } from '../../../logger';
+import { KeyedTurns } from '../../../system/keyed-turns';
 import type { GroupCoordinator } from '../group/coordinator';
 import type { OffsetCommitEntry } from '../group/offset-store';
 import { encodeMarkerBatch } from '../protocol/control-batch';
@@ -38,7 +39,7 @@ export interface TxnCoordinatorDeps {
  */
 export class TransactionCoordinator {
   private readonly journal: TransactionLog;
-  private readonly queues = new Map<string, Promise<unknown>>();
+  private readonly turns = new KeyedTurns();
   private readonly timer: NodeJS.Timeout;
 
   constructor(private readonly deps: TxnCoordinatorDeps) {
@@ -84,18 +85,10 @@ export class TransactionCoordinator {
     return ErrorCode.NONE;
   }
 
-  private serial<T>(id: string, work: () => Promise<T>): Promise<T> {
-    const run = (this.queues.get(id) ?? Promise.resolve()).then(work, work);
-    const tail = run.catch(() => undefined);
-    this.queues.set(id, tail);
-    void tail.then(() => this.queues.get(id) === tail && this.queues.delete(id));
-    return run;
-  }
-
   initProducerId(id: string, timeoutMs: number): Promise<ProducerIdAndEpoch> {
     const refused = (errorCode: number): ProducerIdAndEpoch => ({ errorCode, producerId: -1, producerEpoch: -1 });
     if (timeoutMs <= 0 || timeoutMs > MAX_TRANSACTION_TIMEOUT_MS) return Promise.resolve(refused(ErrorCode.INVALID_TRANSACTION_TIMEOUT));
-    return this.serial(id, async () => {
+    return this.turns.run(id, async () => {
       let s = this.journal.states.get(id);
       if (s && isPreparing(s.status)) return refused(ErrorCode.CONCURRENT_TRANSACTIONS);
       if (s?.status === 'Ongoing') s = await this.complete({ ...s, producerEpoch: this.nextEpoch(s.producerEpoch) }, false);
@@ -130,7 +123,7 @@ export class TransactionCoordinator {
 
   /** Adds partitions (AddPartitionsToTxn): the error per partition, all the same unless a partition is unknown. */
   addPartitions(id: string, producerId: number, epoch: number, partitions: { topic: string; partition: number }[]): Promise<number[]> {
-    return this.serial(id, async () => {
+    return this.turns.run(id, async () => {
       const s = this.current(id, producerId, epoch);
       if (typeof s === 'number') return partitions.map(() => s);
       const unknown = partitions.map((p) => !this.deps.logs.partition(p.topic, p.partition));
@@ -143,7 +136,7 @@ export class TransactionCoordinator {
 
   /** Adds a consumer group whose offsets the transaction will commit (AddOffsetsToTxn). */
   addOffsets(id: string, producerId: number, epoch: number, groupId: string): Promise<number> {
-    return this.serial(id, async () => {
+    return this.turns.run(id, async () => {
       const s = this.current(id, producerId, epoch);
       if (typeof s === 'number') return s;
       // Not awaited to disk (nor TxnOffsetCommit's): a restart aborts every transaction not yet prepared, and the
@@ -155,7 +148,7 @@ export class TransactionCoordinator {
 
   /** Offsets of a group added to the transaction (TxnOffsetCommit): kept until it ends, committed only if it commits. */
   commitOffsets(id: string, producerId: number, epoch: number, groupId: string, offsets: PendingOffset[]): Promise<number> {
-    return this.serial(id, async () => {
+    return this.turns.run(id, async () => {
       const s = this.current(id, producerId, epoch);
       if (typeof s === 'number') return s;
       const before = s.offsets[groupId];
@@ -169,7 +162,7 @@ export class TransactionCoordinator {
 
   /** EndTxn: commits or aborts; a retry of an end already done answers NONE, as Kafka. */
   endTxn(id: string, producerId: number, epoch: number, commit: boolean): Promise<number> {
-    return this.serial(id, async () => {
+    return this.turns.run(id, async () => {
       const s = this.current(id, producerId, epoch);
       if (typeof s === 'number') return s;
       if (s.status === (commit ? 'CompleteCommit' : 'CompleteAbort')) return ErrorCode.NONE;
@@ -238,18 +231,20 @@ export class TransactionCoordinator {
   private async abortTimedOut(now = Date.now()): Promise<void> {
     for (const s of this.journal.states.values()) {
       if (s.status !== 'Ongoing' || now - s.sinceMs <= s.timeoutMs) continue;
-      await this.serial(s.transactionalId, async () => {
-        const latest = this.journal.states.get(s.transactionalId);
-        if (latest?.status !== 'Ongoing' || latest.sinceMs !== s.sinceMs) return;
-        this.deps.logger.info({ transactionalId: s.transactionalId }, 'transaction timed out; aborting');
-        await this.complete({ ...latest, producerEpoch: this.nextEpoch(latest.producerEpoch) }, false);
-      }).catch((err: unknown) => this.deps.logger.error({ err, transactionalId: s.transactionalId }, 'aborting a timed-out transaction failed'));
+      await this.turns
+        .run(s.transactionalId, async () => {
+          const latest = this.journal.states.get(s.transactionalId);
+          if (latest?.status !== 'Ongoing' || latest.sinceMs !== s.sinceMs) return;
+          this.deps.logger.info({ transactionalId: s.transactionalId }, 'transaction timed out; aborting');
+          await this.complete({ ...latest, producerEpoch: this.nextEpoch(latest.producerEpoch) }, false);
+        })
+        .catch((err: unknown) => this.deps.logger.error({ err, transactionalId: s.transactionalId }, 'aborting a timed-out transaction failed'));
     }
   }
 
   async close(): Promise<void> {
     clearInterval(this.timer);
-    await Promise.allSettled([...this.queues.values()]);
+    await this.turns.settled();
     await this.journal.close();
   }
 }
