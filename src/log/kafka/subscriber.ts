@@ -173,7 +173,13 @@ function holdUntilPrepared<T>(
   const prepared = o.onAssigned ? prepareAssigned(o.onAssigned, held, log) : Promise.resolve();
   void Promise.all([lostPositions, prepared]).then(([lost]) => {
     const isLost = (topic: string, partition: number): boolean => lost.some((l) => l.topic === topic && l.partition === partition);
-    consumer.resume(held.map(({ topic, partitions }) => ({ topic, partitions: partitions.filter((p) => !isLost(topic, p)) })));
+    try {
+      consumer.resume(held.map(({ topic, partitions }) => ({ topic, partitions: partitions.filter((p) => !isLost(topic, p)) })));
+    } catch (err) {
+      // The consumer left its group meanwhile (stopped, or restarting after a crash): nothing of this assignment is
+      // held any more, and a rejoin holds and prepares what it is given again.
+      log.debug({ err }, 'assignment prepared after the consumer left its group; nothing to resume');
+    }
   });
 }
 

@@ -504,6 +504,34 @@ export function describeWriteLogContract(name: string, start: () => Promise<Back
       );
     });
 
+    test('a subscription stopped while onAssigned still runs stops cleanly: nothing fails once onAssigned ends', async () => {
+      const topic = unique('assigned-stop');
+      await log.createTopics([{ topic }]);
+      let started: () => void = () => undefined;
+      const running = new Promise<void>((resolve) => (started = resolve));
+      let finish: () => void = () => undefined;
+      const onAssigned = (): Promise<void> => {
+        started();
+        return new Promise((resolve) => (finish = resolve));
+      };
+      const unhandled: unknown[] = [];
+      const note = (reason: unknown): void => void unhandled.push(reason);
+      process.on('unhandledRejection', note);
+      try {
+        const sub = await subscribe([topic], new Collector(), unique('group'), { onAssigned });
+        await running;
+        // An adapter may let the stop wait for onAssigned; one that does not has stopped by the time it ends.
+        const stopping = sub.stop();
+        await Promise.race([stopping, new Promise((resolve) => setTimeout(resolve, 1000))]);
+        finish();
+        await stopping;
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        expect(unhandled).toEqual([]);
+      } finally {
+        process.off('unhandledRejection', note);
+      }
+    });
+
     test('publishing to a topic that does not exist fails and writes nothing, not even to the topics that exist', async () => {
       const topic = unique('exists');
       await log.createTopics([{ topic }]);
