@@ -47,7 +47,7 @@ interface Phase {
 
 async function timed(count: number, work: () => Promise<void>): Promise<Phase> {
   const { seconds, cpuMicros } = await measured(work);
-  return { perSecond: Math.round(count / seconds), cpuMicrosPerRecord: Math.round(cpuMicros / count) };
+  return { perSecond: Math.round(count / seconds), cpuMicrosPerRecord: Math.round((cpuMicros / count) * 10) / 10 };
 }
 
 async function measure(
@@ -89,8 +89,8 @@ async function measure(
       await sub.stop();
     });
     console.log(
-      `${name.padEnd(10)} publish ${String(publish.perSecond).padStart(7)} rec/s ${String(publish.cpuMicrosPerRecord).padStart(4)} µs CPU/rec | ` +
-        `consume ${String(consume.perSecond).padStart(7)} rec/s ${String(consume.cpuMicrosPerRecord).padStart(4)} µs CPU/rec`,
+      `${name.padEnd(10)} publish ${String(publish.perSecond).padStart(7)} rec/s ${publish.cpuMicrosPerRecord.toFixed(1).padStart(5)} µs CPU/rec | ` +
+        `consume ${String(consume.perSecond).padStart(7)} rec/s ${consume.cpuMicrosPerRecord.toFixed(1).padStart(5)} µs CPU/rec`,
     );
   } finally {
     await log.close();
