@@ -8,13 +8,16 @@ import {
   type LogPosition,
   type RecordBatch,
   type RecordSchemas,
+  type StartPosition,
   type Subscription,
   type WriteLog,
 } from '../src/log';
+import type { Logger } from '../src/logger';
 import type { SqlClient } from '../src/store/sql-client';
 import { persistenceTopicSpec } from '../src/log/topology';
 import { AppliedPositions } from './postgres/applied-positions';
-import { readCheckpoint } from './postgres/checkpoint-store';
+import { checkpointsBehindOf, readCheckpoint } from './postgres/checkpoint-store';
+import { checkpointsOf } from './replay/checkpoints';
 import { StoppedTopics } from './stopped-topics';
 
 export interface PersistenceConsumer {
@@ -26,8 +29,9 @@ export interface PersistenceConsumer {
 export interface PersistenceConsumerOptions {
   log: WriteLog;
   schemas: RecordSchemas;
-  /** Where the projector's checkpoints are (`projection_checkpoints`), for waiters on other instances. */
+  /** Where the projector's checkpoints are (`projection_checkpoints`): where its partitions start, what waiters on other instances read. */
   sql: SqlClient;
+  logger: Logger;
   /** Consumer group, and the name of the projector's checkpoints. */
   projector: string;
   topics: readonly string[];
@@ -37,9 +41,10 @@ export interface PersistenceConsumerOptions {
   /**
    * Applies the batches of a round, at most one per partition, and answers each partition's next offset once
    * they are stored. Throws DB_TOPIC_RECREATED (`assertPositionHeld`) when a checkpoint lies beyond its batch's
-   * partition.
+   * partition, and DB_CHECKPOINT_BEHIND (`underCheckpoints`) when one lies below `knowns`, per batch the
+   * checkpoint this consumer last knew its partition at.
    */
-  applyRound(batches: readonly RecordBatch<EntityEvent>[]): Promise<bigint[]>;
+  applyRound(batches: readonly RecordBatch<EntityEvent>[], knowns: readonly (bigint | undefined)[]): Promise<bigint[]>;
   /** Where partitions whose position the log lost are reported (default: kept to this consumer). */
   stopped?: StoppedTopics;
 }
@@ -48,6 +53,13 @@ export interface PersistenceConsumerOptions {
  * What every projector shares: one consumer group over the persistence topics, the batches of each partition
  * in order, handed to `applyRound` together with other partitions' batches that became readable at the same
  * time, and the applied positions readers may wait on. Resolves once the group is joined.
+ *
+ * The projector's checkpoints, not its group's offsets, say where it is (a Kafka Connect sink's pattern): they
+ * commit with its rows, the group's offsets only after, in the broker. Each partition it is given starts at its
+ * checkpoint (at the log's start when it has none), and a round that finds a checkpoint behind where this consumer
+ * knew it (DB_CHECKPOINT_BEHIND) reads that partition again from there. So when PostgreSQL loses committed
+ * transactions (restored to an earlier point, failed over to a replica that trailed), the projections catch up
+ * from the log instead of passing over what the database lost.
  *
  * Topic identity: a persistence topic deleted and created again starts at offset 0 under a checkpoint that
  * counted the old topic's records, so its new records would pass for records applied before. A partition whose
@@ -60,19 +72,20 @@ export async function consumePersistenceTopics(o: PersistenceConsumerOptions): P
   const checkpointOf = (topic: string, partition: number): Promise<bigint | undefined> => readCheckpoint(o.sql, { projector: o.projector, topic, partition });
   const positions = new AppliedPositions(checkpointOf);
   const stopped = o.stopped ?? new StoppedTopics();
+  const knownsOf = (batches: readonly RecordBatch[]): (bigint | undefined)[] => batches.map((b) => positions.appliedTo(b.topic, b.partition));
   let subscription: Subscription | undefined;
   // The batches of partitions that become readable together are applied together (one transaction per round).
   const rounds = new BatchRounds<RecordBatch<EntityEvent>, { next: bigint } | { error: unknown }>(
     async (batches) => {
       try {
-        return (await o.applyRound(batches)).map((next) => ({ next }));
+        return (await o.applyRound(batches, knownsOf(batches))).map((next) => ({ next }));
       } catch (e) {
         if (batches.length === 1 || !isTopicRecreated(e)) throw e;
         // A partition of the round lost its position (often a replay's handover that moved its checkpoint on): each
         // batch is applied on its own, so only that partition's batch answers with the error.
         return Promise.all(
           batches.map((b) =>
-            o.applyRound([b]).then(
+            o.applyRound([b], knownsOf([b])).then(
               ([next]) => ({ next: next as bigint }),
               (error: unknown) => ({ error }),
             ),
@@ -93,6 +106,7 @@ export async function consumePersistenceTopics(o: PersistenceConsumerOptions): P
       partitionsConsumedConcurrently: o.concurrency,
       ...(o.maxBytesPerPartition !== undefined && { maxBytesPerPartition: o.maxBytesPerPartition }),
       onLostPosition: (lost) => void stopped.stop(o.projector, lost),
+      onAssigned: (partitions) => checkpointStarts(o, positions, partitions),
       handleBatch: async (batch) => {
         const known = stopped.errorOf(o.projector, batch.topic, batch.partition);
         if (known) throw known;
@@ -101,6 +115,8 @@ export async function consumePersistenceTopics(o: PersistenceConsumerOptions): P
           if ('error' in applied) throw applied.error;
           positions.advance(batch.topic, batch.partition, applied.next);
         } catch (e) {
+          const behind = checkpointsBehindOf(e);
+          if (behind) return { seek: seekBack(batch, behind).toString() };
           if (!isTopicRecreated(e)) throw e;
           const lost = lostPositionOf(e);
           // The batch's high watermark is as of its fetch: a replay's handover or another member may have moved
@@ -114,6 +130,22 @@ export async function consumePersistenceTopics(o: PersistenceConsumerOptions): P
     });
     await subscription.joined;
     const resumable = subscription;
+
+    /**
+     * Where a batch of a round that found checkpoints behind is read again: its partition's stored checkpoint, or,
+     * for a partition of the round whose checkpoint was where expected, its own first record.
+     */
+    function seekBack(batch: RecordBatch<EntityEvent>, behind: NonNullable<ReturnType<typeof checkpointsBehindOf>>): bigint {
+      const mine = behind.find((b) => b.topic === batch.topic && b.partition === batch.partition);
+      if (!mine) return BigInt(batch.records[0]?.offset ?? 0);
+      const checkpoint = BigInt(mine.checkpoint);
+      positions.reset(batch.topic, batch.partition, checkpoint);
+      o.logger.warn(
+        { topic: batch.topic, partition: batch.partition, checkpoint: mine.checkpoint, applied: mine.known, code: 'DB_CHECKPOINT_BEHIND' },
+        'the stored checkpoint is behind what this projector applied (the database lost committed transactions); reading the partition again from it',
+      );
+      return checkpoint;
+    }
     stopped.onResume(o.projector, async (topic, partition) => {
       const offsets = (await o.log.topicOffsets(topic)).find((p) => p.partition === partition);
       const checkpoint = await checkpointOf(topic, partition);
@@ -148,6 +180,31 @@ export async function consumePersistenceTopics(o: PersistenceConsumerOptions): P
  * own, on their own connections, side by side.
  */
 const ROUND_RECORDS = 1000;
+
+/**
+ * Where each assigned partition starts: its checkpoint, or the log's start when it has none (nothing of it was
+ * applied). A checkpoint outside the log is left to the group's position: beyond the end is a recreated topic
+ * (stopped by the first round's claim), below the start records the log no longer holds.
+ */
+async function checkpointStarts(
+  o: PersistenceConsumerOptions,
+  positions: AppliedPositions,
+  partitions: readonly { topic: string; partition: number }[],
+): Promise<StartPosition[]> {
+  const starts: StartPosition[] = [];
+  for (const topic of new Set(partitions.map((p) => p.topic))) {
+    const [offsets, checkpoints] = await Promise.all([o.log.topicOffsets(topic), checkpointsOf(o.sql, o.projector, topic)]);
+    for (const { partition } of partitions.filter((p) => p.topic === topic)) {
+      const log = offsets.find((p) => p.partition === partition);
+      if (!log) continue;
+      const from = checkpoints.get(partition) ?? BigInt(log.low);
+      if (from < BigInt(log.low) || from > BigInt(log.high)) continue;
+      positions.reset(topic, partition, from);
+      starts.push({ topic, partition, offset: from.toString() });
+    }
+  }
+  return starts;
+}
 
 /** Stops, before consuming, the partitions whose stored checkpoint stays beyond their end (settledBeyondEnd). */
 async function findLostCheckpoints(

@@ -26,6 +26,12 @@ export const ERROR_CATALOGUE = {
    */
   DB_ENTITY_CONFIG_INVALID: { title: "The entity's configuration is invalid; an operator must fix it", retriable: false },
   DB_TOPIC_RECREATED: { title: 'A topic no longer holds the position its consumer reached (deleted and created again)', retriable: false },
+  /**
+   * A projector's stored checkpoint lies behind what it had applied: its database lost committed transactions
+   * (restored to an earlier point, failed over to a replica that trailed). The projector reads the partition again
+   * from the checkpoint; nothing is written by the round that found it.
+   */
+  DB_CHECKPOINT_BEHIND: { title: "A projection's checkpoint is behind what it had applied (its database lost transactions)", retriable: true },
   DB_DEPENDENCY_UNAVAILABLE: { title: 'A backing service is not available', retriable: true },
   DB_TIMEOUT: { title: 'The operation did not finish in time', retriable: true },
   DB_INTERNAL: { title: 'Internal error', retriable: true },

@@ -27,9 +27,14 @@ export class AppliedPositions {
     this.wakeAll();
   }
 
+  /** The partition's applied position as this process knows it (undefined before it knew any). */
+  appliedTo(topic: string, partition: number): bigint | undefined {
+    return this.nextOffsets.get(`${topic}/${partition}`);
+  }
+
   /**
    * Sets the partition's applied position even below the one known: its topic was created again, and the
-   * positions counted the old one (a recovery moved the checkpoint back).
+   * positions counted the old one (a recovery moved the checkpoint back), or the database lost rounds.
    */
   reset(topic: string, partition: number, nextOffset: bigint): void {
     this.nextOffsets.set(`${topic}/${partition}`, nextOffset);

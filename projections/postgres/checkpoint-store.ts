@@ -3,6 +3,7 @@
  * offset of the next record to apply. Written in the same transaction as the projected rows, so the rows and
  * the checkpoint are either both there or both not; the log's own consumer offset only saves re-reading.
  */
+import { DeltabrokerError, isDeltabrokerError } from '../../src/errors';
 import { assertPositionHeld, type RecordBatch } from '../../src/log';
 import type { SqlExecutor } from '../../src/store/sql-client';
 
@@ -66,7 +67,9 @@ async function advanceCheckpoints(tx: SqlExecutor, advances: readonly { ref: Par
  * A projector's round of batches (at most one per partition) written under their checkpoints, inside the
  * caller's transaction: the checkpoints are claimed first, `write` gets each batch's checkpoint before the round
  * (records below it were applied already), and each checkpoint then moves past its batch's last record, never
- * back. Throws DB_TOPIC_RECREATED (`assertPositionHeld`) when a checkpoint lies beyond its batch's partition.
+ * back. Throws DB_TOPIC_RECREATED (`assertPositionHeld`) when a checkpoint lies beyond its batch's partition, and
+ * DB_CHECKPOINT_BEHIND, writing nothing, when one lies below where the projector knew it (`knowns`, per batch):
+ * the database lost the rounds between, and the records after the checkpoint must be read again, not passed over.
  * Answers what `write` answered and each partition's checkpoint after the round.
  */
 export async function underCheckpoints<R>(
@@ -74,10 +77,18 @@ export async function underCheckpoints<R>(
   projector: string,
   batches: readonly RecordBatch[],
   write: (befores: readonly bigint[]) => Promise<R>,
+  knowns: readonly (bigint | undefined)[] = [],
 ): Promise<{ written: R; afters: bigint[] }> {
   const refs = batches.map((b): PartitionRef => ({ projector, topic: b.topic, partition: b.partition }));
   const befores = await claimCheckpoints(tx, refs);
   batches.forEach((batch, i) => assertPositionHeld(projector, batch, befores[i] as bigint));
+  const behind = batches.flatMap((batch, i): CheckpointBehind[] => {
+    const [before, known] = [befores[i] as bigint, knowns[i]];
+    return known !== undefined && before < known
+      ? [{ topic: batch.topic, partition: batch.partition, checkpoint: before.toString(), known: known.toString() }]
+      : [];
+  });
+  if (behind.length > 0) throw checkpointsBehind(projector, behind);
   const written = await write(befores);
   const afters = checkpointsAfter(batches, befores);
   await advanceCheckpoints(
@@ -85,6 +96,28 @@ export async function underCheckpoints<R>(
     afters.flatMap((nextOffset, i) => (nextOffset > (befores[i] as bigint) ? [{ ref: refs[i] as PartitionRef, nextOffset }] : [])),
   );
   return { written, afters };
+}
+
+/** A partition whose stored checkpoint lies below the one its projector knew. */
+export interface CheckpointBehind {
+  readonly topic: string;
+  readonly partition: number;
+  readonly checkpoint: string;
+  readonly known: string;
+}
+
+function checkpointsBehind(projector: string, behind: readonly CheckpointBehind[]): DeltabrokerError {
+  const where = behind.map((b) => `${b.topic}/${b.partition} at ${b.checkpoint}, not ${b.known}`).join('; ');
+  return new DeltabrokerError(
+    'DB_CHECKPOINT_BEHIND',
+    `${projector}: stored checkpoints lie behind what it applied (${where}); the database lost committed transactions, and the projector reads those partitions again from their checkpoints`,
+    { stage: 'project', consumer: projector, partitions: behind },
+  );
+}
+
+/** The partitions a DB_CHECKPOINT_BEHIND error names, or undefined for any other error. */
+export function checkpointsBehindOf(e: unknown): readonly CheckpointBehind[] | undefined {
+  return isDeltabrokerError(e) && e.code === 'DB_CHECKPOINT_BEHIND' ? (e.details.partitions as CheckpointBehind[]) : undefined;
 }
 
 /** Each batch's checkpoint after it: past its last record, never back from its checkpoint before (`befores`). */

@@ -95,11 +95,11 @@ export class TableProjection {
    * in one statement when this projection left every one of them where the store still has it (held-round.ts),
    * else claimed in one statement, written as `apply` writes them and advanced in one.
    */
-  async applyRound(batches: readonly RecordBatch<EntityEvent>[]): Promise<BatchReport[]> {
+  async applyRound(batches: readonly RecordBatch<EntityEvent>[], knowns: readonly (bigint | undefined)[] = []): Promise<BatchReport[]> {
     const groups = await Promise.all(batches.map((b) => this.groupByTable(b.records)));
     let reports: BatchReport[];
     try {
-      reports = (await this.applyHeld(batches, groups)) ?? (await this.applyClaimed(batches, groups));
+      reports = (await this.applyHeld(batches, groups)) ?? (await this.applyClaimed(batches, groups, knowns));
     } catch (error) {
       this.held.settled(batches, undefined);
       throw error;
@@ -132,23 +132,36 @@ export class TableProjection {
     return plans.map((plan, i) => ({ ...plan.report, ...(counts[i] as WriteCounts), checkpointAfter: (afters[i] as bigint).toString() }));
   }
 
-  /** The round claimed, written and advanced in a transaction of its own (checkpoint-store.ts). */
-  private applyClaimed(batches: readonly RecordBatch<EntityEvent>[], groups: readonly TableGroup[][]): Promise<BatchReport[]> {
+  /**
+   * The round claimed, written and advanced in a transaction of its own (checkpoint-store.ts); `knowns` are where
+   * the caller last knew each partition's checkpoint (DB_CHECKPOINT_BEHIND below them).
+   */
+  private applyClaimed(
+    batches: readonly RecordBatch<EntityEvent>[],
+    groups: readonly TableGroup[][],
+    knowns: readonly (bigint | undefined)[],
+  ): Promise<BatchReport[]> {
     return this.options.sql.transaction(async (tx) => {
-      const { written, afters } = await underCheckpoints(tx, this.projector, batches, async (befores) => {
-        const reports: Omit<BatchReport, 'checkpointAfter'>[] = [];
-        for (const [i, batch] of batches.entries()) {
-          const plan = planBatch(batch, groups[i] ?? [], befores[i] as bigint);
-          const counts: WriteCounts = { upserted: 0, deleted: 0 };
-          for (const { table, changes } of plan.writes) {
-            const written = await writeRowChanges(tx, table, await maskErasedSubjects(tx, table, changes));
-            counts.upserted += written.upserted;
-            counts.deleted += written.deleted;
+      const { written, afters } = await underCheckpoints(
+        tx,
+        this.projector,
+        batches,
+        async (befores) => {
+          const reports: Omit<BatchReport, 'checkpointAfter'>[] = [];
+          for (const [i, batch] of batches.entries()) {
+            const plan = planBatch(batch, groups[i] ?? [], befores[i] as bigint);
+            const counts: WriteCounts = { upserted: 0, deleted: 0 };
+            for (const { table, changes } of plan.writes) {
+              const written = await writeRowChanges(tx, table, await maskErasedSubjects(tx, table, changes));
+              counts.upserted += written.upserted;
+              counts.deleted += written.deleted;
+            }
+            reports.push({ ...plan.report, ...counts });
           }
-          reports.push({ ...plan.report, ...counts });
-        }
-        return reports;
-      });
+          return reports;
+        },
+        knowns,
+      );
       return written.map((report, i) => ({ ...report, checkpointAfter: (afters[i] as bigint).toString() }));
     });
   }

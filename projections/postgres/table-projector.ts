@@ -65,13 +65,14 @@ export async function startTableProjector(o: TableProjectorOptions): Promise<Tab
     log: o.log,
     schemas: o.schemas,
     sql: o.sql,
+    logger,
     projector,
     topics,
     concurrency: o.concurrency ?? 3,
     maxBytesPerPartition: PROJECTOR_READ_BYTES,
     ...(o.stopped && { stopped: o.stopped }),
-    applyRound: async (batches) => {
-      const reports = await projection.applyRound(batches);
+    applyRound: async (batches, knowns) => {
+      const reports = await projection.applyRound(batches, knowns);
       for (const report of reports) {
         // At debug, like the pipeline's line per delta: a busy projector writes several of these a millisecond.
         logger.debug(

@@ -62,14 +62,15 @@ export async function startSearchProjector(o: SearchProjectorOptions): Promise<S
     log: o.log,
     schemas: o.schemas,
     sql: o.sql,
+    logger,
     projector,
     topics,
     concurrency: 3,
     ...(o.stopped && { stopped: o.stopped }),
-    applyRound: async (batches) => {
+    applyRound: async (batches, knowns) => {
       let afters: bigint[];
       try {
-        afters = (await applyHeld(batches)) ?? (await applyClaimed(batches));
+        afters = (await applyHeld(batches)) ?? (await applyClaimed(batches, knowns));
       } catch (error) {
         held.settled(batches, undefined);
         throw error;
@@ -98,15 +99,21 @@ export async function startSearchProjector(o: SearchProjectorOptions): Promise<S
 
   // A round's batches are written while their checkpoint rows are held (claimed first, advanced last), so a
   // replay's swap, which holds the same rows, never runs between a write to the old index and its checkpoint.
-  function applyClaimed(batches: readonly RecordBatch<EntityEvent>[]): Promise<bigint[]> {
+  function applyClaimed(batches: readonly RecordBatch<EntityEvent>[], knowns: readonly (bigint | undefined)[]): Promise<bigint[]> {
     return o.sql.transaction(async (tx) => {
-      const { afters } = await underCheckpoints(tx, projector, batches, async (froms) => {
-        const newest = newestEvents(batches, froms);
-        const { upserts, deletes } = writesOf(newest, await batchEntityConfigs(o.entities, newest.values()));
-        const writes = o.writesIn?.(tx) ?? o.search;
-        for (const [index, { config, docs }] of upserts) await writes.upsert(index, await maskErasedDocuments(tx, config, docs));
-        for (const [index, ids] of deletes) await writes.delete(index, ids);
-      });
+      const { afters } = await underCheckpoints(
+        tx,
+        projector,
+        batches,
+        async (froms) => {
+          const newest = newestEvents(batches, froms);
+          const { upserts, deletes } = writesOf(newest, await batchEntityConfigs(o.entities, newest.values()));
+          const writes = o.writesIn?.(tx) ?? o.search;
+          for (const [index, { config, docs }] of upserts) await writes.upsert(index, await maskErasedDocuments(tx, config, docs));
+          for (const [index, ids] of deletes) await writes.delete(index, ids);
+        },
+        knowns,
+      );
       return afters;
     });
   }

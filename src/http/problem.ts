@@ -24,6 +24,7 @@ const STATUS: Record<ErrorCode, number> = {
   // retriable (no Retry-After): waiting alone does not help.
   DB_ENTITY_CONFIG_INVALID: 503,
   DB_TOPIC_RECREATED: 503,
+  DB_CHECKPOINT_BEHIND: 503,
   DB_DEPENDENCY_UNAVAILABLE: 503,
   DB_TIMEOUT: 504,
   DB_INTERNAL: 500,

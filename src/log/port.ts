@@ -68,8 +68,17 @@ export type BatchHandler<T> = (batch: RecordBatch<T>) => Promise<void>;
  * What a subscription's handler answers: nothing (the batch is done), or `settled`, work the batch started and
  * that its offset waits for. The partition's next batch is handed over at once; offsets are committed in order,
  * each once its batch settled; if `settled` rejects, that batch and the ones after it are delivered again.
+ * Or `seek`: the batch is not done, and the partition is read again from that offset, which becomes the group's
+ * position (Kafka's seek from a handler: a projector whose own checkpoint lies behind the records it was handed).
  */
-export type BatchHandled = void | { readonly settled: Promise<void> };
+export type BatchHandled = void | { readonly settled: Promise<void> } | { readonly seek: Offset };
+
+/** Where a partition is consumed from, instead of its group's committed offset. */
+export interface StartPosition {
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset: Offset;
+}
 export type SubscriptionBatchHandler<T> = (batch: RecordBatch<T>) => Promise<BatchHandled>;
 
 export interface SubscribeOptions<T = unknown> {
@@ -95,9 +104,13 @@ export interface SubscribeOptions<T = unknown> {
   /**
    * Called each time this member is given partitions, before any of their records is handed over; they wait until
    * it resolves (a failure is logged and it is called again). Kafka Streams restores a task's state store here: the
-   * member that had the partitions may have died after some of its effects reached the log.
+   * member that had the partitions may have died after some of its effects reached the log. It may answer where
+   * some of them start instead of the group's committed offset, which then moves there: a consumer that keeps its
+   * positions with its effects (a Kafka Connect sink's offsets, a projector's checkpoints) starts from those, since
+   * the group's position may lie beyond effects its database lost. A position outside the log is treated as a
+   * committed one would be (`onLostPosition`).
    */
-  readonly onAssigned?: (partitions: readonly { topic: string; partition: number }[]) => Promise<void>;
+  readonly onAssigned?: (partitions: readonly { topic: string; partition: number }[]) => Promise<void | readonly StartPosition[]>;
   /** Decode values into this reader schema (Avro schema resolution) instead of the writer's schema. */
   readonly readerSchema?: RecordSchema<T>;
   /** How many partitions are handled at the same time (default 1); order holds within each partition. */

@@ -16,7 +16,7 @@ import type { PartitionLog } from '../../embedded/kafka/storage/partition-log';
 import type { Logger } from '../../logger';
 import type { ValueCodec } from '../codec';
 import { DeltabrokerError } from '../../errors';
-import type { BatchHandled, Offset, SubscribeOptions, Subscription } from '../port';
+import type { BatchHandled, Offset, StartPosition, SubscribeOptions, Subscription } from '../port';
 import type { Rejection } from '../schema-types';
 import { isTopicRecreated, type LostPosition } from '../lost-position';
 import { GroupJoinError, GroupMember, type Generation } from './group/member';
@@ -181,8 +181,12 @@ class GroupConsumer<T> implements Subscription {
     this.current = consuming;
     try {
       const partitions = [...generation.assignment].flatMap(([topic, list]) => list.map((partition) => ({ topic, partition })));
-      await this.prepareAssigned(partitions, revoked.signal);
-      await Promise.all(partitions.map((p) => this.consumePartition(p.topic, p.partition, consuming)));
+      const starts = await this.prepareAssigned(partitions, revoked.signal);
+      const startOf = (p: { topic: string; partition: number }): number | undefined => {
+        const start = starts.find((s) => s.topic === p.topic && s.partition === p.partition);
+        return start === undefined ? undefined : Number(start.offset);
+      };
+      await Promise.all(partitions.map((p) => this.consumePartition(p.topic, p.partition, consuming, startOf(p))));
       await sleep(Number.POSITIVE_INFINITY, revoked.signal); // nothing (left) to read: wait for the next rebalance
     } finally {
       if (this.current === consuming) this.current = undefined;
@@ -193,25 +197,31 @@ class GroupConsumer<T> implements Subscription {
     }
   }
 
-  /** Runs `onAssigned` until it succeeds, or the partitions are revoked meanwhile. */
-  private async prepareAssigned(partitions: { topic: string; partition: number }[], revoked: AbortSignal): Promise<void> {
+  /**
+   * Runs `onAssigned` until it succeeds, or the partitions are revoked meanwhile, and commits the start positions
+   * it answered for partitions of this assignment (the group's position moves there, as Kafka's seek commits it).
+   */
+  private async prepareAssigned(partitions: { topic: string; partition: number }[], revoked: AbortSignal): Promise<readonly StartPosition[]> {
     const prepare = this.o.onAssigned;
-    if (!prepare) return;
+    if (!prepare) return [];
     for (let failures = 1; !revoked.aborted; failures++) {
       try {
-        await prepare(partitions);
-        return;
+        const starts = ((await prepare(partitions)) ?? []).filter((s) => partitions.some((p) => p.topic === s.topic && p.partition === s.partition));
+        for (const s of starts) await this.positions.commitSet(s.topic, s.partition, Number(s.offset));
+        return starts;
       } catch (err) {
         this.log.error({ err, attempt: failures }, 'preparing the assigned partitions failed; they wait, and it runs again');
         await sleep(retryDelay(failures), revoked);
       }
     }
+    return [];
   }
 
-  private async consumePartition(topic: string, partition: number, consuming: Consuming): Promise<void> {
+  /** Consumes the partition from `from` (its group's position when absent) until it is revoked or stopped. */
+  private async consumePartition(topic: string, partition: number, consuming: Consuming, from?: number): Promise<void> {
     const commits = new OrderedCommits();
     try {
-      const halted = await this.readPartitionLoop(topic, partition, consuming.revoked, commits);
+      const halted = await this.readPartitionLoop(topic, partition, consuming.revoked, commits, from);
       if (halted) consuming.halted.add(`${topic}\u0000${partition}`);
     } finally {
       // Batches still settling commit (or are refused) before the partition is given up.
@@ -220,9 +230,9 @@ class GroupConsumer<T> implements Subscription {
   }
 
   /** Reads the partition until it is revoked (answers false) or stopped (answers true). */
-  private async readPartitionLoop(topic: string, partition: number, revoked: AbortController, commits: OrderedCommits): Promise<boolean> {
+  private async readPartitionLoop(topic: string, partition: number, revoked: AbortController, commits: OrderedCommits, from?: number): Promise<boolean> {
     const signal = revoked.signal;
-    let offset = this.positions.startOffset(topic, partition);
+    let offset = from ?? this.positions.startOffset(topic, partition);
     let failures = 0;
     while (!signal.aborted) {
       const log = this.deps.broker.logs.partition(topic, partition);
@@ -307,6 +317,7 @@ class GroupConsumer<T> implements Subscription {
           highWatermark: String(batch.highWatermark),
         });
       }
+      if (handled && 'seek' in handled) return await this.seek(log, Number(handled.seek), revoked, commits);
       const settled = handled ? handled.settled : undefined;
       if (settled || commits.busy) {
         commits.queue(
@@ -333,6 +344,16 @@ class GroupConsumer<T> implements Subscription {
       if (e instanceof OffsetOutOfRange) return { kind: 'again' };
       return isTopicRecreated(e) ? { kind: 'halted', error: e } : { kind: 'failed', error: e };
     }
+  }
+
+  /** A handler's seek: the batches settling before it commit first, then the group's position moves to `offset`. */
+  private async seek(log: PartitionLog, offset: number, revoked: AbortController, commits: OrderedCommits): Promise<Outcome> {
+    await commits.drained();
+    if (!this.positions.commitHandled(log, offset)) {
+      revoked.abort();
+      return { kind: 'again' };
+    }
+    return { kind: 'next', offset };
   }
 
   /** Stops consuming a partition whose position the log no longer holds, and says so (auto.offset.reset=none). */

@@ -6,7 +6,7 @@
 import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
 import type { Logger } from '../../logger';
 import { DeltabrokerError } from '../../errors';
-import type { Offset, RecordBatch, SubscribeOptions, Subscription, WriteLog } from '../port';
+import type { Offset, RecordBatch, StartPosition, SubscribeOptions, Subscription, WriteLog } from '../port';
 import type { Rejection } from '../schema-types';
 import { decodeRawRecords, type ValueCodec } from '../codec';
 import { toRawRecords } from './raw-records';
@@ -73,7 +73,8 @@ export async function subscribe<T>(deps: SubscriberDeps, o: SubscribeOptions<T>)
       autoCommitThreshold: 1,
       eachBatchAutoResolve: false,
       partitionsConsumedConcurrently: o.partitionsConsumedConcurrently ?? 1,
-      eachBatch: (payload) => handleBatch(deps, o, payload, log, halted),
+      eachBatch: (payload) =>
+        handleBatch(deps, o, payload, log, halted, (offset) => consumer.seek({ topic: payload.batch.topic, partition: payload.batch.partition, offset })),
     });
   } catch (e) {
     await consumer.disconnect().catch(() => undefined);
@@ -145,8 +146,9 @@ async function pinToEnd(kafka: Kafka, consumer: Consumer, groupId: string, assig
 
 /**
  * Called as the group is joined, before kafkajs's first fetch: pauses every assigned partition until `onAssigned`
- * resolved (run again after a failure) and their committed offsets were compared with their logs; then resumes
- * them, except those whose position their log no longer holds, which stay paused and are reported.
+ * resolved (run again after a failure) and their committed offsets were compared with their logs; then seeks those
+ * `onAssigned` answered a start for (kafkajs commits a seek before its fetch) and resumes them, except those whose
+ * position their log no longer holds, which stay paused and are reported.
  */
 function holdUntilPrepared<T>(
   kafka: Kafka,
@@ -170,10 +172,13 @@ function holdUntilPrepared<T>(
         return [];
       })
     : Promise.resolve([]);
-  const prepared = o.onAssigned ? prepareAssigned(o.onAssigned, held, log) : Promise.resolve();
-  void Promise.all([lostPositions, prepared]).then(([lost]) => {
+  const prepared = o.onAssigned ? prepareAssigned(o.onAssigned, held, log) : Promise.resolve([]);
+  void Promise.all([lostPositions, prepared]).then(([lost, starts]) => {
     const isLost = (topic: string, partition: number): boolean => lost.some((l) => l.topic === topic && l.partition === partition);
     try {
+      for (const { topic, partition, offset } of starts) {
+        if (assignment[topic]?.includes(partition) && !isLost(topic, partition)) consumer.seek({ topic, partition, offset });
+      }
       consumer.resume(held.map(({ topic, partitions }) => ({ topic, partitions: partitions.filter((p) => !isLost(topic, p)) })));
     } catch (err) {
       // The consumer left its group meanwhile (stopped, or restarting after a crash): nothing of this assignment is
@@ -187,11 +192,11 @@ async function prepareAssigned(
   onAssigned: NonNullable<SubscribeOptions['onAssigned']>,
   held: { topic: string; partitions: number[] }[],
   log: Logger,
-): Promise<void> {
+): Promise<readonly StartPosition[]> {
   const partitions = held.flatMap(({ topic, partitions: list }) => list.map((partition) => ({ topic, partition })));
   for (let failures = 1; ; failures++) {
     try {
-      return await onAssigned(partitions);
+      return (await onAssigned(partitions)) ?? [];
     } catch (err) {
       log.error({ err, attempt: failures }, 'preparing the assigned partitions failed; they wait, and it runs again');
       await new Promise((resolve) => setTimeout(resolve, Math.min(30_000, 300 * 2 ** (failures - 1))));
@@ -236,7 +241,14 @@ async function haltLostPositions(
 /** How long a batch may stay in the handler before every further minute of it is logged as an error. */
 const OVERDUE_BATCH_MS = 60_000;
 
-async function handleBatch<T>(deps: SubscriberDeps, o: SubscribeOptions<T>, payload: EachBatchPayload, log: Logger, halted: HaltedPartitions): Promise<void> {
+async function handleBatch<T>(
+  deps: SubscriberDeps,
+  o: SubscribeOptions<T>,
+  payload: EachBatchPayload,
+  log: Logger,
+  halted: HaltedPartitions,
+  seek: (offset: Offset) => void,
+): Promise<void> {
   const { batch, resolveOffset, commitOffsetsIfNecessary, heartbeat, isRunning, isStale } = payload;
   if (batch.messages.length === 0 || !isRunning() || isStale()) return;
   const { records, rejections } = await decodeRawRecords(deps.codec, batch.topic, batch.partition, toRawRecords(batch.messages), o.readerSchema);
@@ -267,10 +279,14 @@ async function handleBatch<T>(deps: SubscriberDeps, o: SubscribeOptions<T>, payl
       OVERDUE_BATCH_MS,
     );
     try {
+      const handled = await o.handleBatch(handed);
+      if (handled && 'seek' in handled) {
+        // Nothing of the batch is resolved; kafkajs commits the seek and fetches from there (this batch goes stale).
+        seek(handled.seek);
+        return;
+      }
       // kafkajs resolves offsets in its own loop: here the batch's settled work is awaited before the next batch.
-      await (
-        await o.handleBatch(handed)
-      )?.settled;
+      await handled?.settled;
     } catch (e) {
       if (!isTopicRecreated(e)) throw e;
       payload.pause(); // nothing resolved or committed: the partition waits for resumeAt or the next subscribe

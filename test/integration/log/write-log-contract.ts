@@ -504,6 +504,78 @@ export function describeWriteLogContract(name: string, start: () => Promise<Back
       );
     });
 
+    test('onAssigned may answer where partitions start, behind or ahead of the group: their first batch starts there, and the group moves there', async () => {
+      const topic = unique('assigned-start');
+      await log.createTopics([{ topic, partitions: 2 }]);
+      const publishTo = (partition: number, ns: number[]) =>
+        log.publish(ns.map((n) => ({ topic, partition, key: `k-${n}`, value: sampleDelta(n), schema: schemas.DeltaEnvelope })));
+      await publishTo(0, [1, 2, 3, 4, 5, 6]);
+      await publishTo(1, [7, 8, 9, 10]);
+      const groupId = unique('group');
+      const all = new Collector<DeltaEnvelope>();
+      const first = await subscribe([topic], all, groupId);
+      await all.count(10);
+      await first.stop();
+      // The group has read everything; a consumer whose own positions say otherwise starts from those: partition 0
+      // behind the group (offset 2), partition 1 ahead of where a new group would begin, at its end (4).
+      const starts = new Collector<DeltaEnvelope>();
+      const second = await subscribe([topic], starts, groupId, {
+        onAssigned: async () => [
+          { topic, partition: 0, offset: '2' },
+          { topic, partition: 1, offset: '4' },
+        ],
+      });
+      await starts.count(4);
+      await publishTo(1, [11]);
+      await starts.count(5);
+      const offsetsOf = (c: Collector<DeltaEnvelope>, partition: number) => c.records.filter((r) => r.partition === partition).map((r) => r.offset);
+      expect(offsetsOf(starts, 0)).toEqual(['2', '3', '4', '5']);
+      expect(offsetsOf(starts, 1)).toEqual(['4']);
+      await second.stop();
+      // The start became the group's position: a member without onAssigned goes on from there.
+      await publishTo(0, [12]);
+      const after = new Collector<DeltaEnvelope>();
+      await subscribe([topic], after, groupId);
+      await after.count(1);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(after.records.map((r) => `${r.partition}/${r.offset}`)).toEqual(['0/6']);
+    });
+
+    test('a handler answering seek gets the partition again from that offset, its batch uncommitted, and the group moves there', async () => {
+      const topic = unique('seek');
+      await log.createTopics([{ topic }]);
+      await log.publish([1, 2, 3, 4, 5].map((n) => ({ topic, key: 'k', value: sampleDelta(n), schema: schemas.DeltaEnvelope })));
+      const groupId = unique('group');
+      const handed: string[][] = [];
+      const collector = new Collector<DeltaEnvelope>();
+      let sought = false;
+      const sub = await log.subscribe<DeltaEnvelope>({
+        groupId,
+        topics: [topic],
+        handleBatch: async (batch) => {
+          handed.push(batch.records.map((r) => r.offset));
+          // The first batch that reaches offset 3 asks for the partition again from offset 1.
+          if (!sought && batch.records.some((r) => r.offset === '3')) {
+            sought = true;
+            return { seek: '1' };
+          }
+          await collector.handle(batch);
+        },
+      });
+      subscriptions.push(sub);
+      await collector.until(() => collector.records.some((r) => r.offset === '4'), 'offset 4');
+      expect(sought).toBe(true);
+      // Handed over after the seek: offsets 1 to 4 in order, each once.
+      const afterSeek = handed.slice(handed.findIndex((offsets) => offsets.includes('3')) + 1).flat();
+      expect(afterSeek).toEqual(['1', '2', '3', '4']);
+      await sub.stop();
+      await log.publish([{ topic, key: 'k', value: sampleDelta(6), schema: schemas.DeltaEnvelope }]);
+      const resumed = new Collector<DeltaEnvelope>();
+      await subscribe([topic], resumed, groupId);
+      await resumed.count(1);
+      expect(resumed.records.map((r) => r.offset)).toEqual(['5']);
+    });
+
     test('a subscription stopped while onAssigned still runs stops cleanly: nothing fails once onAssigned ends', async () => {
       const topic = unique('assigned-stop');
       await log.createTopics([{ topic }]);
