@@ -46,7 +46,7 @@ async function measure(o: ProjectOptions): Promise<ProjectResult> {
   const keyCount = Math.min(o.keys, eventCount);
   const lines: string[] = [];
   const stack = await openBenchLogStack('bench-project');
-  const { database, schemas, log, sql, copyClient } = stack;
+  const { database, schemas, log, sql, projectionSql, copyClient } = stack;
   const suffix = String(process.pid);
   try {
     const entities = new InMemoryEntityConfigSource();
@@ -75,7 +75,7 @@ async function measure(o: ProjectOptions): Promise<ProjectResult> {
     };
     const project = async (source: InMemoryEntityConfigSource, groupId: string, ends: readonly LogPosition[]): Promise<number> => {
       const started = process.hrtime.bigint();
-      const projector = await startTableProjector({ log, schemas, entities: source, sql, logger: silentLogger(), groupId });
+      const projector = await startTableProjector({ log, schemas, entities: source, sql: projectionSql, logger: silentLogger(), groupId });
       const joined = seconds(started);
       const reached = await Promise.all(ends.map((p) => projector.waitFor(p, 120_000)));
       await projector.stop();

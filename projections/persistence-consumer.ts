@@ -96,6 +96,21 @@ export async function consumePersistenceTopics(o: PersistenceConsumerOptions): P
     ROUND_RECORDS,
     (b) => b.records.length,
   );
+  /**
+   * Where a batch of a round that found checkpoints behind is read again: its partition's stored checkpoint, or,
+   * for a partition of the round whose checkpoint was where expected, its own first record.
+   */
+  function seekBack(batch: RecordBatch<EntityEvent>, behind: NonNullable<ReturnType<typeof checkpointsBehindOf>>): bigint {
+    const mine = behind.find((b) => b.topic === batch.topic && b.partition === batch.partition);
+    if (!mine) return BigInt(batch.records[0]?.offset ?? 0);
+    const checkpoint = BigInt(mine.checkpoint);
+    positions.reset(batch.topic, batch.partition, checkpoint);
+    o.logger.warn(
+      { topic: batch.topic, partition: batch.partition, checkpoint: mine.checkpoint, applied: mine.known, code: 'DB_CHECKPOINT_BEHIND' },
+      'the stored checkpoint is behind what this projector applied (the database lost committed transactions); reading the partition again from it',
+    );
+    return checkpoint;
+  }
   if (o.topics.length > 0) {
     await o.log.createTopics(o.topics.map(persistenceTopicSpec));
     await findLostCheckpoints(o, checkpointOf, stopped);
@@ -131,21 +146,6 @@ export async function consumePersistenceTopics(o: PersistenceConsumerOptions): P
     await subscription.joined;
     const resumable = subscription;
 
-    /**
-     * Where a batch of a round that found checkpoints behind is read again: its partition's stored checkpoint, or,
-     * for a partition of the round whose checkpoint was where expected, its own first record.
-     */
-    function seekBack(batch: RecordBatch<EntityEvent>, behind: NonNullable<ReturnType<typeof checkpointsBehindOf>>): bigint {
-      const mine = behind.find((b) => b.topic === batch.topic && b.partition === batch.partition);
-      if (!mine) return BigInt(batch.records[0]?.offset ?? 0);
-      const checkpoint = BigInt(mine.checkpoint);
-      positions.reset(batch.topic, batch.partition, checkpoint);
-      o.logger.warn(
-        { topic: batch.topic, partition: batch.partition, checkpoint: mine.checkpoint, applied: mine.known, code: 'DB_CHECKPOINT_BEHIND' },
-        'the stored checkpoint is behind what this projector applied (the database lost committed transactions); reading the partition again from it',
-      );
-      return checkpoint;
-    }
     stopped.onResume(o.projector, async (topic, partition) => {
       const offsets = (await o.log.topicOffsets(topic)).find((p) => p.partition === partition);
       const checkpoint = await checkpointOf(topic, partition);

@@ -16,13 +16,16 @@ import { createBenchDatabase, type BenchDatabase } from './database';
 /**
  * What the projection and replay benchmarks run on: the embedded broker and registry in a temp directory, the
  * write log on them (in-process, as the service's projectors and `POST /admin/replay` reach the broker it
- * started), a fresh migrated database, and a plain pg client for the COPY baseline. `close` undoes all.
+ * started), a fresh migrated database, the projectors' own client (asynchronous commit, as the service gives them:
+ * src/composition/store.ts), and a plain pg client for the COPY baseline. `close` undoes all.
  */
 export interface BenchLogStack {
   database: BenchDatabase;
   schemas: RecordSchemas;
   log: WriteLog;
   sql: SqlClient;
+  /** What the service's live projectors write through. */
+  projectionSql: SqlClient;
   copyClient: Client;
   close(): Promise<void>;
 }
@@ -35,6 +38,7 @@ export async function openBenchLogStack(prefix: string): Promise<BenchLogStack> 
   // In-process, as the service reaches the broker it started (src/composition/write-log.ts): no Kafka client.
   const log = await openInProcessWriteLog({ broker: kafka.parts, registryUrl: registry.url, logger: silentLogger() });
   const sql = await openPgSqlClient(database.url);
+  const projectionSql = await openPgSqlClient(database.url, { asynchronousCommit: true });
   const copyClient = new Client({ connectionString: database.url });
   await copyClient.connect();
   await migrate(sql, silentLogger());
@@ -43,9 +47,11 @@ export async function openBenchLogStack(prefix: string): Promise<BenchLogStack> 
     schemas: loadSchemas(),
     log,
     sql,
+    projectionSql,
     copyClient,
     async close() {
       await copyClient.end();
+      await projectionSql.close();
       await sql.close();
       await log.close();
       await registry.stop();

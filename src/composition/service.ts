@@ -104,7 +104,8 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
       for (const close of [...closers].reverse()) await close().catch((error: unknown) => logger.warn({ err: error }, 'shutdown step failed'));
     })());
   try {
-    const { sql, displayUrl: postgresUrl } = await openStore(config, logger);
+    const store = await openStore(config, logger);
+    const { sql, displayUrl: postgresUrl } = store;
     closers.push(() => sql.close());
     const hsm = await openConfiguredHsm(config, logger);
     if (hsm) closers.push(() => hsm.close());
@@ -171,11 +172,13 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
         : { guarantee: 'at-least-once' as const };
     const emitters = await startActionEmitters({ log, schemas, entities, datacenter: config.datacenter, logger, stopped, delivery });
     closers.push(async () => void (await Promise.all(emitters.map((e) => e.stop()))));
+    const projectionSql = await store.openProjectionClient();
+    closers.push(() => projectionSql.close());
     const tables = await startTableProjector({
       log,
       schemas,
       entities,
-      sql,
+      sql: projectionSql,
       logger,
       stopped,
       onBatch: (report) => countProjected(metrics, TABLE_PROJECTOR_GROUP, report),
@@ -184,7 +187,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     const { index: search, writesIn, guardedWrites } = await openSearchIndex(config, sql);
     closers.push(() => search.close());
     const index = await startSearchProjector({
-      ...{ log, schemas, entities, search, sql, logger, stopped },
+      ...{ log, schemas, entities, search, sql: projectionSql, logger, stopped },
       ...(writesIn && { writesIn }),
       ...(guardedWrites && { guardedWrites }),
     });

@@ -10,7 +10,16 @@ import type { Opener } from './write-log';
 export interface Store {
   sql: SqlClient;
   displayUrl: string;
+  /**
+   * A client of its own for the projectors' writes, committing asynchronously (pg-sql-client.ts): their checkpoints
+   * commit with their rows, and they read from those (projections/persistence-consumer.ts), so what a PostgreSQL
+   * crash takes of them is applied again from the log. Closed by its caller, before the store.
+   */
+  openProjectionClient(): Promise<SqlClient>;
 }
+
+/** Connections of the projectors' client: each projector's rounds run side by side, one per partition read at once. */
+export const PROJECTION_CONNECTIONS = 6;
 
 /**
  * The relational store: the PostgreSQL server of DATABASE_URL, else the embedded server of the data directory
@@ -41,7 +50,8 @@ export async function openStore(config: Config, logger: Logger, opener: Opener =
     await close();
     await stopServer?.();
   };
-  return { sql, displayUrl };
+  const serverUrl = url;
+  return { sql, displayUrl, openProjectionClient: () => openPgSqlClient(serverUrl, { maxConnections: PROJECTION_CONNECTIONS, asynchronousCommit: true }) };
 }
 
 function redactPassword(connectionString: string): string {

@@ -90,7 +90,7 @@ export const withRejectionService = <T>(
     let verdicts;
     if (access.databaseUrl) {
       // Read-only use of the pipeline's outcomes: the service migrated the database.
-      const sql = await openPgSqlClient(access.databaseUrl, 2);
+      const sql = await openPgSqlClient(access.databaseUrl, { maxConnections: 2 });
       closers.push(() => sql.close());
       verdicts = new StoreVerdicts(new PostgresRecordStateStore(sql));
     } else {

@@ -32,9 +32,27 @@ class PreparedStatementNames {
   }
 }
 
+/** Connections of a pool unless told otherwise. */
+export const DEFAULT_POOL_CONNECTIONS = 10;
+
+export interface PgSqlClientOptions {
+  /** Connections of the pool (default DEFAULT_POOL_CONNECTIONS). */
+  readonly maxConnections?: number;
+  /**
+   * Commit without waiting for the WAL flush (`synchronous_commit=off` on every connection): a PostgreSQL crash may
+   * lose the last transactions, in commit order, never half of one. Only for writes the log rebuilds after such a
+   * loss (the projectors', whose checkpoints roll back with their rows); never for what an acknowledgement promises.
+   */
+  readonly asynchronousCommit?: boolean;
+}
+
 /** SqlClient on a PostgreSQL server through a `pg` pool. */
-export async function openPgSqlClient(connectionString: string, maxConnections = 10): Promise<SqlClient> {
-  const pool = new Pool({ connectionString, max: maxConnections });
+export async function openPgSqlClient(connectionString: string, o: PgSqlClientOptions = {}): Promise<SqlClient> {
+  const pool = new Pool({
+    connectionString,
+    max: o.maxConnections ?? DEFAULT_POOL_CONNECTIONS,
+    ...(o.asynchronousCommit === true && { options: '-c synchronous_commit=off' }),
+  });
   // A dropped idle connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
   try {

@@ -52,12 +52,8 @@ describe('projectors after PostgreSQL lost committed transactions', () => {
     });
   }
 
-  const tableKeys = async (config: EntityConfig): Promise<string[]> =>
-    (await h.sql.query<{ k: string }>(`select "accountId" as k from ${qualifiedTable(config)} order by 1`)).rows.map((r) => r.k);
-  const indexKeys = async (config: EntityConfig): Promise<string[]> =>
-    (await h.sql.query<{ k: string }>(`select id as k from ${tableOf(DEFAULT_SEARCH_SCHEMA, physicalNamesOf(config).index)} order by 1`)).rows.map((r) => r.k);
-
-  test('restarted on the rolled-back database, both projectors apply again what it lost, from their checkpoints', async () => {
+  /** Live projectors that applied two runs of creates: `kept`, then `lost`, with the checkpoints between them. */
+  async function keptThenLost(): Promise<{ config: EntityConfig; kept: string[]; saved: Awaited<ReturnType<typeof checkpoints>>; lost: string[] }> {
     const config = h.put(accountConfig(uniqueName('acct')));
     await h.startLive();
     const kept = keysFrom('a', 12);
@@ -65,6 +61,16 @@ describe('projectors after PostgreSQL lost committed transactions', () => {
     const saved = await checkpoints();
     const lost = keysFrom('b', 12);
     await h.applied(lastPerPartition(await h.publish(config, creates(lost))));
+    return { config, kept, saved, lost };
+  }
+
+  const tableKeys = async (config: EntityConfig): Promise<string[]> =>
+    (await h.sql.query<{ k: string }>(`select "accountId" as k from ${qualifiedTable(config)} order by 1`)).rows.map((r) => r.k);
+  const indexKeys = async (config: EntityConfig): Promise<string[]> =>
+    (await h.sql.query<{ k: string }>(`select id as k from ${tableOf(DEFAULT_SEARCH_SCHEMA, physicalNamesOf(config).index)} order by 1`)).rows.map((r) => r.k);
+
+  test('restarted on the rolled-back database, both projectors apply again what it lost, from their checkpoints', async () => {
+    const { config, kept, saved, lost } = await keptThenLost();
     await h.stopLive();
 
     await rollBack(config, saved, lost);
@@ -80,13 +86,7 @@ describe('projectors after PostgreSQL lost committed transactions', () => {
   });
 
   test('running while the database rolled back, both projectors read again from their checkpoints at their next round', async () => {
-    const config = h.put(accountConfig(uniqueName('acct')));
-    await h.startLive();
-    const kept = keysFrom('a', 12);
-    await h.applied(lastPerPartition(await h.publish(config, creates(kept))));
-    const saved = await checkpoints();
-    const lost = keysFrom('b', 12);
-    await h.applied(lastPerPartition(await h.publish(config, creates(lost))));
+    const { config, kept, saved, lost } = await keptThenLost();
 
     await rollBack(config, saved, lost);
     // One more record per partition: each partition's next round finds its checkpoint behind what it applied.
