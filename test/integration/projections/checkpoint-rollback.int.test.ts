@@ -89,8 +89,9 @@ describe('projectors after PostgreSQL lost committed transactions', () => {
     const { config, kept, saved, lost } = await keptThenLost();
 
     await rollBack(config, saved, lost);
-    // One more record per partition: each partition's next round finds its checkpoint behind what it applied.
-    const later = keysFrom('c', 12);
+    // Enough records that each partition has one (keys spread by hash): each partition's next round finds its
+    // checkpoint behind what it applied.
+    const later = keysFrom('c', 40);
     await h.applied(lastPerPartition(await h.publish(config, creates(later))));
     const all = [...kept, ...lost, ...later].sort();
     expect(await tableKeys(config)).toEqual(all);
