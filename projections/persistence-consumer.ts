@@ -145,7 +145,6 @@ export async function consumePersistenceTopics(o: PersistenceConsumerOptions): P
     });
     await subscription.joined;
     const resumable = subscription;
-
     stopped.onResume(o.projector, async (topic, partition) => {
       const offsets = (await o.log.topicOffsets(topic)).find((p) => p.partition === partition);
       const checkpoint = await checkpointOf(topic, partition);

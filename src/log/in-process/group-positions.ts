@@ -59,11 +59,15 @@ export class GroupPositions {
     return true;
   }
 
-  /** A position an operator set (`resumeAt`): committed durably, since it replaces one the log no longer holds. */
-  async commitSet(topic: string, partition: number, offset: number): Promise<boolean> {
+  /**
+   * Positions set rather than reached (`resumeAt`, `onAssigned`'s starts): committed durably, in one journal write,
+   * since they replace ones the log may no longer hold.
+   */
+  async commitSet(positions: readonly { topic: string; partition: number; offset: number }[]): Promise<boolean> {
     if (this.member.mayCommit() !== ErrorCode.NONE) return false;
-    const entry = { topic, partition, offset, leaderEpoch: -1, metadata: null, commitTimestamp: Date.now() };
-    await this.broker.groups.commitOffsets(this.groupId, [entry], true);
+    const commitTimestamp = Date.now();
+    const entries = positions.map(({ topic, partition, offset }) => ({ topic, partition, offset, leaderEpoch: -1, metadata: null, commitTimestamp }));
+    await this.broker.groups.commitOffsets(this.groupId, entries, true);
     return true;
   }
 

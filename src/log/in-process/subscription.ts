@@ -127,7 +127,7 @@ class GroupConsumer<T> implements Subscription {
     if (!current?.generation.assignment.get(topic)?.includes(partition)) refuse('this member does not hold it now');
     const consuming = current as Consuming;
     if (!consuming.halted.has(id)) return; // consumed now, from a position the log holds
-    if (!(await this.positions.commitSet(topic, partition, Number(offset)))) refuse('the group is rebalancing; try again');
+    if (!(await this.positions.commitSet([{ topic, partition, offset: Number(offset) }]))) refuse('the group is rebalancing; try again');
     consuming.halted.delete(id);
     consuming.resumed.add(this.consumePartition(topic, partition, consuming));
   }
@@ -207,7 +207,7 @@ class GroupConsumer<T> implements Subscription {
     for (let failures = 1; !revoked.aborted; failures++) {
       try {
         const starts = ((await prepare(partitions)) ?? []).filter((s) => partitions.some((p) => p.topic === s.topic && p.partition === s.partition));
-        for (const s of starts) await this.positions.commitSet(s.topic, s.partition, Number(s.offset));
+        if (starts.length > 0) await this.positions.commitSet(starts.map((s) => ({ topic: s.topic, partition: s.partition, offset: Number(s.offset) })));
         return starts;
       } catch (err) {
         this.log.error({ err, attempt: failures }, 'preparing the assigned partitions failed; they wait, and it runs again');
