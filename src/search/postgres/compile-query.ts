@@ -1,6 +1,7 @@
 /**
- * Compiles a `QueryNode` into a SQL condition and a score expression over one row (`id`, `source`, `search`,
- * the per-field word columns). A condition may be NULL where a field is missing: `where` treats that as false,
+ * Compiles a `QueryNode` into a SQL condition and a score expression over one row (`id`, `source`, the per-field
+ * word columns). `allWords` is the index's `allWordsExpression`: full-text clauses test it first, which the GIN
+ * index on that expression serves. A condition may be NULL where a field is missing: `where` treats that as false,
  * and `must_not` and `minimum_should_match` counting coalesce it, so leaf conditions stay index-friendly. Scores follow Elasticsearch's shape:
  * full-text clauses score with `ts_rank`, other clauses score their boost (1.0), `bool` adds up its `must`
  * and matching `should` clauses, and `filter` / `must_not` do not score.
@@ -19,17 +20,17 @@ const constant = (where: string, boost: number): CompiledQuery => ({ where: `(${
 const isTrue = (where: string): string => `coalesce(${where}, false)`;
 const number = (n: number): string => `(${Number(n)})::float8`;
 
-export function compileQuery(node: QueryNode, params: SqlParams): CompiledQuery {
+export function compileQuery(node: QueryNode, params: SqlParams, allWords: string): CompiledQuery {
   const add = (v: unknown, cast: string) => params.add(v, cast);
   switch (node.kind) {
     case 'match_all':
       return { where: 'true', score: number(node.boost) };
     case 'match':
-      return fullText(node.field, wordQueries(node.query, params), node.operator, node.minimumShouldMatch, node.boost);
+      return fullText(node.field, wordQueries(node.query, params), node.operator, node.minimumShouldMatch, node.boost, allWords);
     case 'match_phrase':
-      return phrase(node.field, params.add(node.query, 'text'), node.boost);
+      return phrase(node.field, params.add(node.query, 'text'), node.boost, allWords);
     case 'multi_match':
-      return multiMatch(node, params);
+      return multiMatch(node, params, allWords);
     case 'term':
       return constant(term(node.field, node.value, node.caseInsensitive, params), node.boost);
     case 'terms':
@@ -47,7 +48,7 @@ export function compileQuery(node: QueryNode, params: SqlParams): CompiledQuery 
         ? NEVER
         : constant(`id in (select jsonb_array_elements_text(${params.add(JSON.stringify(node.values), 'jsonb')}))`, node.boost);
     case 'bool':
-      return bool(node, params);
+      return bool(node, params, allWords);
   }
 }
 
@@ -65,6 +66,7 @@ function fullText(
   operator: 'and' | 'or',
   minimumShouldMatch: ((n: number) => number) | undefined,
   boost: number,
+  allWords: string,
 ): CompiledQuery {
   if (words.length === 0) return NEVER;
   const vector = vectorOf(field.name);
@@ -75,22 +77,22 @@ function fullText(
     if (required > words.length) return NEVER;
     where = `(${words.map((w) => `(${isTrue(`${vector} @@ ${w}`)})::int`).join(' + ')}) >= ${required}`;
   }
-  // `search` holds every string field's words, so it matches whenever the field does: a GIN-indexed pre-filter.
-  return { where: `(search @@ ${query} and ${where})`, score: `(ts_rank(${vector}, ${query}) * ${number(boost)})` };
+  // `allWords` holds every string field's words, so it matches whenever the field does: a GIN-indexed pre-filter.
+  return { where: `(${allWords} @@ ${query} and ${where})`, score: `(ts_rank(${vector}, ${query}) * ${number(boost)})` };
 }
 
-function phrase(field: FieldRef, text: string, boost: number): CompiledQuery {
+function phrase(field: FieldRef, text: string, boost: number, allWords: string): CompiledQuery {
   const vector = vectorOf(field.name);
   const query = `phraseto_tsquery(${TEXT_SEARCH_CONFIG}, ${text})`;
-  return { where: `(search @@ ${query} and ${vector} @@ ${query})`, score: `(ts_rank(${vector}, ${query}) * ${number(boost)})` };
+  return { where: `(${allWords} @@ ${query} and ${vector} @@ ${query})`, score: `(ts_rank(${vector}, ${query}) * ${number(boost)})` };
 }
 
-function multiMatch(node: Extract<QueryNode, { kind: 'multi_match' }>, params: SqlParams): CompiledQuery {
+function multiMatch(node: Extract<QueryNode, { kind: 'multi_match' }>, params: SqlParams, allWords: string): CompiledQuery {
   if (node.fields.length === 0) return NEVER;
   const words = node.type === 'phrase' ? [] : wordQueries(node.query, params);
   const text = node.type === 'phrase' ? params.add(node.query, 'text') : '';
   const perField = node.fields.map(({ field, boost }) =>
-    node.type === 'phrase' ? phrase(field, text, boost) : fullText(field, words, node.operator, undefined, boost),
+    node.type === 'phrase' ? phrase(field, text, boost, allWords) : fullText(field, words, node.operator, undefined, boost, allWords),
   );
   const scores = perField.map((c) => `(case when ${c.where} then ${c.score} else 0 end)`);
   const combined = node.type === 'most_fields' ? scores.join(' + ') : `greatest(${scores.join(', ')})`;
@@ -153,11 +155,12 @@ function wildcardToLike(pattern: string): string {
   return out;
 }
 
-function bool(node: Extract<QueryNode, { kind: 'bool' }>, params: SqlParams): CompiledQuery {
-  const must = node.must.map((n) => compileQuery(n, params));
-  const should = node.should.map((n) => compileQuery(n, params));
-  const filter = node.filter.map((n) => compileQuery(n, params));
-  const mustNot = node.mustNot.map((n) => compileQuery(n, params));
+function bool(node: Extract<QueryNode, { kind: 'bool' }>, params: SqlParams, allWords: string): CompiledQuery {
+  const compile = (n: QueryNode): CompiledQuery => compileQuery(n, params, allWords);
+  const must = node.must.map(compile);
+  const should = node.should.map(compile);
+  const filter = node.filter.map(compile);
+  const mustNot = node.mustNot.map(compile);
   const conditions = [...must, ...filter].map((c) => c.where).concat(mustNot.map((c) => `not ${isTrue(c.where)}`));
   if (node.minimumShouldMatch > 0) {
     if (node.minimumShouldMatch > should.length) return NEVER;

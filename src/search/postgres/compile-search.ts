@@ -46,9 +46,10 @@ function aggregation(agg: TermsAggregation, params: SqlParams): string {
   );
 }
 
-export function compileSearch(table: string, request: SearchRequest): CompiledSearch {
+/** `allWords`: the index's `allWordsExpression`, which its full-text clauses test first. */
+export function compileSearch(table: string, request: SearchRequest, allWords: string): CompiledSearch {
   const params = new SqlParams();
-  const query = compileQuery(request.query, params);
+  const query = compileQuery(request.query, params, allWords);
   const order = orderBy(request.sort);
   const aggs = request.aggregations.length === 0 ? 'null' : `json_build_object(${request.aggregations.map((a) => aggregation(a, params)).join(', ')})`;
   // Without a total or aggregations nothing needs every hit: `matched` is read once, so Postgres can stop at

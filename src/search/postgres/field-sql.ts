@@ -71,9 +71,13 @@ export const castFor = (field: Pick<FieldRef, 'type'>): string => CASTS[field.ty
 export const typedParam = (field: Pick<FieldRef, 'type'>, value: Scalar, add: (v: unknown, cast: string) => string): string =>
   field.type === 'string' ? `(${add(value, 'text')} collate "C")` : add(value, castFor(field));
 
-/** The generated `search` column: every analysed string field's words, for multi-field search and a GIN index. */
-export function searchVectorExpression(fields: readonly IndexField[]): string {
+/**
+ * Every analysed string field's words, for multi-field search: the expression of the table's GIN index on
+ * words, which a query must repeat exactly for PostgreSQL to use that index. Computed from the word columns
+ * rather than stored, so a write analyses each string once.
+ */
+export function allWordsExpression(fields: readonly IndexField[]): string {
   const strings = fields.filter((f) => f.type === 'string' && f.sensitive !== true);
   if (strings.length === 0) return `''::tsvector`;
-  return strings.map((f) => wordsExpression(f.name)).join(' || ');
+  return `(${strings.map((f) => wordColumn(f.name)).join(' || ')})`;
 }

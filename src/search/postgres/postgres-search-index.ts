@@ -22,6 +22,7 @@ import type {
 } from '../search-port';
 import { sourceProjector } from '../source-filter';
 import { compileSearch, type SearchRow } from './compile-search';
+import { allWordsExpression } from './field-sql';
 import { applyDefinition, findDefinition, tableOf } from './schema';
 import { createShadow, dropIndex, swapShadow, tableExists } from './shadow-swap';
 
@@ -138,7 +139,7 @@ export function createPostgresSearchIndex(sql: SqlClient, options: PostgresSearc
       const started = performance.now();
       const definition = await definitionOf(index);
       const request = parseSearchBody(body, new FieldResolver(definition, searchOptions.readableFields));
-      const compiled = compileSearch(tableOf(schema, definition.name), request);
+      const compiled = compileSearch(tableOf(schema, definition.name), request, allWordsExpression(definition.fields));
       const { rows } = await sql.query<{ result: SearchRow }>(compiled.text, compiled.values);
       const row = rows[0]?.result;
       if (row === undefined) throw new DeltabrokerError('DB_INTERNAL', 'search statement returned no row', { stage: 'search' });

@@ -1,14 +1,14 @@
 /**
  * Tables of the Postgres search adapter, in their own schema: a catalog of index definitions, and per index
- * `id text primary key, source jsonb, version bigint, search tsvector` (generated from every string field)
- * with GIN indexes on `source` (jsonb_path_ops, for `term`/containment) and on `search` (full text), plus one
- * generated `tsv_<field>` column per string field, so per-field matching and ranking never re-analyse text.
+ * `id text primary key, source jsonb, version bigint` plus one generated `tsv_<field>` column per analysed
+ * string field, so per-field matching and ranking never re-analyse text. Two GIN indexes: on `source`
+ * (jsonb_path_ops, for `term`/containment) and on all word columns together (full text, `allWordsExpression`).
  */
 import type { SqlExecutor } from '../../store/sql-client';
 import { quoteIdent, quoteQualified } from '../../store/sql-identifier';
 import { validateIndexDefinition } from '../index-definition';
 import type { IndexDefinition } from '../search-port';
-import { searchVectorExpression, wordColumn, wordsExpression } from './field-sql';
+import { allWordsExpression, wordColumn, wordsExpression } from './field-sql';
 
 /** Serialises DDL of concurrent processes on the same database (any constant unique to this module). */
 const DDL_LOCK_KEY = 7_316_240_921;
@@ -35,19 +35,36 @@ async function loadDefinition(tx: SqlExecutor, schema: string, name: string): Pr
   return rows[0] === undefined ? undefined : validateIndexDefinition(rows[0].definition);
 }
 
-async function addSearchColumn(tx: SqlExecutor, schema: string, index: IndexDefinition): Promise<void> {
-  const table = tableOf(schema, index.name);
-  await tx.query(`alter table ${table} add column search tsvector generated always as (${searchVectorExpression(index.fields)}) stored`);
-  // Unnamed: Postgres picks `<table>_search_idx`, shortened when the table name is long.
-  await tx.query(`create index on ${table} using gin (search)`);
+/**
+ * Replaces the GIN index on all word columns (the one index of the table on `tsvector`). Tables made before
+ * that index existed stored those words again in a generated `search` column, indexed instead; it goes too.
+ */
+async function rebuildWordsIndex(tx: SqlExecutor, table: string, index: IndexDefinition): Promise<void> {
+  await tx.query(`alter table ${table} drop column if exists search`);
+  const { rows } = await tx.query<{ name: string }>(
+    `select i.indexrelid::regclass::text as name from pg_index i join pg_opclass o on o.oid = i.indclass[0]
+      where i.indrelid = $1::regclass and o.opcname = 'tsvector_ops'`,
+    [table],
+  );
+  for (const { name } of rows) await tx.query(`drop index ${name}`);
+  const words = allWordsExpression(index.fields);
+  if (words !== allWordsExpression([])) await tx.query(`create index on ${table} using gin (${words})`);
+}
+
+async function hasSearchColumn(tx: SqlExecutor, table: string): Promise<boolean> {
+  const { rows } = await tx.query<{ present: boolean }>(
+    `select exists (select 1 from pg_attribute where attrelid = $1::regclass and attname = 'search' and not attisdropped) as present`,
+    [table],
+  );
+  return rows[0]?.present === true;
 }
 
 /** String fields with word columns: a sensitive one (ciphertext) has none. */
 const stringFields = (index: IndexDefinition): string[] => index.fields.filter((f) => f.type === 'string' && f.sensitive !== true).map((f) => f.name);
 
 /**
- * Creates the index table, or migrates it to `index`: word columns for string fields added or removed, and
- * the `search` column regenerated when the set of string fields changed (each rewrites the table once).
+ * Creates the index table, or migrates it to `index`: word columns for string fields added or removed (each
+ * rewrites the table once), and the index on all words rebuilt when the string fields changed.
  */
 export async function applyDefinition(tx: SqlExecutor, schema: string, index: IndexDefinition): Promise<void> {
   await ensureCatalog(tx, schema);
@@ -63,9 +80,8 @@ export async function applyDefinition(tx: SqlExecutor, schema: string, index: In
   for (const name of wanted.filter((n) => !present.includes(n))) {
     await tx.query(`alter table ${table} add column ${wordColumn(name)} tsvector generated always as (${wordsExpression(name)}) stored`);
   }
-  if (stored === undefined || searchVectorExpression(stored.fields) !== searchVectorExpression(index.fields)) {
-    if (stored !== undefined) await tx.query(`alter table ${table} drop column search`);
-    await addSearchColumn(tx, schema, index);
+  if (stored === undefined || allWordsExpression(stored.fields) !== allWordsExpression(index.fields) || (await hasSearchColumn(tx, table))) {
+    await rebuildWordsIndex(tx, table, index);
   }
   await tx.query(
     `insert into ${quoteQualified(CATALOG, schema)} (name, definition) values ($1, $2::jsonb)

@@ -2,6 +2,10 @@
  * The Postgres adapter's tables: what ensureIndex creates, how it migrates when fields change, and that a
  * fresh adapter (another process) finds definitions in the catalog.
  */
+import { parseSearchBody } from '../../../src/search/dsl/parse-request';
+import { FieldResolver } from '../../../src/search/dsl/fields';
+import { compileSearch } from '../../../src/search/postgres/compile-search';
+import { allWordsExpression } from '../../../src/search/postgres/field-sql';
 import { createPostgresSearchIndex } from '../../../src/search/postgres/postgres-search-index';
 import type { IndexDefinition } from '../../../src/search/search-port';
 import { openPgSqlClient } from '../../../src/store/pg-sql-client';
@@ -53,8 +57,18 @@ describe('Postgres search adapter: tables and migrations', () => {
     const a = createPostgresSearchIndex(sql);
     const b = createPostgresSearchIndex(sql);
     await Promise.all([a.ensureIndex(V1), b.ensureIndex(V1), a.ensureIndex(V1)]);
-    expect(await columns()).toEqual(['id', 'search', 'source', 'tsv_code', 'tsv_title', 'version']);
-    expect(await indexes()).toEqual(['tickets_pkey', 'tickets_search_idx', 'tickets_source_idx']);
+    expect(await columns()).toEqual(['id', 'source', 'tsv_code', 'tsv_title', 'version']);
+    expect(await indexes()).toEqual(['tickets_expr_idx', 'tickets_pkey', 'tickets_source_idx']);
+  });
+
+  test('full-text clauses are served by the GIN index on all word columns', async () => {
+    const request = parseSearchBody({ query: { bool: { must: [{ match: { title: 'jam' } }, { match_phrase: { code: 'a7' } }] } } }, new FieldResolver(V1));
+    const { text, values } = compileSearch('"search"."tickets"', request, allWordsExpression(V1.fields));
+    const plan = await sql.transaction(async (tx) => {
+      await tx.query('set local enable_seqscan = off');
+      return (await tx.query<{ 'QUERY PLAN': string }>(`explain ${text}`, values)).rows.map((r) => r['QUERY PLAN']).join('\n');
+    });
+    expect(plan).toContain('tickets_expr_idx');
   });
 
   test('changing fields migrates word columns and keeps documents', async () => {
@@ -63,7 +77,8 @@ describe('Postgres search adapter: tables and migrations', () => {
     await index.upsert('tickets', [{ id: 't1', version: 1, source: { title: 'printer jam', code: 'A7', body: 'paper stuck' } }]);
     expect((await index.search('tickets', { query: { match: { code: 'a7' } } })).hits.hits).toHaveLength(1);
     await index.ensureIndex(V2);
-    expect(await columns()).toEqual(['id', 'search', 'source', 'tsv_body', 'tsv_title', 'version']);
+    expect(await columns()).toEqual(['id', 'source', 'tsv_body', 'tsv_title', 'version']);
+    expect(await indexes()).toEqual(['tickets_expr_idx', 'tickets_pkey', 'tickets_source_idx']);
     expect((await index.search('tickets', { query: { match: { body: 'stuck' } } })).hits.hits.map((h) => h._id)).toEqual(['t1']);
     expect((await index.search('tickets', { query: { multi_match: { query: 'paper' } } })).hits.hits.map((h) => h._id)).toEqual(['t1']);
     await expect(index.search('tickets', { query: { prefix: { code: 'A' } } })).rejects.toMatchObject({
@@ -92,6 +107,31 @@ describe('Postgres search adapter: tables and migrations', () => {
     await index.upsert(long, [{ id: 'x', version: 1, source: { [`${'F'.repeat(62)}b`]: 'needle' } }]);
     expect((await index.search(long, { query: { match: { [`${'F'.repeat(62)}b`]: 'needle' } } })).hits.hits.map((h) => h._id)).toEqual(['x']);
     expect((await index.search(long, { query: { match: { [`${'F'.repeat(62)}a`]: 'needle' } } })).hits.hits).toEqual([]);
+  });
+
+  test('a table stored with a generated `search` column loses it and gets the index on all words, documents kept', async () => {
+    const table = '"search"."legacy"';
+    const words = (f: string) => `to_tsvector('simple'::regconfig, coalesce((source ->> '${f}'), ''))`;
+    await sql.query(`create table ${table} (id text primary key, source jsonb not null, version bigint not null)`);
+    await sql.query(`create index on ${table} using gin (source jsonb_path_ops)`);
+    for (const f of ['title', 'code']) await sql.query(`alter table ${table} add column "tsv_${f}" tsvector generated always as (${words(f)}) stored`);
+    await sql.query(`alter table ${table} add column search tsvector generated always as (${words('title')} || ${words('code')}) stored`);
+    await sql.query(`create index on ${table} using gin (search)`);
+    await sql.query(`insert into "search"."_indexes" (name, definition) values ('legacy', $1::jsonb)`, [JSON.stringify({ ...V1, name: 'legacy' })]);
+    await sql.query(`insert into ${table} (id, source, version) values ('l1', '{"title": "printer jam", "code": "A7"}', 1)`);
+
+    const index = createPostgresSearchIndex(sql);
+    await index.ensureIndex({ ...V1, name: 'legacy' });
+    const legacy = async (what: 'column_name' | 'indexname') =>
+      (what === 'column_name'
+        ? await sql.query<{ name: string }>(
+            `select column_name as name from information_schema.columns where table_schema = 'search' and table_name = 'legacy' order by 1`,
+          )
+        : await sql.query<{ name: string }>(`select indexname as name from pg_indexes where schemaname = 'search' and tablename = 'legacy' order by 1`)
+      ).rows.map((r) => r.name);
+    expect(await legacy('column_name')).toEqual(['id', 'source', 'tsv_code', 'tsv_title', 'version']);
+    expect(await legacy('indexname')).toEqual(['legacy_expr_idx', 'legacy_pkey', 'legacy_source_idx']);
+    expect((await index.search('legacy', { query: { multi_match: { query: 'jam' } } })).hits.hits.map((h) => h._id)).toEqual(['l1']);
   });
 
   test('a custom schema keeps indexes apart', async () => {

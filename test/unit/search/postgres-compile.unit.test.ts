@@ -5,6 +5,7 @@
 import { FieldResolver } from '../../../src/search/dsl/fields';
 import { parseSearchBody } from '../../../src/search/dsl/parse-request';
 import { compileSearch } from '../../../src/search/postgres/compile-search';
+import { allWordsExpression } from '../../../src/search/postgres/field-sql';
 import type { IndexDefinition } from '../../../src/search/search-port';
 
 const INDEX: IndexDefinition = {
@@ -15,7 +16,7 @@ const INDEX: IndexDefinition = {
     { name: 'at', type: 'timestamp' },
   ],
 };
-const compile = (body: unknown) => compileSearch('"search"."things"', parseSearchBody(body, new FieldResolver(INDEX)));
+const compile = (body: unknown) => compileSearch('"search"."things"', parseSearchBody(body, new FieldResolver(INDEX)), allWordsExpression(INDEX.fields));
 
 const HOSTILE = ["'); drop table things; --", "x' or '1'='1", '\\', '"quoted"', '/* c */', 'Robert`);'];
 
