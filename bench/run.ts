@@ -95,7 +95,8 @@ async function child(name: string, quick: boolean): Promise<void> {
 function runChild(benchmark: Benchmark, quick: boolean): Promise<{ figures: Figure[]; seconds: number; error?: string }> {
   const started = performance.now();
   return new Promise((resolve) => {
-    const args = [...process.execArgv, ...serviceNodeFlags(), __filename, '--child', benchmark.name, ...(quick ? ['--quick'] : [])];
+    const extra = (process.env.BENCH_CHILD_NODE_FLAGS ?? '').split(/\s+/).filter((flag) => flag.length > 0);
+    const args = [...process.execArgv, ...serviceNodeFlags(), ...extra, __filename, '--child', benchmark.name, ...(quick ? ['--quick'] : [])];
     const proc = spawn(process.execPath, args, {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, KAFKAJS_NO_PARTITIONER_WARNING: '1', UV_THREADPOOL_SIZE: process.env.UV_THREADPOOL_SIZE ?? SERVICE_THREAD_POOL },

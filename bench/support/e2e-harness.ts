@@ -3,7 +3,7 @@ import { Client } from 'pg';
 import { loadDevIssuer } from '../../src/auth/dev-issuer';
 import { startService, type Service } from '../../src/composition';
 import type { Config } from '../../src/config';
-import { copyIn, copyRows } from './copy';
+import { bestCopySeconds, copyRows } from './copy';
 import { cpuPerDelta, postgresServerPid, sampleCpu, type CpuSample } from './cpu-time';
 import { createBenchDatabase, type BenchDatabase } from './database';
 import { secondsSince } from './figures';
@@ -143,12 +143,7 @@ export class Harness {
     return values.filter((v) => v.labels.verdict === 'refused').reduce((sum, v) => sum + v.value, 0);
   }
 
-  /**
-   * The phase's projected rows, read back as text, then COPYed into a keyless table of the same columns: the best
-   * of `COPY_TRIES`. One COPY of a phase's rows takes 20–100 ms, and a single one ranged from 88k to 376k rows/s
-   * between the phases of one run (a checkpoint or the phase's last writes landing on it); the baseline is what the
-   * machine allows, so the fastest try stands for it.
-   */
+  /** The phase's projected rows, read back as text, then COPYed into a keyless table of the same columns: the best of 3. */
   private async copyBaseline(prefix: string): Promise<number> {
     const columns = await this.db.query<{ name: string }>(
       `select column_name as name from information_schema.columns where table_schema = $1 and table_name = $2 order by ordinal_position`,
@@ -156,19 +151,9 @@ export class Harness {
     );
     const list = columns.rows.map((c) => `"${c.name.replace(/"/g, '""')}"::text`).join(', ');
     const images = await this.db.query({ text: `select ${list} from ${TABLE} where "merchantId" like $1`, values: [`${prefix}%`], rowMode: 'array' });
-    const data = copyRows(images.rows as unknown[][]);
-    let best = 0;
-    for (let i = 0; i < COPY_TRIES; i++) {
-      await this.db.query(`truncate ${this.copyTable}`);
-      const started = process.hrtime.bigint();
-      await copyIn(this.db, `copy ${this.copyTable} from stdin`, data);
-      best = Math.max(best, images.rows.length / secondsSince(started));
-    }
-    return best;
+    return images.rows.length / (await bestCopySeconds(this.db, this.copyTable, copyRows(images.rows as unknown[][])));
   }
 }
-
-const COPY_TRIES = 3;
 
 export const ms = (n: number): string => `${n.toFixed(n < 10 ? 1 : 0)} ms`;
 
