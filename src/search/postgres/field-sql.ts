@@ -77,7 +77,11 @@ export const typedParam = (field: Pick<FieldRef, 'type'>, value: Scalar, add: (v
  * rather than stored, so a write analyses each string once.
  */
 export function allWordsExpression(fields: readonly IndexField[]): string {
-  const strings = fields.filter((f) => f.type === 'string' && f.sensitive !== true);
+  const strings = analysedStringFields(fields);
   if (strings.length === 0) return `''::tsvector`;
-  return `(${strings.map((f) => wordColumn(f.name)).join(' || ')})`;
+  return `(${strings.map((name) => wordColumn(name)).join(' || ')})`;
 }
+
+/** The names of the string fields that have word columns: a sensitive one (ciphertext) has none. */
+export const analysedStringFields = (fields: readonly IndexField[]): string[] =>
+  fields.filter((f) => f.type === 'string' && f.sensitive !== true).map((f) => f.name);

@@ -8,7 +8,7 @@ import type { SqlExecutor } from '../../store/sql-client';
 import { quoteIdent, quoteQualified } from '../../store/sql-identifier';
 import { validateIndexDefinition } from '../index-definition';
 import type { IndexDefinition } from '../search-port';
-import { allWordsExpression, wordColumn, wordsExpression } from './field-sql';
+import { allWordsExpression, analysedStringFields, wordColumn, wordsExpression } from './field-sql';
 
 /** Serialises DDL of concurrent processes on the same database (any constant unique to this module). */
 const DDL_LOCK_KEY = 7_316_240_921;
@@ -47,8 +47,7 @@ async function rebuildWordsIndex(tx: SqlExecutor, table: string, index: IndexDef
     [table],
   );
   for (const { name } of rows) await tx.query(`drop index ${name}`);
-  const words = allWordsExpression(index.fields);
-  if (words !== allWordsExpression([])) await tx.query(`create index on ${table} using gin (${words})`);
+  if (analysedStringFields(index.fields).length > 0) await tx.query(`create index on ${table} using gin (${allWordsExpression(index.fields)})`);
 }
 
 async function hasSearchColumn(tx: SqlExecutor, table: string): Promise<boolean> {
@@ -59,9 +58,6 @@ async function hasSearchColumn(tx: SqlExecutor, table: string): Promise<boolean>
   return rows[0]?.present === true;
 }
 
-/** String fields with word columns: a sensitive one (ciphertext) has none. */
-const stringFields = (index: IndexDefinition): string[] => index.fields.filter((f) => f.type === 'string' && f.sensitive !== true).map((f) => f.name);
-
 /**
  * Creates the index table, or migrates it to `index`: word columns for string fields added or removed (each
  * rewrites the table once), and the index on all words rebuilt when the string fields changed.
@@ -70,8 +66,8 @@ export async function applyDefinition(tx: SqlExecutor, schema: string, index: In
   await ensureCatalog(tx, schema);
   const stored = await loadDefinition(tx, schema, index.name);
   const table = tableOf(schema, index.name);
-  const wanted = stringFields(index);
-  const present = stored === undefined ? [] : stringFields(stored);
+  const wanted = analysedStringFields(index.fields);
+  const present = stored === undefined ? [] : analysedStringFields(stored.fields);
   if (stored === undefined) {
     await tx.query(`create table ${table} (id text primary key, source jsonb not null, version bigint not null)`);
     await tx.query(`create index on ${table} using gin (source jsonb_path_ops)`);

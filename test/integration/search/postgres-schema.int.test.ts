@@ -42,15 +42,16 @@ describe('Postgres search adapter: tables and migrations', () => {
     await database.drop();
   });
 
-  const columns = async () =>
+  const columns = async (table = 'tickets') =>
     (
       await sql.query<{ column_name: string }>(
-        `select column_name from information_schema.columns where table_schema = 'search' and table_name = 'tickets' order by column_name`,
+        `select column_name from information_schema.columns where table_schema = 'search' and table_name = $1 order by column_name`,
+        [table],
       )
     ).rows.map((r) => r.column_name);
-  const indexes = async () =>
+  const indexes = async (table = 'tickets') =>
     (
-      await sql.query<{ indexname: string }>(`select indexname from pg_indexes where schemaname = 'search' and tablename = 'tickets' order by indexname`)
+      await sql.query<{ indexname: string }>(`select indexname from pg_indexes where schemaname = 'search' and tablename = $1 order by indexname`, [table])
     ).rows.map((r) => r.indexname);
 
   test('concurrent ensureIndex calls create one table with word columns and GIN indexes', async () => {
@@ -122,15 +123,8 @@ describe('Postgres search adapter: tables and migrations', () => {
 
     const index = createPostgresSearchIndex(sql);
     await index.ensureIndex({ ...V1, name: 'legacy' });
-    const legacy = async (what: 'column_name' | 'indexname') =>
-      (what === 'column_name'
-        ? await sql.query<{ name: string }>(
-            `select column_name as name from information_schema.columns where table_schema = 'search' and table_name = 'legacy' order by 1`,
-          )
-        : await sql.query<{ name: string }>(`select indexname as name from pg_indexes where schemaname = 'search' and tablename = 'legacy' order by 1`)
-      ).rows.map((r) => r.name);
-    expect(await legacy('column_name')).toEqual(['id', 'source', 'tsv_code', 'tsv_title', 'version']);
-    expect(await legacy('indexname')).toEqual(['legacy_expr_idx', 'legacy_pkey', 'legacy_source_idx']);
+    expect(await columns('legacy')).toEqual(['id', 'source', 'tsv_code', 'tsv_title', 'version']);
+    expect(await indexes('legacy')).toEqual(['legacy_expr_idx', 'legacy_pkey', 'legacy_source_idx']);
     expect((await index.search('legacy', { query: { multi_match: { query: 'jam' } } })).hits.hits.map((h) => h._id)).toEqual(['l1']);
   });
 
