@@ -39,6 +39,22 @@ export const ConfigSchema = z.object({
         .describe(
           'port of the embedded PostgreSQL server on 127.0.0.1, used when no `databaseUrl` is set (0 picks a free one); a server reused after a crash keeps its port',
         ),
+      connections: z.coerce
+        .number()
+        .int()
+        .min(4)
+        .max(1000)
+        .default(10)
+        .describe(
+          "connections of the service's main pool (the pipeline's states, reads, keys, replays, the console); with `projectionConnections`, what one instance holds open at most: keep the sum over every instance and tool below the server's `max_connections`",
+        ),
+      projectionConnections: z.coerce
+        .number()
+        .int()
+        .min(2)
+        .max(1000)
+        .default(6)
+        .describe("connections of the live projectors' pool (the table and search projectors, asynchronous commit)"),
     })
     .prefault({}),
   datacenter: z
@@ -263,6 +279,8 @@ export const ENV_KEYS: Record<string, string[]> = {
   DELTABROKER_HTTP_BODY_LIMIT_BYTES: ['http', 'bodyLimitBytes'],
   DATABASE_URL: ['databaseUrl'],
   DELTABROKER_POSTGRES_PORT: ['postgres', 'port'],
+  DELTABROKER_POSTGRES_CONNECTIONS: ['postgres', 'connections'],
+  DELTABROKER_POSTGRES_PROJECTION_CONNECTIONS: ['postgres', 'projectionConnections'],
   DELTABROKER_DATACENTER: ['datacenter'],
   DELTABROKER_INSTANCE_ID: ['instanceId'],
   DELTABROKER_ACTIONS_GUARANTEE: ['actions', 'guarantee'],

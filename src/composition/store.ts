@@ -18,9 +18,6 @@ export interface Store {
   openProjectionClient(): Promise<SqlClient>;
 }
 
-/** Connections of the projectors' client: each projector's rounds run side by side, one per partition read at once. */
-export const PROJECTION_CONNECTIONS = 6;
-
 /**
  * The relational store: the PostgreSQL server of DATABASE_URL, else the embedded server of the data directory
  * (started, or reused when it already runs). The service stops the embedded server when it closes the store; a
@@ -38,7 +35,7 @@ export async function openStore(config: Config, logger: Logger, opener: Opener =
   }
   let sql: SqlClient;
   try {
-    sql = await openPgSqlClient(url);
+    sql = await openPgSqlClient(url, { maxConnections: config.postgres.connections });
     logger.info({ postgres: displayUrl }, 'relational store open');
     await migrate(sql, logger);
   } catch (error) {
@@ -51,7 +48,10 @@ export async function openStore(config: Config, logger: Logger, opener: Opener =
     await stopServer?.();
   };
   const serverUrl = url;
-  return { sql, displayUrl, openProjectionClient: () => openPgSqlClient(serverUrl, { maxConnections: PROJECTION_CONNECTIONS, asynchronousCommit: true }) };
+  // The projectors' rounds run side by side, one per partition read at once: their own pool, so a busy projector
+  // never holds the connections the pipeline and the reads wait for.
+  const projection = { maxConnections: config.postgres.projectionConnections, asynchronousCommit: true };
+  return { sql, displayUrl, openProjectionClient: () => openPgSqlClient(serverUrl, projection) };
 }
 
 function redactPassword(connectionString: string): string {

@@ -10,8 +10,7 @@ import { ReadLoad } from '../support/reliability/read-load';
 import { oldSpaceAfterCollections, ResourceSampler, type ResourceSample } from '../support/reliability/resource-sampler';
 import { ServiceUnderTest } from '../support/reliability/service-harness';
 import { WriteLoad } from '../support/reliability/write-load';
-import { PROJECTION_CONNECTIONS } from '../../src/composition/store';
-import { DEFAULT_POOL_CONNECTIONS } from '../../src/store/pg-sql-client';
+import { loadConfig } from '../../src/config';
 
 const profile = reliabilityProfile();
 const PEAK_CONCURRENCY = 32;
@@ -22,11 +21,13 @@ type Resource = (typeof RESOURCES)[number];
 /** How the figures line names each resource (bytes are printed in MiB). */
 const PRINTED: Record<Resource, string> = { rssBytes: 'rssMiB', heapUsedBytes: 'heapUsedMiB', openFds: 'openFds', pgConnections: 'pgConnections' };
 /**
- * The service's PostgreSQL connections at most: its own pool and the projectors' (src/composition/store.ts). Under
+ * The service's PostgreSQL connections at most: its own pool and the projectors' (`postgres.connections` and
+ * `postgres.projectionConnections`, at their defaults here). Under
  * this load the pools are full from the first seconds, so the connection count sits at its bound; the 10%
  * comparison holds, and the bound is checked as well.
  */
-const PG_POOL_MAX = DEFAULT_POOL_CONNECTIONS + PROJECTION_CONNECTIONS;
+const { connections, projectionConnections } = loadConfig({}).postgres;
+const PG_POOL_MAX = connections + projectionConnections;
 
 function latencies(results: MixedResult[]): Record<string, { count: number; p50Ms: number; p99Ms: number }> {
   const kinds = [...new Set(MIX)];

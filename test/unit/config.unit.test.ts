@@ -10,6 +10,7 @@ describe('config', () => {
     expect(config.registry.port).toBe(8081);
     expect(config.auth.devIssuer).toBe(true);
     expect(config.databaseUrl).toBeUndefined();
+    expect(config.postgres).toMatchObject({ connections: 10, projectionConnections: 6 });
   });
 
   test('environment variables override defaults', () => {
@@ -19,7 +20,10 @@ describe('config', () => {
       DELTABROKER_DEV_ISSUER: 'false',
       DELTABROKER_KAFKA_NUM_PARTITIONS: '4',
       DELTABROKER_KAFKA_OFFSETS_RETENTION_MINUTES: '60',
+      DELTABROKER_POSTGRES_CONNECTIONS: '20',
+      DELTABROKER_POSTGRES_PROJECTION_CONNECTIONS: '3',
     });
+    expect(config.postgres).toMatchObject({ connections: 20, projectionConnections: 3 });
     expect(config.kafka.offsetsRetentionMinutes).toBe(60);
     expect(config.http.port).toBe(9000);
     expect(config.kafka.numPartitions).toBe(4);
@@ -32,6 +36,8 @@ describe('config', () => {
     expect(() => loadConfig({ DELTABROKER_DATACENTER: 'DC 1' })).toThrow(/datacenter/);
     expect(() => loadConfig({ DELTABROKER_KAFKA_NUM_PARTITIONS: '0' })).toThrow(/kafka\.numPartitions/);
     expect(() => loadConfig({ DELTABROKER_KAFKA_OFFSETS_RETENTION_MINUTES: '0' })).toThrow(/kafka\.offsetsRetentionMinutes/);
+    expect(() => loadConfig({ DELTABROKER_POSTGRES_CONNECTIONS: '1' })).toThrow(/postgres\.connections/);
+    expect(() => loadConfig({ DELTABROKER_POSTGRES_PROJECTION_CONNECTIONS: 'many' })).toThrow(/postgres\.projectionConnections/);
   });
 
   test('production mode needs a master key and a token issuer, and has no dev issuer', () => {
