@@ -23,3 +23,18 @@ export async function startScratchPostgres(): Promise<ScratchPostgresServer> {
     },
   };
 }
+
+/**
+ * Runs `work` until it succeeds, at most ten times 200 ms apart: a pool's first statements after its server restarted
+ * may meet connections the old server closed.
+ */
+export async function retriedAfterRestart<T>(work: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (attempt === 10) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+}

@@ -15,6 +15,7 @@ import { clusterDir, startEmbeddedPostgres, type EmbeddedPostgres } from '../../
 import { openPgSqlClient } from '../../../src/store/pg-sql-client';
 import { physicalNamesOf, type EntityConfig } from '../../../src/tenant';
 import { qualifiedTable } from '../../support/entities';
+import { retriedAfterRestart } from '../../support/postgres-server';
 import { accountConfig, lastPerPartition, openReplayHarness, uniqueName, type EventSpec, type ReplayHarness } from '../replay/replay-harness';
 
 describe('projectors under a PostgreSQL restored to an earlier copy', () => {
@@ -51,17 +52,6 @@ describe('projectors under a PostgreSQL restored to an earlier copy', () => {
     (await h.sql.query<{ k: string }>(`select "accountId" as k from ${qualifiedTable(config)} order by 1`)).rows.map((r) => r.k);
   const indexKeys = async (config: EntityConfig): Promise<string[]> =>
     (await h.sql.query<{ k: string }>(`select id as k from ${tableOf(DEFAULT_SEARCH_SCHEMA, physicalNamesOf(config).index)} order by 1`)).rows.map((r) => r.k);
-  /** The pool's first statements after a restart may meet connections the old server closed: tried again. */
-  const again = async <T>(work: () => Promise<T>): Promise<T> => {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await work();
-      } catch (error) {
-        if (attempt === 10) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 200));
-      }
-    }
-  };
   const cp = (from: string, to: string): void => void execFileSync('cp', ['-a', from, to]);
 
   test('the rounds the restore took are applied again at the next round, in the table and the index', async () => {
@@ -79,14 +69,14 @@ describe('projectors under a PostgreSQL restored to an earlier copy', () => {
 
     const lost = creates('b');
     await h.applied(lastPerPartition(await h.publish(config, lost)));
-    expect(await again(() => tableKeys(config))).toEqual([...keysOf(kept), ...keysOf(lost)]);
+    expect(await retriedAfterRestart(() => tableKeys(config))).toEqual([...keysOf(kept), ...keysOf(lost)]);
 
     // The restore: the server stopped, its data directory replaced by the copy, started again.
     await server?.stop();
     rmSync(clusterDir(dir), { recursive: true, force: true });
     cp(copy, clusterDir(dir));
     await start(port);
-    expect(await again(() => tableKeys(config))).toEqual(keysOf(kept));
+    expect(await retriedAfterRestart(() => tableKeys(config))).toEqual(keysOf(kept));
 
     // Enough records that each partition has one (keys spread by hash): each partition's next round finds it behind.
     const later = creates('c', 40);

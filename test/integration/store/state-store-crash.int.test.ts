@@ -14,6 +14,7 @@ import { openPgSqlClient } from '../../../src/store/pg-sql-client';
 import type { SqlClient } from '../../../src/store/sql-client';
 import { PostgresRecordStateStore } from '../../../src/store/record-states/postgres-record-states';
 import type { StoredVerdict } from '../../../src/store/record-states/port';
+import { retriedAfterRestart } from '../../support/postgres-server';
 
 const verdict = (key: string, deltaId: string): StoredVerdict => ({
   status: 'accepted',
@@ -38,18 +39,6 @@ async function crash(dataDir: string): Promise<void> {
   for (let waited = 0; alive(pid); waited += 50) {
     if (waited > 30_000) throw new Error('the postmaster did not exit');
     await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-/** The pool's first statement after a restart may meet a connection the old server closed: tried again. */
-async function again<T>(work: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await work();
-    } catch (error) {
-      if (attempt === 5) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
   }
 }
 
@@ -84,11 +73,11 @@ describe('PostgreSQL restarts and the state store', () => {
 
     await first.stop();
     await start(first.port);
-    expect((await again(() => store.readBatch([], []))).markLost).toBe(false);
+    expect((await retriedAfterRestart(() => store.readBatch([], []))).markLost).toBe(false);
 
     await crash(dir);
     await start(first.port);
-    const read = await again(() => store.readBatch([{ tenant: 'acme', entity: 'merchant_account', key: 'm-before-checkpoint' }], []));
+    const read = await retriedAfterRestart(() => store.readBatch([{ tenant: 'acme', entity: 'merchant_account', key: 'm-before-checkpoint' }], []));
     expect(read.markLost).toBe(true);
     expect([...read.states.values()]).toEqual([{ version: 1, deleted: false, doc: { merchantId: 'm-before-checkpoint' } }]);
     expect(await store.checkpoint('acme.merchant_account.events', 0)).toBe('1');
