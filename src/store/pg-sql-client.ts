@@ -33,7 +33,7 @@ class PreparedStatementNames {
 }
 
 /** Connections of a pool unless told otherwise. */
-export const DEFAULT_POOL_CONNECTIONS = 10;
+const DEFAULT_POOL_CONNECTIONS = 10;
 
 export interface PgSqlClientOptions {
   /** Connections of the pool (default DEFAULT_POOL_CONNECTIONS). */
