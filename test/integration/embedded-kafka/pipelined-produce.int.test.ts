@@ -75,8 +75,15 @@ describe('embedded kafka: produces from several connections at once', () => {
 
   test('share group commits: fewer fsyncs than produces, each answered once durable with its own offsets', async () => {
     const log = broker.kafka.parts.logs.partition(TOPIC, 0)!;
-    const syncs = jest.spyOn(log, 'sync');
     const connections = 8;
+    // The first fsync is held until every connection's records are appended, as a slow disk would hold it: the
+    // produces that arrive meanwhile must share the next fsync rather than each take one. Without the hold, a busy
+    // machine can deliver the connections' requests one fsync apart.
+    const realSync = log.sync.bind(log);
+    const syncs = jest.spyOn(log, 'sync').mockImplementationOnce(async () => {
+      while (log.logEndOffset < 2 * connections) await new Promise((resolve) => setTimeout(resolve, 5));
+      await realSync();
+    });
     const clients = await Promise.all(Array.from({ length: connections }, () => RawClient.connect(broker.kafka.port)));
     const produced = (await Promise.all(clients.map((c, i) => c.request(PRODUCE, 3, 200 + i, produceBody([`x${i}`, `y${i}`]))))).map(readProduce);
     expect(produced.map((p) => p.errorCode)).toEqual(Array.from({ length: connections }, () => 0));
