@@ -3,12 +3,15 @@ import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startScratchPostgres } from '../test/support/postgres-server';
+import { checkoutRoot } from '../src/stack/engine-cache';
+import { compileBenchmarks } from './support/compiled-benchmarks';
 import { formatTable, targetSummary, type Figure } from './support/figures';
 
 /**
  * `npm run bench`: every benchmark, each in a child process of its own (a clean heap, its own peak RSS, no
  * ports or consumer groups left over from the one before), then one table of every figure beside the
- * baseline measured in the same run and their ratio.
+ * baseline measured in the same run and their ratio. The children run the benchmarks compiled with the
+ * service's sources (support/compiled-benchmarks.ts), as the service runs in a deployment.
  *
  *   npm run bench                 full run (about 5-8 minutes on 2 cores)
  *   npm run bench -- --quick      short run (under 2 minutes); or BENCH_QUICK=1
@@ -78,7 +81,7 @@ const SERVICE_THREAD_POOL = '16';
 
 /** The Node flags of bin/deltabroker.js's first line (its heap limit), which a service-hosting child runs with too. */
 function serviceNodeFlags(): string[] {
-  const shebang = readFileSync(path.join(__dirname, '..', 'bin', 'deltabroker.js'), 'utf8').split('\n')[0] ?? '';
+  const shebang = readFileSync(path.join(checkoutRoot(), 'bin', 'deltabroker.js'), 'utf8').split('\n')[0] ?? '';
   return shebang.split(/\s+/).filter((word) => word.startsWith('--'));
 }
 
@@ -92,11 +95,11 @@ async function child(name: string, quick: boolean): Promise<void> {
   process.exit(0);
 }
 
-function runChild(benchmark: Benchmark, quick: boolean): Promise<{ figures: Figure[]; seconds: number; error?: string }> {
+function runChild(compiledRunner: string, benchmark: Benchmark, quick: boolean): Promise<{ figures: Figure[]; seconds: number; error?: string }> {
   const started = performance.now();
   return new Promise((resolve) => {
     const extra = (process.env.BENCH_CHILD_NODE_FLAGS ?? '').split(/\s+/).filter((flag) => flag.length > 0);
-    const args = [...process.execArgv, ...serviceNodeFlags(), ...extra, __filename, '--child', benchmark.name, ...(quick ? ['--quick'] : [])];
+    const args = [...serviceNodeFlags(), ...extra, compiledRunner, '--child', benchmark.name, ...(quick ? ['--quick'] : [])];
     const proc = spawn(process.execPath, args, {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, KAFKAJS_NO_PARTITIONER_WARNING: '1', UV_THREADPOOL_SIZE: process.env.UV_THREADPOOL_SIZE ?? SERVICE_THREAD_POOL },
@@ -131,13 +134,17 @@ async function main(): Promise<void> {
         .map((l) => l.toFixed(1))
         .join(' ')}`,
   );
+  const compiling = performance.now();
+  process.stdout.write('  compiling the benchmarks with the service (tsc) … ');
+  const compiledRunner = compileBenchmarks();
+  console.log(`done (${((performance.now() - compiling) / 1000).toFixed(0)} s)`);
   const server = process.env.BENCH_PG_ADMIN_URL ? undefined : await startScratchPostgres();
   if (server) process.env.BENCH_PG_ADMIN_URL = server.adminUrl;
   const figures: Figure[] = [];
   const failures: string[] = [];
   for (const benchmark of selected) {
     process.stdout.write(`  ${benchmark.title} … `);
-    const result = await runChild(benchmark, quick);
+    const result = await runChild(compiledRunner, benchmark, quick);
     console.log(result.error ? `failed (${result.seconds.toFixed(0)} s)` : `${result.figures.length} figures (${result.seconds.toFixed(0)} s)`);
     if (result.error) failures.push(`${benchmark.name}: ${result.error}`);
     figures.push(...result.figures);

@@ -28,7 +28,7 @@ export class OrderChannel<O extends object, R> {
     });
   }
 
-  /** Forks `file` with `flag` and the parent's loader flags (tsx), so TypeScript runs in the child as here. */
+  /** Forks `file` with `flag` and the parent's Node flags (tsx's loader when it runs from TypeScript), so the child runs as the parent does. */
   static fork<O extends object, R>(file: string, flag: string, name: string): OrderChannel<O, R> {
     return new OrderChannel<O, R>(fork(file, [flag], { execArgv: process.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }), name);
   }

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { loadConfig, type Config } from '../../src/config';
+import { checkoutRoot } from '../../src/stack/engine-cache';
 
 /** A benchmarked service: a temp data directory, free ports, the shipped entities, a benchmark database; `env` on top. */
 export const benchServiceConfig = (dataDir: string, databaseUrl: string, env: Record<string, string> = {}): Config =>
@@ -8,7 +9,7 @@ export const benchServiceConfig = (dataDir: string, databaseUrl: string, env: Re
     DELTABROKER_HTTP_PORT: '0',
     DELTABROKER_KAFKA_PORT: '0',
     DELTABROKER_REGISTRY_PORT: '0',
-    DELTABROKER_ENTITIES_DIR: path.resolve(__dirname, '../../config/entities'),
+    DELTABROKER_ENTITIES_DIR: path.join(checkoutRoot(), 'config', 'entities'),
     DATABASE_URL: databaseUrl,
     ...env,
   });
