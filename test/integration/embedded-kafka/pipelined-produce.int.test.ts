@@ -1,5 +1,6 @@
 import { encodeRecordBatch } from '../../../src/embedded/kafka/protocol/record-batch';
 import { Reader } from '../../../src/embedded/kafka/protocol/reader';
+import type { PartitionLog } from '../../../src/embedded/kafka/storage/partition-log';
 import { Writer } from '../../../src/embedded/kafka/protocol/writer';
 import { type TestBroker, startTestBroker } from './harness';
 import { RawClient } from './raw-client';
@@ -26,6 +27,19 @@ function readProduce(answer: Buffer): { correlationId: number; errorCode: number
   return { correlationId, errorCode: partition?.errorCode ?? -1, baseOffset: partition?.baseOffset ?? -1 };
 }
 
+/**
+ * Counts the partition's fsyncs, holding the first until `records` are appended, as a slow disk would hold it: the
+ * produces that arrive meanwhile must share the next fsync rather than each take one. Without the hold, a busy
+ * machine can deliver the requests one fsync apart, and each would rightly get an fsync of its own.
+ */
+function holdFirstSyncUntil(log: PartitionLog, records: number): jest.SpiedFunction<PartitionLog['sync']> {
+  const realSync = log.sync.bind(log);
+  return jest.spyOn(log, 'sync').mockImplementationOnce(async () => {
+    while (log.logEndOffset < records) await new Promise((resolve) => setTimeout(resolve, 5));
+    await realSync();
+  });
+}
+
 describe('embedded kafka: produces in flight on one connection', () => {
   let broker: TestBroker;
   beforeAll(async () => {
@@ -36,9 +50,9 @@ describe('embedded kafka: produces in flight on one connection', () => {
 
   test('are appended in order and answered in order once durable, sharing fsyncs; a request behind them sees them all', async () => {
     const log = broker.kafka.parts.logs.partition(TOPIC, 0)!;
-    const syncs = jest.spyOn(log, 'sync');
-    const c = await RawClient.connect(broker.kafka.port);
     const sends = 8;
+    const syncs = holdFirstSyncUntil(log, 2 * sends);
+    const c = await RawClient.connect(broker.kafka.port);
     // Written back to back before any answer: the broker must not wait for one fsync per request.
     const answers = Array.from({ length: sends }, (_, i) => c.request(PRODUCE, 3, 100 + i, produceBody([`a${i}`, `b${i}`])));
     const latest = c.request(
@@ -76,14 +90,7 @@ describe('embedded kafka: produces from several connections at once', () => {
   test('share group commits: fewer fsyncs than produces, each answered once durable with its own offsets', async () => {
     const log = broker.kafka.parts.logs.partition(TOPIC, 0)!;
     const connections = 8;
-    // The first fsync is held until every connection's records are appended, as a slow disk would hold it: the
-    // produces that arrive meanwhile must share the next fsync rather than each take one. Without the hold, a busy
-    // machine can deliver the connections' requests one fsync apart.
-    const realSync = log.sync.bind(log);
-    const syncs = jest.spyOn(log, 'sync').mockImplementationOnce(async () => {
-      while (log.logEndOffset < 2 * connections) await new Promise((resolve) => setTimeout(resolve, 5));
-      await realSync();
-    });
+    const syncs = holdFirstSyncUntil(log, 2 * connections);
     const clients = await Promise.all(Array.from({ length: connections }, () => RawClient.connect(broker.kafka.port)));
     const produced = (await Promise.all(clients.map((c, i) => c.request(PRODUCE, 3, 200 + i, produceBody([`x${i}`, `y${i}`]))))).map(readProduce);
     expect(produced.map((p) => p.errorCode)).toEqual(Array.from({ length: connections }, () => 0));
