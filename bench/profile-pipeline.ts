@@ -11,6 +11,7 @@ import { loadSchemas, type DeltaEnvelope, type WriteLog } from '../src/log';
 import { openKafkaWriteLog } from '../src/log/kafka';
 import { silentLogger } from '../src/logger';
 import { migrate } from '../src/store/migrator';
+import { checkoutRoot } from '../src/stack/engine-cache';
 import { openPgSqlClient } from '../src/store/pg-sql-client';
 import type { SqlClient } from '../src/store/sql-client';
 import { FileEntityConfigSource } from '../src/tenant';
@@ -79,7 +80,7 @@ async function main(): Promise<void> {
     const sql = spans.wrap<SqlClient>('sql', rawSql, ['query', 'transaction']);
     const log = spans.wrap<WriteLog>('log', rawLog, ['publish', 'createTopics']);
     const states = spans.wrap('states', new PostgresRecordStateStore(sql));
-    const entities = new FileEntityConfigSource({ directory: path.resolve(__dirname, '../config/entities') });
+    const entities = new FileEntityConfigSource({ directory: path.join(checkoutRoot(), 'config', 'entities') });
     let verdicts = 0;
     let allDone: () => void = () => undefined;
     const done = new Promise<void>((resolve) => (allDone = resolve));
