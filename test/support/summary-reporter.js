@@ -8,6 +8,8 @@ const MESSAGE_LINES = 12;
 const LINE_CHARS = 240;
 /** Failed tests described; the rest are counted. */
 const FAILURES_SHOWN = 20;
+/** Lines of an uncaught error's stack printed before the summary. */
+const STACK_LINES = 8;
 
 /**
  * Prints the run's closing lines in the plain form CI reads: each failed test with the start of its message, then
@@ -18,6 +20,19 @@ class SummaryReporter {
   constructor(globalConfig) {
     this.rootDir = globalConfig.rootDir;
     this.failed = [];
+    this.finished = false;
+    // jest catches what a suite throws while it runs; an error outside every suite (a client left open when global
+    // teardown stops PostgreSQL, say) would end the process without 'exit' handlers, so without the summary.
+    process.on('uncaughtException', (error) => {
+      const stack = String(error?.stack ?? error)
+        .split('\n')
+        .slice(0, STACK_LINES);
+      fs.writeSync(2, `\nan error outside any test ended the run:\n${stack.join('\n')}\n`);
+      process.exit(1);
+    });
+    process.once('exit', () => {
+      if (!this.finished) fs.writeSync(1, summary(this.failed, `Tests: the run ended before jest finished; ${this.failed.length} failed by then`));
+    });
   }
 
   onTestResult(_test, result) {
@@ -29,18 +44,17 @@ class SummaryReporter {
   }
 
   onRunComplete(_contexts, results) {
+    this.finished = true;
     const skipped = results.numPendingTests + results.numTodoTests;
-    const more = this.failed.length - FAILURES_SHOWN;
-    const lines = [
-      '',
-      ...this.failed.slice(0, FAILURES_SHOWN).flatMap(describeFailure),
-      ...(more > 0 ? [`and ${more} more failed tests`] : []),
-      `Tests: ${results.numPassedTests} passed, ${results.numFailedTests} failed, ${skipped} skipped`,
-      '',
-    ];
+    const text = summary(this.failed, `Tests: ${results.numPassedTests} passed, ${results.numFailedTests} failed, ${skipped} skipped`);
     // --forceExit ends the process right after the reporters; the exit handler still runs, synchronously.
-    process.once('exit', () => fs.writeSync(1, lines.join('\n')));
+    process.once('exit', () => fs.writeSync(1, text));
   }
+}
+
+function summary(failed, totals) {
+  const more = failed.length - FAILURES_SHOWN;
+  return ['', ...failed.slice(0, FAILURES_SHOWN).flatMap(describeFailure), ...(more > 0 ? [`and ${more} more failed tests`] : []), totals, ''].join('\n');
 }
 
 function describeFailure({ name, message }) {
