@@ -17,7 +17,7 @@ import { emptyKafka } from '../support/kafka-reset';
 import { deleteSearchIndices } from '../support/search-reset';
 import { generateDeltaStream, withoutNulls } from '../support/reliability/delta-stream';
 import { diffProjection, foldEvents, inLogOrder, stableJson } from '../support/reliability/log-fold';
-import { sleep, streamDeltas } from '../support/reliability/resilient-producer';
+import { streamDeltas } from '../support/reliability/resilient-producer';
 import { verifyThroughService } from '../support/reliability/service-verify';
 import { Fleet } from '../support/scale-out/fleet';
 import { busiestLeader, endOffsets, partitionsOf, readGroupAssignments } from '../support/scale-out/group-assignments';
@@ -34,6 +34,12 @@ const RATE_DELTAS = 2_000;
 const SEED = 20261126;
 /** The fleet searches on OpenSearch when the run started it; SCALE_OUT_SEARCH=postgres keeps search in PostgreSQL. */
 const SEARCH_ON_OPENSEARCH = process.env.SCALE_OUT_SEARCH !== 'postgres';
+/**
+ * The load phase takes 90–300 s on the machines here. A stall fails the stage it stops at within these bounds, with
+ * the stage's name, well before jest's own timeout (whose message says nothing of where).
+ */
+const LOAD_DEADLINE_MS = 12 * 60_000;
+const STAGE_DEADLINE_MS = 180_000;
 
 jest.setTimeout(30 * 60_000);
 
@@ -64,7 +70,7 @@ describeWithEngines(['kafka', 'registry'], 'scale-out: three instances on Kafka 
     // checkpoints beside the partitions' ends.
     if (fleet) report.diagnosis = { ...(await fleet.diagnosis()), ends: await endOffsets(brokers, [EVENTS]).catch((e: unknown) => String(e)) };
     console.log(JSON.stringify({ scaleOut: report }, null, 2));
-    await fleet?.dispose();
+    if (fleet) console.log(`scale-out instances stopped in ${JSON.stringify(await fleet.dispose())} ms`);
     // A broker this suite killed and did not get back to is started again for the suites after it.
     for (const node of cluster?.nodes ?? []) {
       if (!(await import('../../src/stack/engine-process')).isAlive(node.process.pid) && cluster) await restartKafkaNode(cluster, node.id);
@@ -72,6 +78,15 @@ describeWithEngines(['kafka', 'registry'], 'scale-out: three instances on Kafka 
     if (cluster) saveEngineState({ ...engines, kafka: cluster });
   });
 
+  /** `work`, whose failure names the stage it belongs to and how each instance was doing then. */
+  const stage = async <T>(name: string, work: Promise<T>): Promise<T> => {
+    try {
+      return await work;
+    } catch (error) {
+      const brief = await fleet.brief().catch((e: unknown) => [`no diagnosis: ${String(e)}`]);
+      throw new Error([`${name}: ${(error as Error).message}`, ...brief].join('\n'), { cause: error });
+    }
+  };
   const decided = (prefix: string) => fleet.count(`select count(*) as n from delta_outcomes where delta_id like $1`, [`${prefix}%`]);
   const proof = async () => ({ authorization: `Bearer ${await fleet.token(['admin'], 'reliability')}` });
 
@@ -108,27 +123,46 @@ describeWithEngines(['kafka', 'registry'], 'scale-out: three instances on Kafka 
     const acked = () => acknowledged.kafka + acknowledged.http;
     const decidedAll = async () => (await decided(`rel-${SEED}-`)) + (await decided(`hp-${SEED}-`));
 
+    const acknowledgedReach = (share: number) =>
+      stage(
+        `${share * 100} % of the deltas acknowledged`,
+        eventually(
+          async () => acked(),
+          (n) => n >= total * share,
+          LOAD_DEADLINE_MS,
+        ),
+      );
+
     const faults = (async () => {
       const [, victim] = fleet.instances;
       if (victim === undefined || cluster === undefined) throw new Error('no fleet');
-      while (acked() < total * 0.25) await sleep(20);
+      await acknowledgedReach(0.25);
       const atInstanceKill = await decidedAll();
       const instanceKilled = Date.now();
       await victim.kill();
-      await eventually(decidedAll, (n) => n > atInstanceKill + 200, 180_000);
-      const pipelineRebalanced = await eventually(
-        () => readGroupAssignments(brokers, 'deltabroker-pipeline'),
-        (groups) => groups.every((g) => g.state === 'Stable' && g.members.length === 2),
-        180_000,
+      await stage(
+        'progress after the instance kill',
+        eventually(decidedAll, (n) => n > atInstanceKill + 200, STAGE_DEADLINE_MS),
+      );
+      const pipelineRebalanced = await stage(
+        'the pipeline group rebalanced to the two live instances',
+        eventually(
+          () => readGroupAssignments(brokers, 'deltabroker-pipeline'),
+          (groups) => groups.every((g) => g.state === 'Stable' && g.members.length === 2),
+          STAGE_DEADLINE_MS,
+        ),
       );
       report.instanceKill = { atAcknowledged: acked(), progressAfterMs: Date.now() - instanceKilled, pipelineMembers: pipelineRebalanced[0]?.members.length };
 
-      while (acked() < total * 0.5) await sleep(20);
+      await acknowledgedReach(0.5);
       const leader = await busiestLeader(brokers, 'deltas');
       const atBrokerKill = await decidedAll();
       const brokerKilled = Date.now();
       await killKafkaNode(cluster, leader.nodeId);
-      await eventually(decidedAll, (n) => n > atBrokerKill + 200, 180_000);
+      await stage(
+        'progress after the broker kill',
+        eventually(decidedAll, (n) => n > atBrokerKill + 200, STAGE_DEADLINE_MS),
+      );
       report.brokerKill = {
         nodeId: leader.nodeId,
         ledDeltasPartitions: leader.partitions,
@@ -136,25 +170,34 @@ describeWithEngines(['kafka', 'registry'], 'scale-out: three instances on Kafka 
         progressAfterMs: Date.now() - brokerKilled,
       };
 
-      while (acked() < total * 0.75) await sleep(20);
+      await acknowledgedReach(0.75);
       const restarted = Date.now();
-      await Promise.all([victim.start(), restartKafkaNode(cluster, leader.nodeId)]);
+      await stage('the instance and the broker restarted', Promise.all([victim.start(), restartKafkaNode(cluster, leader.nodeId)]));
       report.restart = { bothUpMs: Date.now() - restarted, atAcknowledged: acked() };
     })();
 
     const started = Date.now();
     const [produced, written] = await Promise.all([
-      streamDeltas(
-        kafkaStream.deltas,
-        { brokers, registryUrl: engines.registry?.url ?? '', headers: await proof(), batchSize: 100, deadlineMs: 20 * 60_000 },
-        (n) => void (acknowledged = { ...acknowledged, kafka: n }),
+      stage(
+        'the Kafka producer',
+        streamDeltas(
+          kafkaStream.deltas,
+          { brokers, registryUrl: engines.registry?.url ?? '', headers: await proof(), batchSize: 100, deadlineMs: LOAD_DEADLINE_MS },
+          (n) => void (acknowledged = { ...acknowledged, kafka: n }),
+        ),
       ),
-      writeOverHttp(httpDeltas, { instances: () => fleet.live(), token: await fleet.token(['admin']), workers: 32, deadlineMs: 20 * 60_000 }, (n) => {
-        acknowledged = { ...acknowledged, http: n };
-      }),
+      stage(
+        'the HTTP writers',
+        writeOverHttp(httpDeltas, { instances: () => fleet.live(), token: await fleet.token(['admin']), workers: 32, deadlineMs: LOAD_DEADLINE_MS }, (n) => {
+          acknowledged = { ...acknowledged, http: n };
+        }),
+      ),
+      faults,
     ]);
-    await faults;
-    await eventually(decidedAll, (n) => n >= total, 600_000);
+    await stage(
+      'every delta decided',
+      eventually(decidedAll, (n) => n >= total, 300_000),
+    );
     const sorted = [...written.latencies].sort((a, b) => a - b);
     report.load = {
       deltas: total,
@@ -204,14 +247,17 @@ describeWithEngines(['kafka', 'registry'], 'scale-out: three instances on Kafka 
       });
       expect(mismatches.slice(0, 5)).toEqual([]);
       const allEvents = await readTopic(log, EVENTS, schemas.EntityEvent);
-      await eventually(
-        () =>
-          fleet.count(
-            `select coalesce(sum(next_offset), 0) as n from projection_checkpoints where projector = 'deltabroker-projector-postgres' and topic = $1`,
-            [EVENTS],
-          ),
-        (n) => n >= allEvents.length,
-        300_000,
+      await stage(
+        'the table projector through the whole topic',
+        eventually(
+          () =>
+            fleet.count(
+              `select coalesce(sum(next_offset), 0) as n from projection_checkpoints where projector = 'deltabroker-projector-postgres' and topic = $1`,
+              [EVENTS],
+            ),
+          (n) => n >= allEvents.length,
+          300_000,
+        ),
       );
       const rows = await fleet.pg.query<{ key: string; version: string; doc: Record<string, unknown> }>(
         `select _doc->>'merchantId' as key, _version as version, _doc as doc from tenant_acme.merchant_account where _doc->>'merchantId' not like 'rate%'`,
@@ -225,14 +271,17 @@ describeWithEngines(['kafka', 'registry'], 'scale-out: three instances on Kafka 
       if (SEARCH_ON_OPENSEARCH && engines.opensearch) {
         // Every row is a document of the entity's OpenSearch index with the same fields, and no document is more,
         // once the search projector (its own group, behind the table's at times) has applied the whole topic.
-        await eventually(
-          () =>
-            fleet.count(`select coalesce(sum(next_offset), 0) as n from projection_checkpoints where projector = $1 and topic = $2`, [
-              SEARCH_PROJECTOR_GROUP,
-              EVENTS,
-            ]),
-          (n) => n >= allEvents.length,
-          300_000,
+        await stage(
+          'the search projector through the whole topic',
+          eventually(
+            () =>
+              fleet.count(`select coalesce(sum(next_offset), 0) as n from projection_checkpoints where projector = $1 and topic = $2`, [
+                SEARCH_PROJECTOR_GROUP,
+                EVENTS,
+              ]),
+            (n) => n >= allEvents.length,
+            300_000,
+          ),
         );
         const all = await fleet.pg.query<{ key: string; doc: Record<string, unknown> }>(
           `select _doc->>'merchantId' as key, _doc as doc from tenant_acme.merchant_account`,
@@ -260,20 +309,26 @@ describeWithEngines(['kafka', 'registry'], 'scale-out: three instances on Kafka 
       // Action topics: the global one announces every event; each local one only its own datacenter's.
       const originOf = new Map(allEvents.map((e) => [e.value.eventId, e.value.origin.datacenter]));
       const duplicates: Record<string, number> = {};
-      const global = await eventually(
-        () => readTopic(log, GLOBAL, schemas.ActionEvent),
-        (a) => new Set(a.map((x) => x.value.eventId)).size >= originOf.size,
-        300_000,
+      const global = await stage(
+        'every event announced on the global action topic',
+        eventually(
+          () => readTopic(log, GLOBAL, schemas.ActionEvent),
+          (a) => new Set(a.map((x) => x.value.eventId)).size >= originOf.size,
+          300_000,
+        ),
       );
       duplicates[GLOBAL] = global.length - new Set(global.map((a) => a.value.eventId)).size;
       expect([...originOf.keys()].filter((id) => !global.some((a) => a.value.eventId === id)).slice(0, 5)).toEqual([]);
       for (const dc of ['dc1', 'dc2']) {
         const own = [...originOf.entries()].filter(([, origin]) => origin === dc).map(([id]) => id);
         const topic = `acme.merchant_account.actions.${dc}`;
-        const local = await eventually(
-          () => readTopic(log, topic, schemas.ActionEvent),
-          (a) => new Set(a.map((x) => x.value.eventId)).size >= own.length,
-          300_000,
+        const local = await stage(
+          `every ${dc} event announced on its local action topic`,
+          eventually(
+            () => readTopic(log, topic, schemas.ActionEvent),
+            (a) => new Set(a.map((x) => x.value.eventId)).size >= own.length,
+            300_000,
+          ),
         );
         expect(local.filter((a) => originOf.get(a.value.eventId) !== dc).length).toBe(0);
         expect(new Set(local.map((a) => a.value.eventId)).size).toBe(own.length);
@@ -285,10 +340,14 @@ describeWithEngines(['kafka', 'registry'], 'scale-out: three instances on Kafka 
     }
 
     // Every partition of every service group is held by a member, and every group has the live instances as members.
-    const groups = await eventually(
-      () => readGroupAssignments(brokers, 'deltabroker-'),
-      (gs) => gs.filter((g) => !g.groupId.startsWith('deltabroker-replay') && !g.groupId.startsWith('deltabroker-outcomes')).every((g) => g.state === 'Stable'),
-      120_000,
+    const groups = await stage(
+      'every service group stable',
+      eventually(
+        () => readGroupAssignments(brokers, 'deltabroker-'),
+        (gs) =>
+          gs.filter((g) => !g.groupId.startsWith('deltabroker-replay') && !g.groupId.startsWith('deltabroker-outcomes')).every((g) => g.state === 'Stable'),
+        120_000,
+      ),
     );
     const unheld: string[] = [];
     for (const group of groups.filter((g) => g.state === 'Stable' && !g.groupId.startsWith('deltabroker-outcomes'))) {

@@ -3,6 +3,8 @@ import path from 'node:path';
 import type { ServiceProcess } from '../service-process';
 
 const ENTRY = path.resolve(__dirname, '../serve-process.ts');
+/** How long a SIGTERMed service may take to stop before it is killed and its stop fails. */
+const STOP_GRACE_MS = 60_000;
 
 export interface LoggedServiceProcess extends ServiceProcess {
   /** The service's log lines (pino JSON) since it was spawned, start-up included: where a slow restart spent its time. */
@@ -20,11 +22,24 @@ export function startLoggedServiceProcess(env: Record<string, string>, timeoutMs
   });
   const lines: string[] = [];
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const ended = async (signal: NodeJS.Signals): Promise<void> => {
-    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+  let stderr = '';
+  const killed = async (): Promise<void> => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await exited;
   };
-  let stderr = '';
+  // A stop that never ends would hold the suite's hooks until their timeout and hide why: it is killed and said.
+  const stopped = async (): Promise<void> => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), STOP_GRACE_MS)));
+    const outcome = await Promise.race([exited, late]);
+    clearTimeout(timer);
+    if (outcome !== 'late') return;
+    await killed();
+    const last = lines.slice(-5).map((l) => l.slice(0, 400));
+    throw new Error(`the service did not exit within ${STOP_GRACE_MS} ms of SIGTERM and was killed; its last lines:\n${last.join('\n')}`);
+  };
   child.stderr?.on('data', (chunk: Buffer) => void (stderr = (stderr + chunk.toString()).slice(-4_000)));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
@@ -43,7 +58,7 @@ export function startLoggedServiceProcess(env: Record<string, string>, timeoutMs
         if (line.includes('"msg":"deltabroker is listening"')) {
           clearTimeout(timer);
           const url = (JSON.parse(line) as { url: string }).url;
-          resolve({ child, url, lines, stderrTail: () => stderr, kill: () => ended('SIGKILL'), stop: () => ended('SIGTERM') });
+          resolve({ child, url, lines, stderrTail: () => stderr, kill: killed, stop: stopped });
         }
       }
     });

@@ -28,6 +28,8 @@ export class ServiceUnderTest extends RestartableService {
   ) {
     super(env);
     this.pg = new Client({ connectionString: db.url });
+    // The database is dropped, or its server stopped, under a client a failed suite left open: that must not end jest.
+    this.pg.on('error', () => undefined);
   }
 
   static async create(extraEnv: Record<string, string> = {}): Promise<ServiceUnderTest> {
@@ -90,9 +92,12 @@ export class ServiceUnderTest extends RestartableService {
   }
 
   async dispose(): Promise<void> {
-    if (this.alive) await this.process?.stop();
-    await this.pg.end().catch(() => undefined);
-    await this.db.drop();
-    rmSync(this.dataDir, { recursive: true, force: true });
+    try {
+      if (this.alive) await this.process?.stop();
+    } finally {
+      await this.pg.end().catch(() => undefined);
+      await this.db.drop();
+      rmSync(this.dataDir, { recursive: true, force: true });
+    }
   }
 }

@@ -41,6 +41,8 @@ export class Fleet {
     private readonly dirs: string[],
   ) {
     this.pg = new Client({ connectionString: db.url });
+    // The database is dropped, or its server stopped, under a client a failed suite left open: that must not end jest.
+    this.pg.on('error', () => undefined);
   }
 
   static async create(specs: InstanceSpec[], engineEnv: Record<string, string>, entitiesDir: string): Promise<Fleet> {
@@ -120,10 +122,37 @@ export class Fleet {
     };
   }
 
-  async dispose(): Promise<void> {
-    await Promise.all(this.instances.map((i) => i.stop()));
+  /** A line per instance (running or how it ended, its /ready checks, its most frequent errors): short enough for CI's summary. */
+  async brief(): Promise<string[]> {
+    const { instances } = await this.diagnosis();
+    return Object.entries(instances).map(([name, d]) => {
+      const state = d.alive ? 'running' : `exited (${d.exitCode ?? d.signal ?? '?'})`;
+      const errors = Object.entries(d.errors)
+        .sort(([, a], [, b]) => b.count - a.count)
+        .slice(0, 3)
+        .map(([msg, e]) => `${msg} ×${e.count}`);
+      return `${name}: ${state}; ready ${JSON.stringify(d.ready).slice(0, 80)}; errors: ${errors.join('; ') || 'none'}`;
+    });
+  }
+
+  /**
+   * Stops every instance, then drops the database and the data directories even when a stop failed. Resolves with
+   * how long each instance took to stop.
+   */
+  async dispose(): Promise<Record<string, number>> {
+    const stopMs: Record<string, number> = {};
+    const stops = await Promise.allSettled(
+      this.instances.map(async (i) => {
+        const started = Date.now();
+        await i.stop();
+        stopMs[i.spec.name] = Date.now() - started;
+      }),
+    );
     await this.pg.end().catch(() => undefined);
     await this.db.drop();
     for (const dir of this.dirs) rmSync(dir, { recursive: true, force: true });
+    const failed = stops.flatMap((s, n) => (s.status === 'rejected' ? [`${this.instances[n]?.spec.name}: ${String(s.reason)}`] : []));
+    if (failed.length > 0) throw new Error(`instances that did not stop cleanly:\n${failed.join('\n')}`);
+    return stopMs;
   }
 }
