@@ -196,6 +196,16 @@ export const ConfigSchema = z.object({
         .describe("how long a read or search naming a write's position (`dispatch.after`) waits for the projection to reach it"),
     })
     .prefault({}),
+  shutdown: z
+    .object({
+      timeoutMs: z.coerce
+        .number()
+        .int()
+        .positive()
+        .default(30_000)
+        .describe('how long a stop (SIGTERM, SIGINT) may take to close every part before the process exits 1, naming the part it waited for'),
+    })
+    .prefault({}),
   metrics: z
     .object({
       public: flag.default(false).describe('serve `GET /metrics` without a token (for scrapers on a trusted network)'),
@@ -304,6 +314,7 @@ export const ENV_KEYS: Record<string, string[]> = {
   DELTABROKER_TENANT_API_URL: ['entities', 'tenantApiUrl'],
   DELTABROKER_WRITE_TIMEOUT_MS: ['writes', 'timeoutMs'],
   DELTABROKER_METRICS_PUBLIC: ['metrics', 'public'],
+  DELTABROKER_SHUTDOWN_TIMEOUT_MS: ['shutdown', 'timeoutMs'],
   DELTABROKER_ELASTICSEARCH_URL: ['search', 'elasticsearchUrl'],
   DELTABROKER_OPENSEARCH_URL: ['search', 'opensearchUrl'],
   DELTABROKER_READ_CONSISTENCY_TIMEOUT_MS: ['reads', 'consistencyTimeoutMs'],

@@ -71,7 +71,8 @@ import { registerRecordSchemas } from '../../streams/schema-registration';
 import { catchUpRecordState, restoreRecordState } from '../../streams/state-restorer';
 import { openDevIssuer, openEntityConfigSource, openKeyring, openMasterKey, openSearchIndex, searchEngineConfigured } from './ports';
 import { openStore } from './store';
-import { openWriteLog, type Closers } from './write-log';
+import { closeWithin, ShutdownSteps } from './shutdown-steps';
+import { openWriteLog } from './write-log';
 
 /** The running service: its HTTP server, the ports it opened, and how to stop it. */
 export interface Service {
@@ -95,23 +96,20 @@ export interface Service {
 }
 
 export async function startService(config: Config, logger: Logger): Promise<Service> {
-  const closers: Closers = [];
+  const shutdown = new ShutdownSteps();
   // Once: a second stop (a signal during a test's own stop, say) waits for the first instead of closing every
   // part again, which a search client's second close never answered.
   let stopping: Promise<void> | undefined;
-  const stop = (): Promise<void> =>
-    (stopping ??= (async () => {
-      for (const close of [...closers].reverse()) await close().catch((error: unknown) => logger.warn({ err: error }, 'shutdown step failed'));
-    })());
+  const stop = (): Promise<void> => (stopping ??= closeWithin(shutdown, logger, config.shutdown.timeoutMs));
   try {
     const store = await openStore(config, logger);
     const { sql, displayUrl: postgresUrl } = store;
-    closers.push(() => sql.close());
+    shutdown.add('PostgreSQL pool', () => sql.close());
     const hsm = await openConfiguredHsm(config, logger);
-    if (hsm) closers.push(() => hsm.close());
+    if (hsm) shutdown.add('HSM session', () => hsm.close());
     const seal = new DeltaSeal(openMasterKey(config).deriveKey(DELTA_SEAL_PURPOSE));
     const keyring = openKeyring(config, sql, hsm, logger);
-    closers.push(() => keyring.close());
+    shutdown.add('keyring', () => keyring.close());
     const aliases = new KeyAliases(sql, hsm);
     const sessions = new SessionStore(sql, keyring, { ttlSeconds: config.crypto.sessionTtlSeconds, maxUses: config.crypto.sessionMaxUses });
     const subjectKeys = new SubjectKeys(sql, keyring);
@@ -126,7 +124,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
       }),
     );
 
-    const { log, brokers, registryUrl, sasl, registryAuth, resources } = await openWriteLog(config, logger, closers);
+    const { log, brokers, registryUrl, sasl, registryAuth, resources } = await openWriteLog(config, logger, shutdown);
     const schemas = loadSchemas();
     const configured = openEntityConfigSource(config, logger);
     await moveLegacyProjections({ sql, entities: configured, logger, ...(!searchEngineConfigured(config) && { searchSchema: DEFAULT_SEARCH_SCHEMA }) });
@@ -137,7 +135,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     // only the service's own keys, store and log stop it.
     resources.learn((await entities.list()).configs, config.datacenter);
     const logAdmin = await openKafkaLogAdmin({ brokers, sasl, logger, clientId: `deltabroker-${config.datacenter}-admin` });
-    closers.push(() => logAdmin.close());
+    shutdown.add('Kafka admin client', () => logAdmin.close());
     const lag = serviceLagSource({ admin: logAdmin, entities, sql, datacenter: config.datacenter });
     const metrics = new ServiceMetrics({
       lag,
@@ -152,7 +150,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     // Verdicts this instance decides reach its waiting HTTP callers at once; the outcomes topic serves the rest.
     const waiter = new OutcomeWaiter();
     await waiter.start(log, schemas);
-    closers.push(() => waiter.stop());
+    shutdown.add('outcome waiter', () => waiter.stop());
     const onVerdict = (outcome: DeltaOutcome): void => {
       countVerdict(metrics, outcome);
       waiter.deliver(outcome);
@@ -160,7 +158,7 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     const actors = createActorProofVerifier({ seal, tokens: verifier });
     const catchUp = async (): Promise<void> => void (await catchUpRecordState({ log, schemas, entities, states, logger }, recorded));
     const processor = await startDeltaProcessor({ log, schemas, entities, states, actors, logger, onVerdict, recorded, catchUp });
-    closers.push(() => processor.stop());
+    shutdown.add('delta pipeline', () => processor.stop());
     // Projectors and emitters that find their topic recreated stop it; the log line, metric and /ready say so.
     const stopped = new StoppedTopics((partition, error) => {
       logger.error({ err: error, ...partition }, 'a consumer stopped a partition whose topic was deleted and created again');
@@ -171,9 +169,9 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
         ? { guarantee: 'exactly-once' as const, instanceId: config.instanceId ?? loadOrCreateInstanceId(config.dataDir) }
         : { guarantee: 'at-least-once' as const };
     const emitters = await startActionEmitters({ log, schemas, entities, datacenter: config.datacenter, logger, stopped, delivery });
-    closers.push(async () => void (await Promise.all(emitters.map((e) => e.stop()))));
+    shutdown.add('action emitters', async () => void (await Promise.all(emitters.map((e) => e.stop()))));
     const projectionSql = await store.openProjectionClient();
-    closers.push(() => projectionSql.close());
+    shutdown.add('projection PostgreSQL pool', () => projectionSql.close());
     const tables = await startTableProjector({
       log,
       schemas,
@@ -183,19 +181,19 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
       stopped,
       onBatch: (report) => countProjected(metrics, TABLE_PROJECTOR_GROUP, report),
     });
-    closers.push(() => tables.stop());
+    shutdown.add('table projector', () => tables.stop());
     const { index: search, writesIn, guardedWrites } = await openSearchIndex(config, sql);
-    closers.push(() => search.close());
+    shutdown.add('search client', () => search.close());
     const index = await startSearchProjector({
       ...{ log, schemas, entities, search, sql: projectionSql, logger, stopped },
       ...(writesIn && { writesIn }),
       ...(guardedWrites && { guardedWrites }),
     });
-    closers.push(() => index.stop());
+    shutdown.add('search projector', () => index.stop());
     const erasures = await startSubjectErasureConsumers({ log, schemas, entities, sql, search, datacenter: config.datacenter, logger });
-    closers.push(async () => void (await Promise.all(erasures.map((e) => e.stop()))));
+    shutdown.add('subject erasure consumers', async () => void (await Promise.all(erasures.map((e) => e.stop()))));
     const rejectionCounter = await countRejections(log, schemas, metrics);
-    closers.push(() => rejectionCounter.stop());
+    shutdown.add('rejection counter', () => rejectionCounter.stop());
     const queries = new QueryService({ sql, entities, search, tables, index, consistencyTimeoutMs: config.reads.consistencyTimeoutMs });
     const writes = new WriteService({ log, schemas, entities, states, waiter, datacenter: config.datacenter, timeoutMs: config.writes.timeoutMs, seal });
     const rejections = new RejectionService({ log, schemas, verdicts: new StoreVerdicts(states), entities, seal });
@@ -242,10 +240,10 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
       // The token the start-up line tells developers to mint with `npx deltabroker token`.
       ...(devIssuer && { mintDevToken: () => devIssuer.mint({ sub: 'alice', tenant: 'acme', roles: ['admin'] }) }),
     });
-    closers.push(() => http.close());
+    shutdown.add('HTTP server', () => http.close());
     const address = await http.listen({ host: config.http.host, port: config.http.port });
     const unpublish = publishEndpoints(config.dataDir, { http: address, brokers, registryUrl });
-    closers.push(async () => unpublish());
+    shutdown.add('published endpoints', async () => unpublish());
     logger.info(
       {
         url: address,

@@ -20,50 +20,51 @@ import { tableSubjectRecords } from '../../projections/subjects/subject-records'
 import { PostgresRecordStateStore } from '../store/record-states/postgres-record-states';
 import { openEntityConfigSource, openKeyring, openMasterKey, openSearchIndex } from './ports';
 import { openStore } from './store';
-import { openWriteLog, type Closers } from './write-log';
+import { ShutdownSteps } from './shutdown-steps';
+import { openWriteLog } from './write-log';
 
-async function withClosers<T>(logger: Logger, work: (closers: Closers) => Promise<T>): Promise<T> {
-  const closers: Closers = [];
+async function withParts<T>(logger: Logger, work: (shutdown: ShutdownSteps) => Promise<T>): Promise<T> {
+  const shutdown = new ShutdownSteps();
   try {
-    return await work(closers);
+    return await work(shutdown);
   } finally {
-    for (const close of closers.reverse()) await close().catch((e: unknown) => logger.warn({ err: e }, 'closing failed'));
+    await shutdown.closeAll(logger);
   }
 }
 
 /** The keyring and key aliases on the store and the configured HSM. */
 export const withKeyring = <T>(config: Config, logger: Logger, work: (keyring: Keyring, aliases: KeyAliases) => Promise<T>): Promise<T> =>
-  withClosers(logger, async (closers) => {
+  withParts(logger, async (shutdown) => {
     const { sql } = await openStore(config, logger, 'tool');
-    closers.push(() => sql.close());
+    shutdown.add('PostgreSQL pool', () => sql.close());
     const hsm = await openConfiguredHsm(config, logger);
-    if (hsm) closers.push(() => hsm.close());
+    if (hsm) shutdown.add('HSM session', () => hsm.close());
     const keyring = openKeyring(config, sql, hsm, logger);
-    closers.push(() => keyring.close());
+    shutdown.add('keyring', () => keyring.close());
     return work(keyring, new KeyAliases(sql, hsm));
   });
 
 /** The subject service on the store and the write log. */
 export const withSubjectService = <T>(config: Config, logger: Logger, work: (subjects: SubjectService) => Promise<T>): Promise<T> =>
-  withClosers(logger, async (closers) => {
+  withParts(logger, async (shutdown) => {
     const { sql } = await openStore(config, logger, 'tool');
-    closers.push(() => sql.close());
+    shutdown.add('PostgreSQL pool', () => sql.close());
     const keyring = openKeyring(config, sql, undefined, logger);
-    closers.push(() => keyring.close());
-    const { log } = await openWriteLog(config, logger, closers, 'tool');
+    shutdown.add('keyring', () => keyring.close());
+    const { log } = await openWriteLog(config, logger, shutdown, 'tool');
     const entities = openEntityConfigSource(config, logger);
     return work(new SubjectService({ keys: new SubjectKeys(sql, keyring), entities, log, schemas: loadSchemas(), records: tableSubjectRecords(sql), logger }));
   });
 
 /** Replay and verify of projections on the store and the write log. */
 export const withProjectionReplay = <T>(config: Config, logger: Logger, work: (replay: ProjectionReplay) => Promise<T>): Promise<T> =>
-  withClosers(logger, async (closers) => {
+  withParts(logger, async (shutdown) => {
     const { sql } = await openStore(config, logger, 'tool');
-    closers.push(() => sql.close());
-    const { log } = await openWriteLog(config, logger, closers, 'tool');
+    shutdown.add('PostgreSQL pool', () => sql.close());
+    const { log } = await openWriteLog(config, logger, shutdown, 'tool');
     const entities = openEntityConfigSource(config, logger);
     const { index: search } = await openSearchIndex(config, sql);
-    closers.push(() => search.close());
+    shutdown.add('search client', () => search.close());
     return work(projectionReplay({ log, schemas: loadSchemas(), entities, sql, logger, search }));
   });
 
@@ -83,15 +84,15 @@ export const withRejectionService = <T>(
   logger: Logger,
   work: (rejections: RejectionService) => Promise<T>,
 ): Promise<T> =>
-  withClosers(logger, async (closers) => {
+  withParts(logger, async (shutdown) => {
     const log = await openKafkaWriteLog({ brokers: access.brokers, sasl: access.sasl, registryUrl: access.registryUrl, logger, clientId: 'deltabroker-cli' });
-    closers.push(() => log.close());
+    shutdown.add('write log', () => log.close());
     const schemas = loadSchemas();
     let verdicts;
     if (access.databaseUrl) {
       // Read-only use of the pipeline's outcomes: the service migrated the database.
       const sql = await openPgSqlClient(access.databaseUrl, { maxConnections: 2 });
-      closers.push(() => sql.close());
+      shutdown.add('PostgreSQL pool', () => sql.close());
       verdicts = new StoreVerdicts(new PostgresRecordStateStore(sql));
     } else {
       verdicts = new OutcomeTopicVerdicts(log, schemas);

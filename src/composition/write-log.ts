@@ -18,9 +18,9 @@ import { isLastingServiceGroup, ServiceResources } from '../log/topology';
 import type { Logger } from '../logger';
 import { connectionCapWithin, openFilesLimit } from '../system/open-files-limit';
 import { readRunning } from '../system/service-endpoints';
+import type { ShutdownSteps } from './shutdown-steps';
 
 /** Closes what was opened, in reverse order. */
-export type Closers = (() => Promise<void>)[];
 
 /**
  * Who opens an engine: the service owns the embedded engines of its data directory; an operator command (a tool)
@@ -54,7 +54,7 @@ function kafkaConnectionCap(config: Config, logger: Logger): number {
   return cap;
 }
 
-export async function openWriteLog(config: Config, logger: Logger, closers: Closers, opener: Opener = 'service'): Promise<WriteLogAccess> {
+export async function openWriteLog(config: Config, logger: Logger, shutdown: ShutdownSteps, opener: Opener = 'service'): Promise<WriteLogAccess> {
   const running = opener === 'tool' ? readRunning(config.dataDir) : undefined;
   // A tool beside a running service uses its engines; started ones listen on free ports so they never clash.
   const port = (configured: number): number => (opener === 'tool' ? 0 : configured);
@@ -87,7 +87,7 @@ export async function openWriteLog(config: Config, logger: Logger, closers: Clos
       retainedGroup: isLastingServiceGroup,
       logger,
     });
-    closers.push(() => kafka.stop());
+    shutdown.add('embedded Kafka broker', () => kafka.stop());
     brokers = kafka.brokers;
     embedded = kafka;
     sasl = serviceSasl(credentials);
@@ -102,7 +102,7 @@ export async function openWriteLog(config: Config, logger: Logger, closers: Clos
       ownedSubject: (subject: string) => resources.kindOfSubject(subject) !== undefined,
     };
     const registry = await startEmbeddedRegistry({ dataDir: path.join(config.dataDir, 'registry'), port: port(config.registry.port), logger, access });
-    closers.push(() => registry.stop());
+    shutdown.add('embedded schema registry', () => registry.stop());
     registryUrl = registry.url;
     registryAuth = credentials.service;
   }
@@ -121,7 +121,7 @@ export async function openWriteLog(config: Config, logger: Logger, closers: Clos
         idempotent: true,
         sessionTimeoutMs: config.kafka.sessionTimeoutMs,
       });
-  closers.push(() => log.close());
+  shutdown.add('write log', () => log.close());
   return { log, brokers, registryUrl, sasl, registryAuth, resources };
 }
 
