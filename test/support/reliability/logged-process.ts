@@ -35,10 +35,17 @@ export function startLoggedServiceProcess(env: Record<string, string>, timeoutMs
     const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), STOP_GRACE_MS)));
     const outcome = await Promise.race([exited, late]);
     clearTimeout(timer);
-    if (outcome !== 'late') return;
-    await killed();
-    const last = lines.slice(-5).map((l) => l.slice(0, 400));
-    throw new Error(`the service did not exit within ${STOP_GRACE_MS} ms of SIGTERM and was killed; its last lines:\n${last.join('\n')}`);
+    const last = (): string =>
+      lines
+        .slice(-5)
+        .map((l) => l.slice(0, 400))
+        .join('\n');
+    if (outcome === 'late') {
+      await killed();
+      throw new Error(`the service did not exit within ${STOP_GRACE_MS} ms of SIGTERM and was killed; its last lines:\n${last()}`);
+    }
+    // It exits 1 when its own shutdown deadline passed (its 'stop failed' line names the part it waited for).
+    if (child.exitCode !== 0) throw new Error(`the service exited ${child.exitCode ?? child.signalCode} after SIGTERM; its last lines:\n${last()}`);
   };
   child.stderr?.on('data', (chunk: Buffer) => void (stderr = (stderr + chunk.toString()).slice(-4_000)));
   return new Promise((resolve, reject) => {
