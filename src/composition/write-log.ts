@@ -20,8 +20,6 @@ import { connectionCapWithin, openFilesLimit } from '../system/open-files-limit'
 import { readRunning } from '../system/service-endpoints';
 import type { ShutdownSteps } from './shutdown-steps';
 
-/** Closes what was opened, in reverse order. */
-
 /**
  * Who opens an engine: the service owns the embedded engines of its data directory; an operator command (a tool)
  * uses the running service's engines when there is one, and otherwise starts them for its own run.

@@ -20,7 +20,8 @@ class SummaryReporter {
   constructor(globalConfig) {
     this.rootDir = globalConfig.rootDir;
     this.failed = [];
-    this.finished = false;
+    /** The closing `Tests:` line, once jest has finished the run. */
+    this.totals = undefined;
     // jest catches what a suite throws while it runs; an error outside every suite (a client left open when global
     // teardown stops PostgreSQL, say) would end the process without 'exit' handlers, so without the summary.
     process.on('uncaughtException', (error) => {
@@ -30,8 +31,10 @@ class SummaryReporter {
       fs.writeSync(2, `\nan error outside any test ended the run:\n${stack.join('\n')}\n`);
       process.exit(1);
     });
+    // --forceExit ends the process right after the reporters; the exit handler still runs, synchronously.
     process.once('exit', () => {
-      if (!this.finished) fs.writeSync(1, summary(this.failed, `Tests: the run ended before jest finished; ${this.failed.length} failed by then`));
+      const totals = this.totals ?? `Tests: the run ended before jest finished; ${this.failed.length} failed by then`;
+      fs.writeSync(1, summary(this.failed, totals));
     });
   }
 
@@ -44,11 +47,8 @@ class SummaryReporter {
   }
 
   onRunComplete(_contexts, results) {
-    this.finished = true;
     const skipped = results.numPendingTests + results.numTodoTests;
-    const text = summary(this.failed, `Tests: ${results.numPassedTests} passed, ${results.numFailedTests} failed, ${skipped} skipped`);
-    // --forceExit ends the process right after the reporters; the exit handler still runs, synchronously.
-    process.once('exit', () => fs.writeSync(1, text));
+    this.totals = `Tests: ${results.numPassedTests} passed, ${results.numFailedTests} failed, ${skipped} skipped`;
   }
 }
 

@@ -23,13 +23,14 @@ export function startLoggedServiceProcess(env: Record<string, string>, timeoutMs
   const lines: string[] = [];
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let stderr = '';
+  const running = (): boolean => child.exitCode === null && child.signalCode === null;
   const killed = async (): Promise<void> => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    if (running()) child.kill('SIGKILL');
     await exited;
   };
   // A stop that never ends would hold the suite's hooks until their timeout and hide why: it is killed and said.
   const stopped = async (): Promise<void> => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
+    if (!running()) return;
     child.kill('SIGTERM');
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), STOP_GRACE_MS)));
