@@ -30,6 +30,7 @@ import { replay } from './replay';
 import { subscribe } from './subscriber';
 import { RenewableAdmin } from './renewable-admin';
 import { createTopics } from './topics';
+import { validateOutOfRangeWithLeader } from './out-of-range-recovery';
 import { type KafkaSasl, saslConfig } from './client-security';
 
 export interface KafkaWriteLogOptions extends WriteLogOptions {
@@ -79,6 +80,7 @@ export class KafkaWriteLog implements WriteLog {
 
   /** Connects a producer and an admin client; consumers connect per subscription. */
   static async open(o: KafkaWriteLogOptions): Promise<KafkaWriteLog> {
+    validateOutOfRangeWithLeader();
     const logger = (o.logger ?? silentLogger()).child({ component: 'write-log' });
     const kafka = new Kafka({
       clientId: o.clientId ?? 'deltabroker',
