@@ -128,7 +128,9 @@ export class RestartableService {
     const child = this.process?.child;
     const errors: ServiceDiagnosis['errors'] = {};
     let kafkajsErrorLines = 0;
+    let outOfRangeKept = 0;
     for (const line of this.process?.lines ?? []) {
+      if (line.includes('keeping the position')) outOfRangeKept++;
       if (!/"level":(50|60)/.test(line)) continue;
       // kafkajs logs every refused heartbeat and connection of a rebalance or broker kill at error level: counted, not shown.
       if (line.includes('"library":"kafkajs"')) {
@@ -144,6 +146,7 @@ export class RestartableService {
       ...(child?.exitCode !== null && child?.exitCode !== undefined && { exitCode: child.exitCode }),
       ...(child?.signalCode && { signal: child.signalCode }),
       kafkajsErrorLines,
+      outOfRangeKept,
       errors,
       stderr: this.process?.stderrTail().slice(-2_000) ?? '',
     };
@@ -156,6 +159,8 @@ export interface ServiceDiagnosis {
   signal?: NodeJS.Signals;
   /** How many of its error lines since its last start came from kafkajs. */
   kafkajsErrorLines: number;
+  /** How often a fetch answered out of range for a position the partition's leader held, which was kept (src/log/kafka/out-of-range-recovery.ts). */
+  outOfRangeKept: number;
   /** Its own lines at level error or fatal, by message: how many, the first and the last. */
   errors: Record<string, { count: number; first: string; last: string }>;
   stderr: string;
