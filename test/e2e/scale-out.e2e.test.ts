@@ -11,6 +11,7 @@
 import path from 'node:path';
 import { loadSchemas } from '../../src/log';
 import { SEARCH_PROJECTOR_GROUP } from '../../src/log/topology';
+import { isAlive } from '../../src/stack/engine-process';
 import { killKafkaNode, restartKafkaNode } from '../../src/stack/kafka-cluster';
 import { describeWithEngines, realEngineServiceEnv, saveEngineState } from '../support/engines';
 import { emptyKafka } from '../support/kafka-reset';
@@ -70,12 +71,16 @@ describeWithEngines(['kafka', 'registry'], 'scale-out: three instances on Kafka 
     // checkpoints beside the partitions' ends.
     if (fleet) report.diagnosis = { ...(await fleet.diagnosis()), ends: await endOffsets(brokers, [EVENTS]).catch((e: unknown) => String(e)) };
     console.log(JSON.stringify({ scaleOut: report }, null, 2));
-    if (fleet) console.log(`scale-out instances stopped in ${JSON.stringify(await fleet.dispose())} ms`);
-    // A broker this suite killed and did not get back to is started again for the suites after it.
-    for (const node of cluster?.nodes ?? []) {
-      if (!(await import('../../src/stack/engine-process')).isAlive(node.process.pid) && cluster) await restartKafkaNode(cluster, node.id);
+    try {
+      if (fleet) console.log(`scale-out instances stopped in ${JSON.stringify(await fleet.dispose())} ms`);
+    } finally {
+      // A broker this suite killed and did not get back to is started again for the suites after it, even when an
+      // instance did not stop cleanly.
+      for (const node of cluster?.nodes ?? []) {
+        if (!isAlive(node.process.pid) && cluster) await restartKafkaNode(cluster, node.id);
+      }
+      if (cluster) saveEngineState({ ...engines, kafka: cluster });
     }
-    if (cluster) saveEngineState({ ...engines, kafka: cluster });
   });
 
   /** `work`, whose failure names the stage it belongs to and how each instance was doing then. */
