@@ -52,9 +52,15 @@ export async function replay<T>(deps: ReplayDeps, o: ReplayOptions<T>): Promise<
     await consumer.run({
       autoCommit: false,
       eachBatchAutoResolve: false,
-      eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning }) => {
+      eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, pause }) => {
         const left = remaining.get(batch.partition);
-        if (!left || !isRunning()) return;
+        if (!isRunning()) return;
+        if (!left) {
+          // Read to its end already (or nothing to read): nothing of it is resolved, so kafkajs would fetch this
+          // batch again at once, for as long as another partition is still being read.
+          pause();
+          return;
+        }
         if (batch.messages.length > 0 && BigInt(batch.lastOffset()) < left.next) {
           // Wholly before the replay's position: a consumer kafkajs restarted after a crash (a coordinator moving)
           // lost the seeks below and reads this group, which commits nothing, from the start. Without this seek it
@@ -89,7 +95,10 @@ export async function replay<T>(deps: ReplayDeps, o: ReplayOptions<T>): Promise<
           left.next = BigInt(last.offset) + 1n;
           resolveOffset(last.offset);
         }
-        if (left.next >= left.end || BigInt(batch.lastOffset()) + 1n >= left.end) remaining.delete(batch.partition);
+        if (left.next >= left.end || BigInt(batch.lastOffset()) + 1n >= left.end) {
+          remaining.delete(batch.partition);
+          pause();
+        }
         await heartbeat();
         if (remaining.size === 0) finish();
       },
