@@ -88,7 +88,10 @@ describeWithEngines(['kafka', 'registry'], 'scale-out: three instances on Kafka 
     try {
       return await work;
     } catch (error) {
-      const brief = await fleet.brief().catch((e: unknown) => [`no diagnosis: ${String(e)}`]);
+      const brief = [
+        ...(await fleet.brief().catch((e: unknown) => [`no diagnosis: ${String(e)}`])),
+        ...(await fleet.stacks().catch((e: unknown) => [`no stacks: ${String(e)}`])),
+      ];
       throw new Error([`${name}: ${(error as Error).message}`, ...brief].join('\n'), { cause: error });
     }
   };

@@ -1,5 +1,6 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { importPKCS8, SignJWT } from 'jose';
@@ -24,6 +25,40 @@ export class Instance extends RestartableService {
 
   async stop(): Promise<void> {
     if (this.alive) await this.process?.stop();
+  }
+
+  /** CPU seconds the running process has used since its start (from /proc), or undefined. */
+  cpuSeconds(): number | undefined {
+    const pid = this.alive ? this.process?.child.pid : undefined;
+    if (pid === undefined) return undefined;
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+      return Math.round((Number(fields[11]) + Number(fields[12])) / 100);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * The main thread's JavaScript stack now, through the inspector (SIGUSR1 opens it on the instance's own port, and
+   * `node inspect` pauses and prints the backtrace): where a process that answers nothing spends its time. A
+   * diagnostic report would not do: a thread looping on promises never lets the event loop see the signal.
+   */
+  async stackNow(): Promise<string[] | undefined> {
+    const pid = this.alive ? this.process?.child.pid : undefined;
+    const port = this.env.SCALE_OUT_INSPECT_PORT;
+    if (pid === undefined || port === undefined) return undefined;
+    process.kill(pid, 'SIGUSR1');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const debuggerProcess = spawn(process.execPath, ['inspect', `127.0.0.1:${port}`], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let output = '';
+    debuggerProcess.stdout.on('data', (chunk: Buffer) => void (output += chunk.toString()));
+    const say = (after: number, line: string): NodeJS.Timeout => setTimeout(() => debuggerProcess.stdin.write(`${line}\n`), after);
+    const timers = [say(1_500, 'pause'), say(3_500, 'bt'), say(4_500, '.exit'), setTimeout(() => debuggerProcess.kill('SIGKILL'), 8_000)];
+    await new Promise((resolve) => debuggerProcess.once('exit', resolve));
+    timers.forEach(clearTimeout);
+    const frames = output.split('\n').filter((l) => /^(debug> )?#\d+ /.test(l));
+    return frames.length > 0 ? frames.map((l) => l.replace(/^debug> /, '')).slice(0, 12) : undefined;
   }
 }
 
@@ -67,9 +102,13 @@ export class Fleet {
     for (const spec of specs) {
       const dir = mkdtempSync(path.join(os.tmpdir(), `deltabroker-${spec.name}-`));
       dirs.push(dir);
+      const inspectPort = await freePort();
       instances.push(
         new Instance(spec, {
           ...shared,
+          // A stage that fails asks each instance for its JavaScript stack (stackNow), through an inspector of its own.
+          NODE_OPTIONS: [process.env.NODE_OPTIONS, `--inspect-port=127.0.0.1:${inspectPort}`].filter(Boolean).join(' '),
+          SCALE_OUT_INSPECT_PORT: String(inspectPort),
           DELTABROKER_DATA_DIR: dir,
           DELTABROKER_DATACENTER: spec.datacenter,
           DELTABROKER_HTTP_PORT: String(await freePort()),
@@ -133,6 +172,16 @@ export class Fleet {
         .map(([msg, e]) => `${msg} ×${e.count}`);
       return `${name}: ${state}; ready ${JSON.stringify(d.ready).slice(0, 80)}; errors: ${errors.join('; ') || 'none'}`;
     });
+  }
+
+  /** Per running instance, its CPU seconds and its JavaScript stack now: whether a stalled instance spins, and where. */
+  async stacks(): Promise<string[]> {
+    const lines: string[] = [];
+    for (const instance of this.instances.filter((i) => i.alive)) {
+      const stack = await instance.stackNow().catch((e: unknown) => [`no report: ${String(e)}`]);
+      lines.push(`${instance.spec.name}: cpu ${instance.cpuSeconds() ?? '?'} s; stack: ${(stack ?? ['no report']).map((f) => f.trim()).join(' | ')}`);
+    }
+    return lines;
   }
 
   /**
