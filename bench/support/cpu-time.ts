@@ -29,6 +29,16 @@ export async function postgresServerPid(db: Client): Promise<number | undefined>
 /** A /proc/<pid>/stat's fields after the command name, which sits in parentheses and may hold spaces: state(3) ppid(4) … utime(14) stime(15) cutime(16) cstime(17). */
 const statFields = (stat: string): string[] => stat.slice(stat.lastIndexOf(')') + 2).split(' ');
 
+/** user + system µs of one running process (all its threads), from /proc; undefined when it is gone. */
+export function processCpuMicros(pid: number): number | undefined {
+  try {
+    const fields = statFields(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    return (Number(fields[11]) + Number(fields[12])) * TICK_MICROS;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * user + system µs of this process's children that have exited and been waited for (Node waits for each as it
  * exits): a child's whole CPU, all its threads, counted once it is gone.

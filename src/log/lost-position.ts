@@ -53,6 +53,12 @@ export function lostPositionOf(e: DeltabrokerError): LostPosition {
 }
 
 /**
+ * How long a position beyond a partition's end must stay there to count as lost on a Kafka cluster: a follower fetches
+ * every few hundred milliseconds, and ten seconds covers a loaded cluster's leader change.
+ */
+export const DEFAULT_END_SETTLE_MS = 10_000;
+
+/**
  * The partition's offsets when `position` lies beyond its end and stays there for the log's `endSettleMs`;
  * undefined as soon as a read finds it within. A recreated topic stays short of the position; a high watermark
  * that trails after a leader change catches up within a few follower fetches, and must not stop a partition.

@@ -14,6 +14,7 @@
  * watermark; only a position the leader's log does not hold after that is reset, as kafkajs would have done.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { DEFAULT_END_SETTLE_MS } from '../lost-position';
 
 /** What the leader's log holds of a partition: [low, high). */
 interface LeaderOffsets {
@@ -29,14 +30,14 @@ export type OutOfRangeVerdict = 'retry' | 'wait-for-end' | 'reset';
  */
 export function outOfRangeVerdict(position: bigint, leader: LeaderOffsets, beyondEndSinceMs: number | undefined, nowMs: number): OutOfRangeVerdict {
   if (position >= leader.low && position <= leader.high) return 'retry';
-  if (position > leader.high && (beyondEndSinceMs === undefined || nowMs - beyondEndSinceMs < END_SETTLE_MS)) return 'wait-for-end';
+  if (position > leader.high && (beyondEndSinceMs === undefined || nowMs - beyondEndSinceMs < DEFAULT_END_SETTLE_MS)) return 'wait-for-end';
   return 'reset';
 }
 
-/** How long a position may stay beyond the leader's end before it counts as lost (WriteLog.endSettleMs's default). */
-export const END_SETTLE_MS = 10_000;
 /** Pause before the fetch is tried again, so a broker that keeps refusing is not asked in a tight loop. */
 const RETRY_PAUSE_MS = 250;
+/** Ends every line that says an out-of-range position was kept (a suite's diagnosis counts them). */
+export const POSITION_KEPT = 'keeping the position';
 
 /** The parts of kafkajs's (untyped, internal) ConsumerGroup this recovery uses. */
 interface ConsumerGroupInternals {
@@ -80,7 +81,7 @@ function validatingRecovery(original: Recover): Recover {
       leader = await leaderOffsets(this, e.topic, e.partition);
     } catch (err) {
       // The leader cannot be asked now (it is moving): keep the position and fetch again.
-      this.logger.warn('Offset out of range and the leader could not be asked; keeping the position', { ...e, groupId: this.groupId, error: String(err) });
+      this.logger.warn(`Offset out of range and the leader could not be asked; ${POSITION_KEPT}`, { ...e, groupId: this.groupId, error: String(err) });
       await sleep(RETRY_PAUSE_MS);
       return;
     }
@@ -91,7 +92,7 @@ function validatingRecovery(original: Recover): Recover {
     }
     if (verdict === 'retry') seen.delete(key);
     else if (!seen.has(key)) seen.set(key, Date.now());
-    this.logger.warn('Offset out of range on a broker that is not the leader, or a trailing end; keeping the position', {
+    this.logger.warn(`Offset out of range on a broker that is not the leader, or a trailing end; ${POSITION_KEPT}`, {
       ...e,
       groupId: this.groupId,
       position: position.toString(),

@@ -31,6 +31,7 @@ import { subscribe } from './subscriber';
 import { RenewableAdmin } from './renewable-admin';
 import { createTopics } from './topics';
 import { validateOutOfRangeWithLeader } from './out-of-range-recovery';
+import { DEFAULT_END_SETTLE_MS } from '../lost-position';
 import { type KafkaSasl, saslConfig } from './client-security';
 
 export interface KafkaWriteLogOptions extends WriteLogOptions {
@@ -123,8 +124,7 @@ export class KafkaWriteLog implements WriteLog {
       o.sessionTimeoutMs,
       o.replayGroupPrefix ?? REPLAY_GROUP_PREFIX,
       subjectFor,
-      // A follower fetches every few hundred milliseconds; ten seconds covers a loaded cluster's leader change.
-      o.endSettleMs ?? 10_000,
+      o.endSettleMs ?? DEFAULT_END_SETTLE_MS,
     );
   }
 

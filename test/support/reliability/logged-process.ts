@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { POSITION_KEPT } from '../../../src/log/kafka/out-of-range-recovery';
 import type { ServiceProcess } from '../service-process';
 
 const ENTRY = path.resolve(__dirname, '../serve-process.ts');
@@ -130,7 +131,7 @@ export class RestartableService {
     let kafkajsErrorLines = 0;
     let outOfRangeKept = 0;
     for (const line of this.process?.lines ?? []) {
-      if (line.includes('keeping the position')) outOfRangeKept++;
+      if (line.includes(POSITION_KEPT)) outOfRangeKept++;
       if (!/"level":(50|60)/.test(line)) continue;
       // kafkajs logs every refused heartbeat and connection of a rebalance or broker kill at error level: counted, not shown.
       if (line.includes('"library":"kafkajs"')) {

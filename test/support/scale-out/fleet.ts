@@ -1,10 +1,11 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { importPKCS8, SignJWT } from 'jose';
 import { Client } from 'pg';
+import { processCpuMicros } from '../../../bench/support/cpu-time';
 import { createFreshDatabase, type FreshDatabase } from '../postgres';
 import { RestartableService, type ServiceDiagnosis } from '../reliability/logged-process';
 import { freePort } from '../service-process';
@@ -30,13 +31,8 @@ export class Instance extends RestartableService {
   /** CPU seconds the running process has used since its start (from /proc), or undefined. */
   cpuSeconds(): number | undefined {
     const pid = this.alive ? this.process?.child.pid : undefined;
-    if (pid === undefined) return undefined;
-    try {
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-      return Math.round((Number(fields[11]) + Number(fields[12])) / 100);
-    } catch {
-      return undefined;
-    }
+    const micros = pid === undefined ? undefined : processCpuMicros(pid);
+    return micros === undefined ? undefined : Math.round(micros / 1e6);
   }
 
   /**
@@ -178,8 +174,8 @@ export class Fleet {
   async stacks(): Promise<string[]> {
     const lines: string[] = [];
     for (const instance of this.instances.filter((i) => i.alive)) {
-      const stack = await instance.stackNow().catch((e: unknown) => [`no report: ${String(e)}`]);
-      lines.push(`${instance.spec.name}: cpu ${instance.cpuSeconds() ?? '?'} s; stack: ${(stack ?? ['no report']).map((f) => f.trim()).join(' | ')}`);
+      const stack = await instance.stackNow().catch((e: unknown) => [`no stack: ${String(e)}`]);
+      lines.push(`${instance.spec.name}: cpu ${instance.cpuSeconds() ?? '?'} s; stack: ${(stack ?? ['no stack']).map((f) => f.trim()).join(' | ')}`);
     }
     return lines;
   }

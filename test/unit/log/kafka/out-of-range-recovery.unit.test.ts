@@ -1,4 +1,5 @@
-import { END_SETTLE_MS, outOfRangeVerdict, validateOutOfRangeWithLeader } from '../../../../src/log/kafka/out-of-range-recovery';
+import { DEFAULT_END_SETTLE_MS } from '../../../../src/log/lost-position';
+import { outOfRangeVerdict, validateOutOfRangeWithLeader } from '../../../../src/log/kafka/out-of-range-recovery';
 
 describe('outOfRangeVerdict', () => {
   const leader = { low: 10n, high: 100n };
@@ -9,8 +10,8 @@ describe('outOfRangeVerdict', () => {
 
   test("beyond the leader's end: kept while the end may trail, reset once it stayed short for the settle time", () => {
     expect(outOfRangeVerdict(120n, leader, undefined, 5_000)).toBe('wait-for-end');
-    expect(outOfRangeVerdict(120n, leader, 5_000, 5_000 + END_SETTLE_MS - 1)).toBe('wait-for-end');
-    expect(outOfRangeVerdict(120n, leader, 5_000, 5_000 + END_SETTLE_MS)).toBe('reset');
+    expect(outOfRangeVerdict(120n, leader, 5_000, 5_000 + DEFAULT_END_SETTLE_MS - 1)).toBe('wait-for-end');
+    expect(outOfRangeVerdict(120n, leader, 5_000, 5_000 + DEFAULT_END_SETTLE_MS)).toBe('reset');
   });
 
   test("below the leader's log start (retention, DeleteRecords): reset at once", () => {
