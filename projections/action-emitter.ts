@@ -86,6 +86,7 @@ export async function startActionEmitters(o: ActionEmitterOptions): Promise<Subs
       },
       ROUND_RECORDS,
       (batch) => batch.records.length,
+      ROUND_LINGER,
     );
     const subscription = await o.log.subscribe<EntityEvent>({
       groupId,
@@ -133,6 +134,14 @@ const nextPosition = (batch: RecordBatch<EntityEvent>): LogPosition => ({
 
 /** Records published in one round at most (a persistence partition's batch is never split). */
 const ROUND_RECORDS = 5000;
+
+/**
+ * Under a trickle of events, a round of fewer than `size` waits up to `ms` for more (BatchRounds' linger): each round
+ * is a transaction (its coordinator records, commit markers and their fsyncs) or a publish, which a round of one event
+ * paid alone. Actions then reach their subscribers up to 50 ms later; Kafka Streams commits its exactly-once
+ * transactions every 100 ms for the same reason.
+ */
+const ROUND_LINGER = { ms: 50, size: 1000 };
 
 const localTopic = (config: EntityConfig, datacenter: string): string => `${config.notifications.localTopicPrefix}.${datacenter}`;
 

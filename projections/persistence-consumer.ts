@@ -95,6 +95,7 @@ export async function consumePersistenceTopics(o: PersistenceConsumerOptions): P
     },
     ROUND_RECORDS,
     (b) => b.records.length,
+    ROUND_LINGER,
   );
   /**
    * Where a batch of a round that found checkpoints behind is read again: its partition's stored checkpoint, or,
@@ -179,6 +180,13 @@ export async function consumePersistenceTopics(o: PersistenceConsumerOptions): P
  * own, on their own connections, side by side.
  */
 const ROUND_RECORDS = 1000;
+
+/**
+ * Under a trickle of events, a round of fewer than ROUND_RECORDS waits up to 20 ms for more (BatchRounds' linger):
+ * a round is a transaction with its checkpoint, which a round of one event paid alone. Projections then follow the
+ * log up to 20 ms later; a read naming a write's position waits for it as before.
+ */
+const ROUND_LINGER = { ms: 20, size: ROUND_RECORDS };
 
 /**
  * Where each assigned partition starts: its checkpoint, or the log's start when it has none (nothing of it was

@@ -16,28 +16,50 @@ interface Waiting<I, O> {
  * subscription hands over a partition's next batch only once this one is answered), so a partition's records
  * keep their order. `run` answers one result per item, in order; a round that fails fails each of its items,
  * which are delivered again.
+ *
+ * With `linger`, a round smaller than `linger.size` that follows another such round waits up to `linger.ms` after its
+ * first item for more (Kafka's `linger.ms` and `batch.size`, on the consuming side): under a trickle of writes each
+ * round is otherwise one record, and pays the whole fixed cost of a round (a transaction, its markers and fsyncs, a
+ * checkpoint) for it. A round that reaches the size starts at once, and so does the first small round after a large
+ * one, so neither a backlog nor the tail of one waits.
  */
 export class BatchRounds<I, O> {
   private waiting: Waiting<I, O>[] = [];
+  private waitingSize = 0;
   private scheduled = false;
+  private lingering: NodeJS.Timeout | undefined;
+  private lastRoundSize = Number.POSITIVE_INFINITY;
 
   constructor(
     private readonly run: (items: I[]) => Promise<O[]>,
     /** A round takes items up to this total size (at least one item). */
     private readonly maxSize: number,
     private readonly sizeOf: (item: I) => number,
+    private readonly linger?: { readonly ms: number; readonly size: number },
   ) {}
 
   handle(item: I): Promise<O> {
     return new Promise((resolve, reject) => {
       this.waiting.push({ item, resolve, reject });
+      this.waitingSize += this.sizeOf(item);
       if (this.scheduled) return;
       this.scheduled = true;
       setImmediate(() => {
         this.scheduled = false;
-        while (this.waiting.length > 0) this.startRound();
+        if (this.shouldLinger()) this.lingering ??= setTimeout(() => this.startRounds(), this.linger?.ms);
+        else this.startRounds();
       });
     });
+  }
+
+  private shouldLinger(): boolean {
+    return this.linger !== undefined && this.waitingSize < this.linger.size && this.lastRoundSize < this.linger.size;
+  }
+
+  private startRounds(): void {
+    clearTimeout(this.lingering);
+    this.lingering = undefined;
+    while (this.waiting.length > 0) this.startRound();
   }
 
   private startRound(): void {
@@ -48,6 +70,8 @@ export class BatchRounds<I, O> {
       round.push(next);
       size += this.sizeOf(next.item);
     }
+    this.waitingSize -= size;
+    this.lastRoundSize = size;
     this.run(round.map((w) => w.item)).then(
       (outs) => round.forEach((w, i) => w.resolve(outs[i] as O)),
       (error: unknown) => round.forEach((w) => w.reject(error)),

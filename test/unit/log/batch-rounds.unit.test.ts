@@ -59,4 +59,47 @@ describe('a subscription’s batches are handled in rounds', () => {
     await expect(r.handle(['ok-2'])).resolves.toBe('done ok-2');
     expect(calls).toBe(2);
   });
+
+  describe('with a linger', () => {
+    const linger = { ms: 60, size: 3 };
+    const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+    test('a small round after a small round waits for more, and what came meanwhile joins it', async () => {
+      const { rounds, finish, run } = recordingRunner();
+      const r = new BatchRounds<string[], number>(run, 100, (b) => b.length, linger);
+      const first = r.handle(['a']);
+      await turn();
+      expect(rounds).toEqual([['a']]); // the first round never lingers: nothing says a trickle has begun
+      finish[0]!();
+      await first;
+      const later = [r.handle(['b'])];
+      await sleep(20);
+      later.push(r.handle(['c']));
+      await sleep(10);
+      expect(rounds).toHaveLength(1); // still lingering
+      await sleep(60);
+      expect(rounds[1]).toEqual(['b', 'c']);
+      finish[1]!();
+      await expect(Promise.all(later)).resolves.toEqual([1, 1]);
+    });
+
+    test('a round that reaches the size starts at once, and so does the first small round after it', async () => {
+      const { rounds, finish, run } = recordingRunner();
+      const r = new BatchRounds<string[], number>(run, 100, (b) => b.length, linger);
+      await Promise.all([r.handle(['a']), turn().then(() => finish[0]!())]);
+      const small = r.handle(['b']);
+      await turn();
+      expect(rounds).toHaveLength(1); // lingering after a small round
+      const full = r.handle(['c', 'd']);
+      await turn();
+      expect(rounds[1]).toEqual(['b', 'c', 'd']); // three records: the size
+      finish[1]!();
+      await Promise.all([small, full]);
+      const tail = r.handle(['e']);
+      await turn();
+      expect(rounds[2]).toEqual(['e']); // after a full round, at once
+      finish[2]!();
+      await tail;
+    });
+  });
 });
