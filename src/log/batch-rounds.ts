@@ -1,6 +1,7 @@
 /** An item waiting for its round. */
 interface Waiting<I, O> {
   readonly item: I;
+  readonly size: number;
   readonly resolve: (out: O) => void;
   readonly reject: (error: unknown) => void;
 }
@@ -40,20 +41,24 @@ export class BatchRounds<I, O> {
 
   handle(item: I): Promise<O> {
     return new Promise((resolve, reject) => {
-      this.waiting.push({ item, resolve, reject });
-      this.waitingSize += this.sizeOf(item);
+      const size = this.sizeOf(item);
+      this.waiting.push({ item, size, resolve, reject });
+      this.waitingSize += size;
       if (this.scheduled) return;
       this.scheduled = true;
       setImmediate(() => {
         this.scheduled = false;
-        if (this.shouldLinger()) this.lingering ??= setTimeout(() => this.startRounds(), this.linger?.ms);
+        const linger = this.lingerNow();
+        if (linger) this.lingering ??= setTimeout(() => this.startRounds(), linger.ms);
         else this.startRounds();
       });
     });
   }
 
-  private shouldLinger(): boolean {
-    return this.linger !== undefined && this.waitingSize < this.linger.size && this.lastRoundSize < this.linger.size;
+  /** The linger, when the waiting items and the round before are both smaller than its size. */
+  private lingerNow(): { readonly ms: number } | undefined {
+    const { linger } = this;
+    return linger && this.waitingSize < linger.size && this.lastRoundSize < linger.size ? linger : undefined;
   }
 
   private startRounds(): void {
@@ -65,10 +70,10 @@ export class BatchRounds<I, O> {
   private startRound(): void {
     const round: Waiting<I, O>[] = [];
     let size = 0;
-    while (this.waiting.length > 0 && (round.length === 0 || size + this.sizeOf((this.waiting[0] as Waiting<I, O>).item) <= this.maxSize)) {
+    while (this.waiting.length > 0 && (round.length === 0 || size + (this.waiting[0] as Waiting<I, O>).size <= this.maxSize)) {
       const next = this.waiting.shift() as Waiting<I, O>;
       round.push(next);
-      size += this.sizeOf(next.item);
+      size += next.size;
     }
     this.waitingSize -= size;
     this.lastRoundSize = size;
