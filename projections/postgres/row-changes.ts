@@ -75,12 +75,30 @@ export function foldRecordChanges(table: ProjectionTable, records: readonly LogR
     }
   }
   const changes: RowChange[] = [];
+  const isoTime = lastIsoTime();
   for (const { mode, key, doc, last } of byKey.values()) {
     const event = last.value;
     const position = `${last.topic}/${last.partition}/${last.offset}`;
-    changes.push({ mode, key, doc, version: event.version, eventId: event.eventId, position, updatedAt: new Date(event.recordedAt).toISOString() });
+    changes.push({ mode, key, doc, version: event.version, eventId: event.eventId, position, updatedAt: isoTime(event.recordedAt) });
   }
   return { changes, skipped };
+}
+
+/**
+ * `new Date(ms).toISOString()`, remembering the last answer: the pipeline stamps a round's events with one
+ * `recordedAt`, so a batch's events mostly share it, and the conversion was a third of what parsing the
+ * payloads cost the fold.
+ */
+function lastIsoTime(): (ms: number) => string {
+  let lastMs = Number.NaN;
+  let lastIso = '';
+  return (ms) => {
+    if (ms !== lastMs) {
+      lastIso = new Date(ms).toISOString();
+      lastMs = ms;
+    }
+    return lastIso;
+  };
 }
 
 /**
