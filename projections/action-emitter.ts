@@ -29,6 +29,11 @@ export interface ActionEmitterOptions {
    * open). `at-least-once`: actions are published plainly and the positions committed after them.
    */
   delivery: { readonly guarantee: 'exactly-once'; readonly instanceId: string } | { readonly guarantee: 'at-least-once' };
+  /**
+   * How long a round of fewer than LINGER_BELOW_RECORDS events waits for more after a round as small (BatchRounds'
+   * linger; the service passes `actions.lingerMs`). Absent or 0: it starts at once.
+   */
+  lingerMs?: number;
 }
 
 /** The action topic an event goes to, if any, for one emitter. */
@@ -86,7 +91,7 @@ export async function startActionEmitters(o: ActionEmitterOptions): Promise<Subs
       },
       ROUND_RECORDS,
       (batch) => batch.records.length,
-      ROUND_LINGER,
+      { ms: o.lingerMs ?? 0, size: LINGER_BELOW_RECORDS },
     );
     const subscription = await o.log.subscribe<EntityEvent>({
       groupId,
@@ -135,13 +140,8 @@ const nextPosition = (batch: RecordBatch<EntityEvent>): LogPosition => ({
 /** Records published in one round at most (a persistence partition's batch is never split). */
 const ROUND_RECORDS = 5000;
 
-/**
- * Under a trickle of events, a round of fewer than `size` waits up to `ms` for more (BatchRounds' linger): each round
- * is a transaction (its coordinator records, commit markers and their fsyncs) or a publish, which a round of one event
- * paid alone. Actions then reach their subscribers up to 50 ms later; Kafka Streams commits its exactly-once
- * transactions every 100 ms for the same reason.
- */
-const ROUND_LINGER = { ms: 50, size: 1000 };
+/** Rounds below this many events linger (see `lingerMs`); larger ones are a backlog, published at once. */
+const LINGER_BELOW_RECORDS = 1000;
 
 const localTopic = (config: EntityConfig, datacenter: string): string => `${config.notifications.localTopicPrefix}.${datacenter}`;
 

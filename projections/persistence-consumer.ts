@@ -47,6 +47,11 @@ export interface PersistenceConsumerOptions {
   applyRound(batches: readonly RecordBatch<EntityEvent>[], knowns: readonly (bigint | undefined)[]): Promise<bigint[]>;
   /** Where partitions whose position the log lost are reported (default: kept to this consumer). */
   stopped?: StoppedTopics;
+  /**
+   * How long a round of fewer than ROUND_RECORDS waits for more records after a round as small (BatchRounds' linger;
+   * the service passes `projections.lingerMs`). Absent or 0: it starts at once.
+   */
+  lingerMs?: number;
 }
 
 /**
@@ -95,7 +100,7 @@ export async function consumePersistenceTopics(o: PersistenceConsumerOptions): P
     },
     ROUND_RECORDS,
     (b) => b.records.length,
-    ROUND_LINGER,
+    { ms: o.lingerMs ?? 0, size: ROUND_RECORDS },
   );
   /**
    * Where a batch of a round that found checkpoints behind is read again: its partition's stored checkpoint, or,
@@ -180,13 +185,6 @@ export async function consumePersistenceTopics(o: PersistenceConsumerOptions): P
  * own, on their own connections, side by side.
  */
 const ROUND_RECORDS = 1000;
-
-/**
- * Under a trickle of events, a round of fewer than ROUND_RECORDS waits up to 20 ms for more (BatchRounds' linger):
- * a round is a transaction with its checkpoint, which a round of one event paid alone. Projections then follow the
- * log up to 20 ms later; a read naming a write's position waits for it as before.
- */
-const ROUND_LINGER = { ms: 20, size: ROUND_RECORDS };
 
 /**
  * Where each assigned partition starts: its checkpoint, or the log's start when it has none (nothing of it was

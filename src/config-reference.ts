@@ -7,7 +7,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { ConfigSchema, ENV_KEYS } from './config';
+import { ConfigSchema } from './config';
+import { ENV_KEYS } from './config-environment';
 
 export const CONFIGURATION_PAGE = path.resolve(__dirname, '../docs/configuration.md');
 export const BEGIN_MARKER = '<!-- BEGIN GENERATED: npm run docs:config (src/config-reference.ts) -->';

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { ENV_KEYS } from './config-environment';
 import { DeltabrokerError } from './errors';
 
 /**
@@ -78,6 +79,28 @@ export const ConfigSchema = z.object({
         .default('exactly-once')
         .describe(
           'action topics: `exactly-once` publishes each round of actions and commits its input positions in one transaction (subscribers reading `read_committed` see each event once); `at-least-once` publishes without transactions (a restart may publish an event again)',
+        ),
+      lingerMs: z.coerce
+        .number()
+        .int()
+        .min(0)
+        .max(1000)
+        .default(50)
+        .describe(
+          "action emitters: how long a round of fewer than 1,000 events that follows another such round waits for more before it is published, as Kafka Streams' `commit.interval.ms`: each round is one transaction (or publish), so under a trickle of writes a longer wait means fewer transactions and actions that reach their topics later; `0` publishes every round at once",
+        ),
+    })
+    .prefault({}),
+  projections: z
+    .object({
+      lingerMs: z.coerce
+        .number()
+        .int()
+        .min(0)
+        .max(1000)
+        .default(20)
+        .describe(
+          'table and search projectors: how long a round of fewer than 1,000 events that follows another such round waits for more before it is written (one transaction per round); a read that names a write waits for it either way; `0` writes every round at once',
         ),
     })
     .prefault({}),
@@ -279,60 +302,6 @@ export const ConfigSchema = z.object({
 
 export type Config = z.infer<typeof ConfigSchema>;
 type Env = Record<string, string | undefined>;
-
-/** Environment variable → config path. */
-export const ENV_KEYS: Record<string, string[]> = {
-  DELTABROKER_MODE: ['mode'],
-  DELTABROKER_DATA_DIR: ['dataDir'],
-  DELTABROKER_HTTP_HOST: ['http', 'host'],
-  DELTABROKER_HTTP_PORT: ['http', 'port'],
-  DELTABROKER_HTTP_BODY_LIMIT_BYTES: ['http', 'bodyLimitBytes'],
-  DATABASE_URL: ['databaseUrl'],
-  DELTABROKER_POSTGRES_PORT: ['postgres', 'port'],
-  DELTABROKER_POSTGRES_CONNECTIONS: ['postgres', 'connections'],
-  DELTABROKER_POSTGRES_PROJECTION_CONNECTIONS: ['postgres', 'projectionConnections'],
-  DELTABROKER_DATACENTER: ['datacenter'],
-  DELTABROKER_INSTANCE_ID: ['instanceId'],
-  DELTABROKER_ACTIONS_GUARANTEE: ['actions', 'guarantee'],
-  DELTABROKER_KAFKA_PORT: ['kafka', 'port'],
-  DELTABROKER_KAFKA_NUM_PARTITIONS: ['kafka', 'numPartitions'],
-  DELTABROKER_KAFKA_OFFSETS_RETENTION_MINUTES: ['kafka', 'offsetsRetentionMinutes'],
-  DELTABROKER_KAFKA_SESSION_TIMEOUT_MS: ['kafka', 'sessionTimeoutMs'],
-  DELTABROKER_KAFKA_HOST: ['kafka', 'host'],
-  DELTABROKER_KAFKA_SASL_REQUIRED: ['kafka', 'saslRequired'],
-  DELTABROKER_KAFKA_MAX_CONNECTIONS: ['kafka', 'maxConnections'],
-  DELTABROKER_KAFKA_MAX_CONNECTIONS_PER_IP: ['kafka', 'maxConnectionsPerIp'],
-  DELTABROKER_KAFKA_CONNECTIONS_MAX_IDLE_MS: ['kafka', 'connectionsMaxIdleMs'],
-  DELTABROKER_KAFKA_SASL_USERNAME: ['kafka', 'saslUsername'],
-  DELTABROKER_KAFKA_SASL_PASSWORD: ['kafka', 'saslPassword'],
-  DELTABROKER_KAFKA_SASL_MECHANISM: ['kafka', 'saslMechanism'],
-  DELTABROKER_REGISTRY_PORT: ['registry', 'port'],
-  DELTABROKER_SCHEMA_REGISTRY_BASIC_AUTH: ['registry', 'basicAuth'],
-  DELTABROKER_KAFKA_BROKERS: ['kafka', 'brokers'],
-  DELTABROKER_SCHEMA_REGISTRY_URL: ['registry', 'url'],
-  DELTABROKER_ENTITIES_DIR: ['entities', 'directory'],
-  DELTABROKER_TENANT_API_URL: ['entities', 'tenantApiUrl'],
-  DELTABROKER_WRITE_TIMEOUT_MS: ['writes', 'timeoutMs'],
-  DELTABROKER_METRICS_PUBLIC: ['metrics', 'public'],
-  DELTABROKER_SHUTDOWN_TIMEOUT_MS: ['shutdown', 'timeoutMs'],
-  DELTABROKER_ELASTICSEARCH_URL: ['search', 'elasticsearchUrl'],
-  DELTABROKER_OPENSEARCH_URL: ['search', 'opensearchUrl'],
-  DELTABROKER_READ_CONSISTENCY_TIMEOUT_MS: ['reads', 'consistencyTimeoutMs'],
-  DELTABROKER_JWKS_URL: ['auth', 'jwksUrl'],
-  DELTABROKER_JWT_PUBLIC_KEY: ['auth', 'publicKeyPem'],
-  DELTABROKER_JWT_ISSUER: ['auth', 'issuer'],
-  DELTABROKER_JWT_AUDIENCE: ['auth', 'audience'],
-  DELTABROKER_DEV_ISSUER: ['auth', 'devIssuer'],
-  DELTABROKER_MASTER_KEY: ['crypto', 'masterKey'],
-  DELTABROKER_MAX_PAYLOAD_BYTES: ['crypto', 'maxPayloadBytes'],
-  DELTABROKER_SESSION_TTL_SECONDS: ['crypto', 'sessionTtlSeconds'],
-  DELTABROKER_SESSION_MAX_USES: ['crypto', 'sessionMaxUses'],
-  DELTABROKER_HSM_MODULE: ['hsm', 'modulePath'],
-  DELTABROKER_HSM_TOKEN_LABEL: ['hsm', 'tokenLabel'],
-  DELTABROKER_HSM_PIN: ['hsm', 'pin'],
-  DELTABROKER_HSM_GCM_PARAMS: ['hsm', 'gcmParams'],
-  DELTABROKER_SOFTHSM_DIR: ['hsm', 'softhsmDir'],
-};
 
 function setPath(target: Record<string, unknown>, keys: string[], value: unknown): void {
   let node = target;

@@ -29,6 +29,8 @@ export interface TableProjectorOptions {
   readonly onBatch?: (report: BatchReport) => void;
   /** Where partitions whose position the log lost are reported. */
   readonly stopped?: StoppedTopics;
+  /** How long a small round waits for more events (persistence-consumer.ts; the setting `projections.lingerMs`). */
+  readonly lingerMs?: number;
 }
 
 export interface TableProjector {
@@ -71,6 +73,7 @@ export async function startTableProjector(o: TableProjectorOptions): Promise<Tab
     concurrency: o.concurrency ?? 3,
     maxBytesPerPartition: PROJECTOR_READ_BYTES,
     ...(o.stopped && { stopped: o.stopped }),
+    ...(o.lingerMs !== undefined && { lingerMs: o.lingerMs }),
     applyRound: async (batches, knowns) => {
       const reports = await projection.applyRound(batches, knowns);
       for (const report of reports) {

@@ -22,6 +22,8 @@ export interface SearchProjectorOptions {
   groupId?: string;
   /** Where partitions whose position the log lost are reported. */
   stopped?: StoppedTopics;
+  /** How long a small round waits for more events (persistence-consumer.ts; the setting `projections.lingerMs`). */
+  lingerMs?: number;
   /**
    * The index's writes inside the round's transaction, when the index lives in the same database (the Postgres
    * adapter): documents and checkpoints then commit together, one commit per round. Without it (Elasticsearch)
@@ -67,6 +69,7 @@ export async function startSearchProjector(o: SearchProjectorOptions): Promise<S
     topics,
     concurrency: 3,
     ...(o.stopped && { stopped: o.stopped }),
+    ...(o.lingerMs !== undefined && { lingerMs: o.lingerMs }),
     applyRound: async (batches, knowns) => {
       let afters: bigint[];
       try {

@@ -168,7 +168,10 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
       config.actions.guarantee === 'exactly-once'
         ? { guarantee: 'exactly-once' as const, instanceId: config.instanceId ?? loadOrCreateInstanceId(config.dataDir) }
         : { guarantee: 'at-least-once' as const };
-    const emitters = await startActionEmitters({ log, schemas, entities, datacenter: config.datacenter, logger, stopped, delivery });
+    const emitters = await startActionEmitters({
+      ...{ log, schemas, entities, datacenter: config.datacenter, logger, stopped, delivery },
+      lingerMs: config.actions.lingerMs,
+    });
     shutdown.add('action emitters', async () => void (await Promise.all(emitters.map((e) => e.stop()))));
     const projectionSql = await store.openProjectionClient();
     shutdown.add('projection PostgreSQL pool', () => projectionSql.close());
@@ -179,13 +182,14 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
       sql: projectionSql,
       logger,
       stopped,
+      lingerMs: config.projections.lingerMs,
       onBatch: (report) => countProjected(metrics, TABLE_PROJECTOR_GROUP, report),
     });
     shutdown.add('table projector', () => tables.stop());
     const { index: search, writesIn, guardedWrites } = await openSearchIndex(config, sql);
     shutdown.add('search client', () => search.close());
     const index = await startSearchProjector({
-      ...{ log, schemas, entities, search, sql: projectionSql, logger, stopped },
+      ...{ log, schemas, entities, search, sql: projectionSql, logger, stopped, lingerMs: config.projections.lingerMs },
       ...(writesIn && { writesIn }),
       ...(guardedWrites && { guardedWrites }),
     });

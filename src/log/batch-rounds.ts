@@ -22,7 +22,7 @@ interface Waiting<I, O> {
  * first item for more (Kafka's `linger.ms` and `batch.size`, on the consuming side): under a trickle of writes each
  * round is otherwise one record, and pays the whole fixed cost of a round (a transaction, its markers and fsyncs, a
  * checkpoint) for it. A round that reaches the size starts at once, and so does the first small round after a large
- * one, so neither a backlog nor the tail of one waits.
+ * one, so neither a backlog nor the tail of one waits. A linger of 0 ms is none.
  */
 export class BatchRounds<I, O> {
   private waiting: Waiting<I, O>[] = [];
@@ -58,7 +58,7 @@ export class BatchRounds<I, O> {
   /** The linger, when the waiting items and the round before are both smaller than its size. */
   private lingerNow(): { readonly ms: number } | undefined {
     const { linger } = this;
-    return linger && this.waitingSize < linger.size && this.lastRoundSize < linger.size ? linger : undefined;
+    return linger && linger.ms > 0 && this.waitingSize < linger.size && this.lastRoundSize < linger.size ? linger : undefined;
   }
 
   private startRounds(): void {

@@ -11,6 +11,8 @@ describe('config', () => {
     expect(config.auth.devIssuer).toBe(true);
     expect(config.databaseUrl).toBeUndefined();
     expect(config.postgres).toMatchObject({ connections: 10, projectionConnections: 6 });
+    expect(config.actions.lingerMs).toBe(50);
+    expect(config.projections.lingerMs).toBe(20);
   });
 
   test('environment variables override defaults', () => {
@@ -22,7 +24,11 @@ describe('config', () => {
       DELTABROKER_KAFKA_OFFSETS_RETENTION_MINUTES: '60',
       DELTABROKER_POSTGRES_CONNECTIONS: '20',
       DELTABROKER_POSTGRES_PROJECTION_CONNECTIONS: '3',
+      DELTABROKER_ACTIONS_LINGER_MS: '0',
+      DELTABROKER_PROJECTIONS_LINGER_MS: '250',
     });
+    expect(config.actions.lingerMs).toBe(0);
+    expect(config.projections.lingerMs).toBe(250);
     expect(config.postgres).toMatchObject({ connections: 20, projectionConnections: 3 });
     expect(config.kafka.offsetsRetentionMinutes).toBe(60);
     expect(config.http.port).toBe(9000);
@@ -38,6 +44,9 @@ describe('config', () => {
     expect(() => loadConfig({ DELTABROKER_KAFKA_OFFSETS_RETENTION_MINUTES: '0' })).toThrow(/kafka\.offsetsRetentionMinutes/);
     expect(() => loadConfig({ DELTABROKER_POSTGRES_CONNECTIONS: '1' })).toThrow(/postgres\.connections/);
     expect(() => loadConfig({ DELTABROKER_POSTGRES_PROJECTION_CONNECTIONS: 'many' })).toThrow(/postgres\.projectionConnections/);
+    expect(() => loadConfig({ DELTABROKER_ACTIONS_LINGER_MS: '-1' })).toThrow(/actions\.lingerMs/);
+    expect(() => loadConfig({ DELTABROKER_PROJECTIONS_LINGER_MS: '1001' })).toThrow(/projections\.lingerMs/);
+    expect(() => loadConfig({ DELTABROKER_PROJECTIONS_LINGER_MS: '2.5' })).toThrow(/projections\.lingerMs/);
   });
 
   test('production mode needs a master key and a token issuer, and has no dev issuer', () => {

@@ -119,6 +119,30 @@ export function describeTableProjectorOnLog(name: string, open: () => Promise<Sq
       expect(await projector.waitFor(beyond, 300)).toBe(false);
     });
 
+    test('given a linger, a small round after a small round waits that long for more; the first does not', async () => {
+      const { entities, configs } = configSource(accountConfig(uniqueEntity('linger')));
+      const config = configs[0] as EntityConfig;
+      const lingerMs = 800;
+      const projector = await startTableProjector({
+        log: theLog(),
+        schemas,
+        entities,
+        sql: sql(),
+        logger: silentLogger(),
+        groupId: uniqueEntity('group'),
+        lingerMs,
+      });
+      running.push(projector);
+      const first = await publish(config, [{ operation: 'create', key: 'a', version: 1, payload: { accountId: 'a' } }]);
+      expect(await waitForAll(projector, first)).toEqual([true]);
+      const published = Date.now();
+      const second = await publish(config, [{ operation: 'create', key: 'b', version: 1, payload: { accountId: 'b' } }]);
+      expect(await waitForAll(projector, second)).toEqual([true]);
+      // Without the linger this round is applied within a fetch's wait (100 ms here).
+      expect(Date.now() - published).toBeGreaterThanOrEqual(lingerMs - 100);
+      expect((await rows(config)).map((r) => r.accountId)).toEqual(['a', 'b']);
+    });
+
     test('a field the configuration gains while running becomes a column on the next batch', async () => {
       const entity = uniqueEntity('grow');
       const { entities, configs } = configSource(accountConfig(entity));

@@ -5,7 +5,7 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { ENV_KEYS } from '../../../src/config';
+import { ENV_KEYS } from '../../../src/config-environment';
 import { CONFIGURATION_PAGE, settingRows, withGeneratedTable } from '../../../src/config-reference';
 import { ROOT } from '../../support/markdown';
 

@@ -101,5 +101,16 @@ describe('a subscription’s batches are handled in rounds', () => {
       finish[2]!();
       await tail;
     });
+
+    test('a linger of 0 ms is none: a small round after a small round starts in the same turn', async () => {
+      const { rounds, finish, run } = recordingRunner();
+      const r = new BatchRounds<string[], number>(run, 100, (b) => b.length, { ms: 0, size: 3 });
+      await Promise.all([r.handle(['a']), turn().then(() => finish[0]!())]);
+      const next = r.handle(['b']);
+      await turn();
+      expect(rounds).toEqual([['a'], ['b']]);
+      finish[1]!();
+      await next;
+    });
   });
 });
