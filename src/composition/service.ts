@@ -169,7 +169,13 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
         ? { guarantee: 'exactly-once' as const, instanceId: config.instanceId ?? loadOrCreateInstanceId(config.dataDir) }
         : { guarantee: 'at-least-once' as const };
     const emitters = await startActionEmitters({
-      ...{ log, schemas, entities, datacenter: config.datacenter, logger, stopped, delivery },
+      log,
+      schemas,
+      entities,
+      datacenter: config.datacenter,
+      logger,
+      stopped,
+      delivery,
       lingerMs: config.actions.lingerMs,
     });
     shutdown.add('action emitters', async () => void (await Promise.all(emitters.map((e) => e.stop()))));
