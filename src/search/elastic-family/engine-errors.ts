@@ -19,6 +19,13 @@ export function engineReason(body: unknown): { type: string; reason: string } {
   return { type: cause?.type ?? 'unknown', reason: cause?.reason ?? '' };
 }
 
+/**
+ * The engine's refusal to create an index whose name is taken. Engines' clients send a request again when its
+ * answer does not come in time, so creating an index can meet the index its own first attempt made.
+ */
+export const isAlreadyExists = (error: unknown): boolean =>
+  error instanceof EngineResponseError && error.status === 400 && engineReason(error.body).type === 'resource_already_exists_exception';
+
 export function fromEngineError(error: unknown, context: FailureContext = { stage: 'search', field: 'payload' }): DeltabrokerError {
   if (error instanceof DeltabrokerError) return error;
   if (!(error instanceof EngineResponseError))

@@ -10,7 +10,7 @@
  */
 import { DeltabrokerError } from '../../errors';
 import type { IndexDefinition } from '../search-port';
-import { engineCall, engineReason, fromEngineError } from './engine-errors';
+import { engineCall, fromEngineError, isAlreadyExists } from './engine-errors';
 import { EngineResponseError, pathOf, type EngineTransport } from './engine-transport';
 import { definitionFromMappings, mappingsFor } from './mappings';
 import { copyDocuments } from './document-copy';
@@ -40,7 +40,7 @@ async function createFirst(transport: EngineTransport, target: string, definitio
     });
     return true;
   } catch (error) {
-    if (error instanceof EngineResponseError && error.status === 400 && engineReason(error.body).type === 'resource_already_exists_exception') return false;
+    if (isAlreadyExists(error)) return false;
     throw fromEngineError(error, AT);
   }
 }

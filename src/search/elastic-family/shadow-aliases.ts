@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { DeltabrokerError } from '../../errors';
-import { engineCall, fromEngineError } from './engine-errors';
+import { engineCall, fromEngineError, isAlreadyExists } from './engine-errors';
 import { copyDocuments } from './document-copy';
 import { EngineResponseError, pathOf, type EngineTransport } from './engine-transport';
 
@@ -28,7 +28,9 @@ export async function concreteIndices(transport: EngineTransport, name: string):
 export async function dropIndices(transport: EngineTransport, name: string): Promise<void> {
   const indices = await concreteIndices(transport, name);
   if (indices.length === 0) return;
-  await engineCall(() => transport.request({ method: 'DELETE', path: pathOf(indices) }), AT);
+  // An index gone already (a concurrent drop, or this request's first attempt before the client sent it again)
+  // is not a failure, and does not stop the others' deletion.
+  await engineCall(() => transport.request({ method: 'DELETE', path: pathOf(indices), query: { ignore_unavailable: 'true' } }), AT);
 }
 
 export interface NewShadow {
@@ -42,7 +44,12 @@ export interface NewShadow {
 /** A new concrete index for `name`, created with its mappings and an alias: answers its name. */
 export async function createGeneration(transport: EngineTransport, name: string, body: Record<string, unknown>): Promise<string> {
   const generation = `${name}__g${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
-  await engineCall(() => transport.request({ method: 'PUT', path: pathOf(generation), body }), AT);
+  try {
+    await transport.request({ method: 'PUT', path: pathOf(generation), body });
+  } catch (error) {
+    // The name is this call's own, so an index already under it is the one a retried request made.
+    if (!isAlreadyExists(error)) throw fromEngineError(error, AT);
+  }
   return generation;
 }
 

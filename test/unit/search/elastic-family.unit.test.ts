@@ -3,6 +3,7 @@ import { createElasticFamilySearchIndex } from '../../../src/search/elastic-fami
 import { fromEngineError } from '../../../src/search/elastic-family/engine-errors';
 import { EngineResponseError, type EngineTransport } from '../../../src/search/elastic-family/engine-transport';
 import { engineTimestamp } from '../../../src/search/elastic-family/mappings';
+import { createShadowIndex } from '../../../src/search/elastic-family/shadow-aliases';
 import { readSearchAnswer, type EngineSearchAnswer } from '../../../src/search/elastic-family/search-answer';
 import type { IndexDefinition } from '../../../src/search/search-port';
 
@@ -53,5 +54,29 @@ describe('Elasticsearch-family core', () => {
     expect(engineTimestamp('2024-01-01 10:00:30.25z')).toBe('2024-01-01T10:00:30.25Z');
     expect(engineTimestamp('2024-01-01')).toBe('2024-01-01');
     expect(engineTimestamp('2024-01-01T10:00+01:00')).toBe('2024-01-01T10:00+01:00');
+  });
+
+  test('a shadow whose index a retried request already made is built; another refusal of the index still fails', async () => {
+    // What a client that timed out and sent the PUT again reports: the engine made the index the first time.
+    const refusingPut = (type: string): EngineTransport & { puts: string[] } => {
+      const puts: string[] = [];
+      return {
+        product: 'OpenSearch',
+        puts,
+        request: (request) => {
+          if (request.method === 'GET') return Promise.reject(new EngineResponseError('OpenSearch', 404, {}));
+          puts.push(request.path);
+          return Promise.reject(new EngineResponseError('OpenSearch', 400, { error: { type, reason: 'refused' } }));
+        },
+        close: () => Promise.resolve(),
+      };
+    };
+    const retried = refusingPut('resource_already_exists_exception');
+    await createShadowIndex(retried, { name: 'notes__rebuild', mappings: {} });
+    expect(retried.puts).toEqual([expect.stringMatching(/^\/notes__rebuild__g[0-9a-z]+$/)]);
+    await expect(createShadowIndex(refusingPut('mapper_parsing_exception'), { name: 'notes__rebuild', mappings: {} })).rejects.toMatchObject({
+      code: 'DB_VALIDATION',
+      details: { engineType: 'mapper_parsing_exception' },
+    });
   });
 });
