@@ -10,20 +10,31 @@ export async function createTopics(admin: Admin, specs: readonly TopicSpec[]): P
   const existing = new Set(await admin.listTopics());
   const missing = specs.filter((s) => !existing.has(s.topic));
   if (missing.length === 0) return [];
-  await admin.createTopics({
-    waitForLeaders: false,
-    topics: missing.map((s) => ({
-      topic: s.topic,
-      numPartitions: s.partitions ?? 1,
-      ...(s.replicationFactor !== undefined ? { replicationFactor: s.replicationFactor } : {}),
-      ...(s.config ? { configEntries: Object.entries(s.config).map(([name, value]) => ({ name, value })) } : {}),
-    })),
-  });
+  const created = await Promise.all(missing.map((spec) => createOne(admin, spec)));
   await waitForLeaders(
     admin,
     missing.map((s) => s.topic),
   );
-  return missing.map((s) => s.topic);
+  return missing.filter((_, i) => created[i]).map((s) => s.topic);
+}
+
+/**
+ * Creates one topic; false when the controller has it already: the broker that listed the topics may trail it
+ * (a topic created a moment ago, by this process or another instance). One request per topic, because kafkajs
+ * answers false for a request in which any topic existed, without saying which.
+ */
+function createOne(admin: Admin, spec: TopicSpec): Promise<boolean> {
+  return admin.createTopics({
+    waitForLeaders: false,
+    topics: [
+      {
+        topic: spec.topic,
+        numPartitions: spec.partitions ?? 1,
+        ...(spec.replicationFactor !== undefined ? { replicationFactor: spec.replicationFactor } : {}),
+        ...(spec.config ? { configEntries: Object.entries(spec.config).map(([name, value]) => ({ name, value })) } : {}),
+      },
+    ],
+  });
 }
 
 const LEADERS_WAIT_MS = 30_000;

@@ -2,7 +2,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Kafka, logLevel, type Admin } from 'kafkajs';
 import { startEmbeddedKafka } from '../../../src/embedded/kafka';
+import { createTopics } from '../../../src/log/kafka';
 import { startEmbeddedRegistry } from '../../../src/embedded/registry';
 import { describeTransactionsContract } from './transactions-contract';
 import { describeWriteLogContract, type Backend } from './write-log-contract';
@@ -24,3 +26,23 @@ async function startEmbedded(): Promise<Backend> {
 
 describeWriteLogContract('embedded broker + embedded registry', startEmbedded);
 describeTransactionsContract('embedded broker + embedded registry', startEmbedded);
+
+describe('topic creation through a broker whose metadata trails the controller', () => {
+  test('topics the listing missed but the controller has are not answered as created, and a mix creates the rest', async () => {
+    const backend = await startEmbedded();
+    const kafka = new Kafka({ clientId: 'topics-test', brokers: [...backend.brokers], logLevel: logLevel.NOTHING });
+    const admin = kafka.admin();
+    await admin.connect();
+    try {
+      expect(await createTopics(admin, [{ topic: 'listed-late', partitions: 2 }])).toEqual(['listed-late']);
+      // The listing of a broker that has not heard of the topic yet.
+      const trailing = Object.assign(Object.create(admin) as Admin, { listTopics: () => Promise.resolve([]) });
+      expect(await createTopics(trailing, [{ topic: 'listed-late', partitions: 2 }])).toEqual([]);
+      expect(await createTopics(trailing, [{ topic: 'listed-late' }, { topic: 'brand-new', partitions: 2 }])).toEqual(['brand-new']);
+      expect((await admin.fetchTopicMetadata({ topics: ['brand-new'] })).topics[0]?.partitions).toHaveLength(2);
+    } finally {
+      await admin.disconnect();
+      await backend.stop();
+    }
+  });
+});
