@@ -47,6 +47,8 @@ export class GroupPositions {
       );
       return false;
     }
+    // A transaction committed this position with the batch's effects (an emitter's): writing it again adds nothing.
+    if (this.broker.groups.offsetStore.get(this.groupId, log.topic, log.partition)?.offset === offset) return true;
     const entry = { topic: log.topic, partition: log.partition, offset, leaderEpoch: -1, metadata: null, commitTimestamp: Date.now() };
     // The journal line is written before commitOffsets returns, without an fsync of its own: every consumer of
     // the service applies a batch idempotently (checkpoints, stored outcomes), so an offset a power loss rolls

@@ -265,4 +265,39 @@ describe('in-process write log on the embedded broker', () => {
     });
     await sub.stop();
   });
+
+  test('a position a transaction committed with the batch is not committed again after it', async () => {
+    await log.createTopics([
+      { topic: 'consumed', partitions: 1 },
+      { topic: 'produced', partitions: 1 },
+    ]);
+    const commits = jest.spyOn(kafka.parts.groups, 'commitOffsets');
+    const transactions = await log.openTransactionalPublisher('forward');
+    let forwarded = 0;
+    const sub = await log.subscribe<DeltaEnvelope>({
+      groupId: 'forward',
+      topics: ['consumed'],
+      readerSchema: schemas.DeltaEnvelope,
+      handleBatch: async (batch) => {
+        const next = String(Number(batch.records[batch.records.length - 1]!.offset) + 1);
+        await transactions.publishAndCommit(
+          batch.records.map((r) => ({ topic: 'produced', key: r.key ?? '', value: r.value, schema: schemas.DeltaEnvelope })),
+          { groupId: 'forward', positions: [{ topic: 'consumed', partition: 0, offset: next }] },
+        );
+        forwarded += batch.records.length;
+      },
+    });
+    await sub.joined;
+    await log.publish([record('consumed', 0), record('consumed', 1)]);
+    await eventually(
+      async () => forwarded,
+      (n) => n === 2,
+    );
+    await new Promise((r) => setTimeout(r, 50));
+    expect(kafka.parts.groups.offsetStore.get('forward', 'consumed', 0)?.offset).toBe(2);
+    // The transaction's own commit, and no second one from the subscription.
+    expect(commits.mock.calls.filter(([group]) => group === 'forward')).toHaveLength(1);
+    await sub.stop();
+    await transactions.close();
+  });
 });

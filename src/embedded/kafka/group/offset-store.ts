@@ -34,11 +34,15 @@ type JournalRecord =
 const FILE = 'offsets.journal';
 /** How long a line written without an fsync of its own waits for one at most. */
 const LAZY_SYNC_MS = 1000;
+/** Lines below which the journal is never compacted. */
+const COMPACT_MIN_LINES = 1000;
 
 /**
  * Committed offsets of consumer groups, durable. An append-only journal of lines `<crc32c hex> <json>\n`,
  * one line per OffsetCommit request (so a commit is all or nothing); a torn or corrupt tail is cut at
- * open, and the journal is rewritten compactly at open when most of it is superseded. A commit is answered
+ * open, and the journal is rewritten with the live state whenever most of it is superseded, at open and while
+ * the broker runs (as Kafka's log cleaner keeps `__consumer_offsets` compacted), so neither its size nor the
+ * replay at the next open grows with the commits a long run makes. A commit is answered
  * once durable under the broker's fsync policy. The journal also keeps when each group became empty, which
  * is what its offsets' expiry counts from (offset-expiry.ts), so a restart does not move it.
  */
@@ -55,6 +59,10 @@ export class OffsetStore {
   private timer: NodeJS.Timeout | undefined;
   /** Pending fsync of lines written without one (`commit(…, false)`). */
   private lazySync: NodeJS.Timeout | undefined;
+  /** Lines in the file. */
+  private lines = 0;
+  /** The line count past which the live offsets are counted again, to see whether most lines are superseded. */
+  private compactAt = COMPACT_MIN_LINES;
 
   private constructor(
     private readonly dir: string,
@@ -65,6 +73,7 @@ export class OffsetStore {
     fs.mkdirSync(dir, { recursive: true });
     const file = path.join(dir, FILE);
     const { validBytes, lines } = this.replay(file);
+    this.lines = lines;
     this.fd = fs.openSync(file, fs.constants.O_RDWR | fs.constants.O_CREAT);
     this.size = validBytes;
     if (fs.fstatSync(this.fd).size !== validBytes) {
@@ -78,8 +87,7 @@ export class OffsetStore {
       else this.withMembers.delete(group);
     }
     if (this.size > validBytes) this.syncSoon();
-    const live = [...this.groups.values()].reduce((n, g) => n + g.size, 0);
-    if (lines > 1000 && lines > 4 * live) this.compact();
+    this.compactIfSuperseded();
     if (fsync === 'interval') {
       this.timer = setInterval(() => this.sync().catch((err: unknown) => logger.error({ err }, 'offsets journal fsync failed')), fsyncIntervalMs).unref();
     }
@@ -131,6 +139,17 @@ export class OffsetStore {
     return journalLine(record);
   }
 
+  /**
+   * Compacts once the lines are more than four times the live offsets. Not while an fsync is under way: compaction
+   * replaces the file (and its descriptor) that fsync works on; the next line written after it tries again.
+   */
+  private compactIfSuperseded(): void {
+    if (this.lines <= this.compactAt || this.syncing !== null) return;
+    const live = [...this.groups.values()].reduce((n, g) => n + g.size, 0);
+    if (this.lines > 4 * live) this.compact();
+    this.compactAt = Math.max(COMPACT_MIN_LINES, this.lines, 4 * live);
+  }
+
   /** One commit line per group and commit time (offsets without members expire counting from it), then its state. */
   private compact(): void {
     const lines: Buffer[] = [];
@@ -148,6 +167,7 @@ export class OffsetStore {
       if (this.withMembers.has(group)) lines.push(OffsetStore.line({ gm: group }));
     }
     ({ fd: this.fd, size: this.size } = rewriteJournal(path.join(this.dir, FILE), this.dir, this.fd, lines));
+    this.lines = lines.length;
   }
 
   private async write(record: JournalRecord, durable: boolean): Promise<void> {
@@ -162,7 +182,9 @@ export class OffsetStore {
     const line = OffsetStore.line(record);
     writeAllSync(this.fd, line, this.size);
     this.size += line.length;
+    this.lines++;
     this.apply(record);
+    this.compactIfSuperseded();
   }
 
   private syncSoon(): void {
