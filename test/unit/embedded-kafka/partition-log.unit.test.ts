@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { ErrorCode } from '../../../src/embedded/kafka/protocol/errors';
 import {
   type BatchInput,
@@ -297,5 +299,27 @@ describe('partition log', () => {
     } finally {
       reopened.close();
     }
+  });
+
+  test('the newest batches kept in memory do not keep alive the larger allocations they were views into', async () => {
+    v8.setFlagsFromString('--expose-gc');
+    const gc = vm.runInNewContext('gc') as () => void;
+    const log = open();
+    // As a produce request's batches are: views into the request's frame (a function's own scope, so no
+    // variable of the test keeps the last frame).
+    const appendViews = (): WeakRef<ArrayBufferLike>[] =>
+      Array.from({ length: 20 }, (_, i) => {
+        const frame = Buffer.alloc(256 * 1024);
+        const stored = batch([`v${i}`]);
+        stored.copy(frame, 100);
+        append(log, frame.subarray(100, 100 + stored.length));
+        return new WeakRef(frame.buffer);
+      });
+    const frames = appendViews();
+    await new Promise((resolve) => setImmediate(resolve));
+    gc();
+    expect(frames.filter((frame) => frame.deref() !== undefined)).toHaveLength(0);
+    expect(await values(log)).toEqual(Array.from({ length: 20 }, (_, i) => `v${i}`));
+    log.close();
   });
 });

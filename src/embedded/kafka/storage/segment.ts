@@ -16,6 +16,18 @@ const INDEX_ENTRY = 20;
 const RECENT_BYTES = 512 * 1024;
 const NAME_DIGITS = 20;
 
+/**
+ * The batch in memory of its own where it is a view into a much larger allocation: a produce request's frame
+ * (splitBatches), or the pool Node carves Buffers under 4 KiB from (a transaction marker is 61 bytes of an
+ * 8 KiB slab). Kept as it is, `recent` would hold all of that memory alive while counting only the batch.
+ */
+function ownMemory(batch: Buffer): Buffer {
+  if (batch.buffer.byteLength <= 2 * batch.length) return batch;
+  const own = Buffer.allocUnsafeSlow(batch.length);
+  batch.copy(own);
+  return own;
+}
+
 /** Suffix of a segment's cleaned copy while it is written, before it replaces the segment's log. */
 export const CLEANED_SUFFIX = '.cleaned';
 
@@ -179,7 +191,7 @@ export class Segment {
     writeAllSync(this.logFd, batch, position);
     this.size += batch.length;
     this.pushEntry(baseOffset, lastOffset, position, maxTimestamp);
-    this.recent.push(batch);
+    this.recent.push(ownMemory(batch));
     this.recentBytes += batch.length;
     while (this.recentBytes > RECENT_BYTES && this.recent.length > 1) this.recentBytes -= (this.recent.shift() as Buffer).length;
   }
