@@ -5,7 +5,8 @@ import { deltaKey, outcomeWaiterGroup, PIPELINE_TOPICS } from '../log/topology';
 /**
  * Lets an HTTP request wait for the verdict on the delta it published. The instance that decides a delta
  * delivers its verdict here directly (`deliver`); each instance also reads the outcomes topic in a group of its
- * own (from the latest offset), so a verdict reaches the waiting instance whichever instance decided it.
+ * own (from the latest offset), so a verdict reaches the waiting instance whichever instance decided it. That
+ * group commits no positions: the next start begins at the latest offset again, and the group leaves no offsets.
  */
 export class OutcomeWaiter {
   readonly #waiting = new Map<string, { resolve: (o: DeltaOutcome) => void; timer: NodeJS.Timeout }>();
@@ -17,6 +18,7 @@ export class OutcomeWaiter {
       groupId: outcomeWaiterGroup(instanceId),
       topics: [PIPELINE_TOPICS.outcomes],
       start: 'latest',
+      commitPositions: false,
       readerSchema: schemas.DeltaOutcome,
       partitionsConsumedConcurrently: 3,
       handleBatch: async (batch) => {

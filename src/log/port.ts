@@ -111,6 +111,12 @@ export interface SubscribeOptions<T = unknown> {
    * committed one would be (`onLostPosition`).
    */
   readonly onAssigned?: (partitions: readonly { topic: string; partition: number }[]) => Promise<void | readonly StartPosition[]>;
+  /**
+   * Whether the group's position moves as batches are handled (default true). False for a reader that wants only
+   * what arrives while it runs, in a group of its own (Kafka's enable.auto.commit=false without a commit of its
+   * own): no offset is ever written, so the group leaves none behind, and each join starts at `start`.
+   */
+  readonly commitPositions?: boolean;
   /** Decode values into this reader schema (Avro schema resolution) instead of the writer's schema. */
   readonly readerSchema?: RecordSchema<T>;
   /** How many partitions are handled at the same time (default 1); order holds within each partition. */

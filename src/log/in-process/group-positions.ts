@@ -1,7 +1,8 @@
 /**
  * A subscription's positions in its consumer group: where a partition starts (the group's committed offset, else
  * Kafka's auto.offset.reset), and the commits after each handled batch, stored in the broker's OffsetStore where
- * every Kafka tool sees them, and only while the member's generation is current.
+ * every Kafka tool sees them, and only while the member's generation is current. A subscription that commits no
+ * positions (`commitPositions: false`) starts every partition at the reset offset and writes nothing.
  */
 import type { EmbeddedKafkaParts } from '../../embedded/kafka';
 import { ErrorCode } from '../../embedded/kafka/protocol/errors';
@@ -17,13 +18,13 @@ export class GroupPositions {
     private readonly broker: Pick<EmbeddedKafkaParts, 'groups' | 'logs'>,
     private readonly groupId: string,
     private readonly member: GroupMember,
-    private readonly start: 'earliest' | 'latest',
+    private readonly policy: { readonly start: 'earliest' | 'latest'; readonly commits: boolean },
     private readonly log: Logger,
   ) {}
 
   /** Where consuming the partition begins: the group's committed offset, else the reset offset. */
   startOffset(topic: string, partition: number): number {
-    const committed = this.broker.groups.offsetStore.get(this.groupId, topic, partition);
+    const committed = this.policy.commits ? this.broker.groups.offsetStore.get(this.groupId, topic, partition) : undefined;
     if (committed && committed.offset >= 0) return committed.offset;
     const log = this.broker.logs.partition(topic, partition);
     return log ? this.resetOffset(log) : 0;
@@ -31,7 +32,7 @@ export class GroupPositions {
 
   /** Where a partition without a usable committed offset starts: Kafka's auto.offset.reset. */
   resetOffset(log: PartitionLog): number {
-    return this.start === 'earliest' ? log.logStartOffset : log.highWatermark;
+    return this.policy.start === 'earliest' ? log.logStartOffset : log.highWatermark;
   }
 
   /**
@@ -47,6 +48,7 @@ export class GroupPositions {
       );
       return false;
     }
+    if (!this.policy.commits) return true;
     // A transaction committed this position with the batch's effects (an emitter's): writing it again adds nothing.
     if (this.broker.groups.offsetStore.get(this.groupId, log.topic, log.partition)?.offset === offset) return true;
     const entry = { topic: log.topic, partition: log.partition, offset, leaderEpoch: -1, metadata: null, commitTimestamp: Date.now() };
@@ -67,6 +69,7 @@ export class GroupPositions {
    */
   async commitSet(positions: readonly { topic: string; partition: number; offset: number }[]): Promise<boolean> {
     if (this.member.mayCommit() !== ErrorCode.NONE) return false;
+    if (!this.policy.commits) return true;
     const commitTimestamp = Date.now();
     const entries = positions.map(({ topic, partition, offset }) => ({ topic, partition, offset, leaderEpoch: -1, metadata: null, commitTimestamp }));
     await this.broker.groups.commitOffsets(this.groupId, entries, true);

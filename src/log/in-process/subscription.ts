@@ -94,7 +94,7 @@ class GroupConsumer<T> implements Subscription {
       topics: o.topics,
       clientId: deps.clientId,
     });
-    this.positions = new GroupPositions(deps.broker, o.groupId, this.member, o.start ?? 'earliest', this.log);
+    this.positions = new GroupPositions(deps.broker, o.groupId, this.member, { start: o.start ?? 'earliest', commits: o.commitPositions !== false }, this.log);
     const brokerStopping = deps.broker.stopping;
     if (brokerStopping.aborted) this.stopping.abort();
     else brokerStopping.addEventListener('abort', () => this.stopping.abort(), { once: true, signal: this.stopping.signal });
@@ -129,7 +129,7 @@ class GroupConsumer<T> implements Subscription {
     if (!consuming.halted.has(id)) return; // consumed now, from a position the log holds
     if (!(await this.positions.commitSet([{ topic, partition, offset: Number(offset) }]))) refuse('the group is rebalancing; try again');
     consuming.halted.delete(id);
-    consuming.resumed.add(this.consumePartition(topic, partition, consuming));
+    consuming.resumed.add(this.consumePartition(topic, partition, consuming, Number(offset)));
   }
 
   private async run(): Promise<void> {

@@ -69,7 +69,7 @@ export async function subscribe<T>(deps: SubscriberDeps, o: SubscribeOptions<T>)
   try {
     await subscribeWhenKnown(consumer, o.topics, (o.start ?? 'earliest') === 'earliest');
     await consumer.run({
-      autoCommit: true,
+      autoCommit: o.commitPositions !== false,
       autoCommitThreshold: 1,
       eachBatchAutoResolve: false,
       partitionsConsumedConcurrently: o.partitionsConsumedConcurrently ?? 1,
@@ -97,7 +97,7 @@ export async function subscribe<T>(deps: SubscriberDeps, o: SubscribeOptions<T>)
       if (!assignment[topic]?.includes(partition)) refuse('this member does not hold it now');
       if (!halted.has(topic, partition)) return; // consumed now, from a position the log holds
       // The committed offset first: a rebalance from here on starts the partition there, not at the lost position.
-      await consumer.commitOffsets([{ topic, partition, offset }]);
+      if (o.commitPositions !== false) await consumer.commitOffsets([{ topic, partition, offset }]);
       halted.release(topic, partition);
       consumer.seek({ topic, partition, offset });
       consumer.resume([{ topic, partitions: [partition] }]);
@@ -298,7 +298,8 @@ async function handleBatch<T>(
     }
   }
   resolveOffset(batch.lastOffset());
-  await commitOffsetsIfNecessary();
+  // kafkajs's commitOffsetsIfNecessary commits at the threshold whether or not autoCommit is on.
+  if (o.commitPositions !== false) await commitOffsetsIfNecessary();
   await heartbeat();
 }
 

@@ -643,6 +643,21 @@ export function describeWriteLogContract(name: string, start: () => Promise<Back
       expect(collector.records.map((r) => r.offset)).toEqual([fresh!.offset]);
     });
 
+    test('commitPositions: false moves no position: the group, joined again, reads from its start again', async () => {
+      const topic = unique('uncommitted');
+      await log.createTopics([{ topic }]);
+      await log.publish([1, 2, 3].map((n) => ({ topic, key: 'k', value: sampleDelta(n), schema: schemas.DeltaEnvelope })));
+      const groupId = unique('group');
+      const first = new Collector<DeltaEnvelope>();
+      const sub = await subscribe([topic], first, groupId, { commitPositions: false });
+      await first.count(3);
+      await sub.stop();
+      const again = new Collector<DeltaEnvelope>();
+      await subscribe([topic], again, groupId, { commitPositions: false });
+      await again.count(3);
+      expect(again.records.map((r) => r.offset)).toEqual(['0', '1', '2']);
+    });
+
     test('partitionsConsumedConcurrently: 2 hands two partitions over at once; each partition stays in order', async () => {
       const topic = unique('concurrent');
       await log.createTopics([{ topic, partitions: 2 }]);
