@@ -26,6 +26,15 @@ export function engineReason(body: unknown): { type: string; reason: string } {
 export const isAlreadyExists = (error: unknown): boolean =>
   error instanceof EngineResponseError && error.status === 400 && engineReason(error.body).type === 'resource_already_exists_exception';
 
+/**
+ * The engine's refusal of an alias action whose index or alias is gone: what a retried `_aliases` request meets
+ * when its first attempt was applied.
+ */
+export const isIndexOrAliasMissing = (error: unknown): boolean =>
+  error instanceof EngineResponseError &&
+  error.status === 404 &&
+  ['index_not_found_exception', 'aliases_not_found_exception'].includes(engineReason(error.body).type);
+
 export function fromEngineError(error: unknown, context: FailureContext = { stage: 'search', field: 'payload' }): DeltabrokerError {
   if (error instanceof DeltabrokerError) return error;
   if (!(error instanceof EngineResponseError))

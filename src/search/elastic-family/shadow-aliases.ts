@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { DeltabrokerError } from '../../errors';
-import { engineCall, fromEngineError, isAlreadyExists } from './engine-errors';
+import { engineCall, fromEngineError, isAlreadyExists, isIndexOrAliasMissing } from './engine-errors';
 import { copyDocuments } from './document-copy';
 import { EngineResponseError, pathOf, type EngineTransport } from './engine-transport';
 
@@ -78,21 +78,30 @@ export async function createShadowIndex(transport: EngineTransport, shadow: NewS
 /** Points `name` at `generation` in one step, removing whatever indices `name` stood for before. */
 export async function moveAlias(transport: EngineTransport, name: string, generation: string, removeAlias?: string): Promise<void> {
   const replaced = (await concreteIndices(transport, name)).filter((index) => index !== generation);
-  await engineCall(
-    () =>
-      transport.request({
-        method: 'POST',
-        path: '/_aliases',
-        body: {
-          actions: [
-            ...(removeAlias === undefined ? [] : [{ remove: { index: generation, alias: removeAlias } }]),
-            { add: { index: generation, alias: name } },
-            ...replaced.map((index) => ({ remove_index: { index } })),
-          ],
-        },
-      }),
-    AT,
-  );
+  try {
+    await transport.request({
+      method: 'POST',
+      path: '/_aliases',
+      body: {
+        actions: [
+          ...(removeAlias === undefined ? [] : [{ remove: { index: generation, alias: removeAlias } }]),
+          { add: { index: generation, alias: name } },
+          ...replaced.map((index) => ({ remove_index: { index } })),
+        ],
+      },
+    });
+  } catch (error) {
+    // The clients send a request again when its answer is late: one whose first attempt was applied finds the
+    // indices and alias it removes gone. The move is done when the engine now shows it done.
+    if (isIndexOrAliasMissing(error) && (await aliasMoved(transport, name, generation, removeAlias))) return;
+    throw fromEngineError(error, AT);
+  }
+}
+
+async function aliasMoved(transport: EngineTransport, name: string, generation: string, removeAlias: string | undefined): Promise<boolean> {
+  const now = await concreteIndices(transport, name);
+  if (now.length !== 1 || now[0] !== generation) return false;
+  return removeAlias === undefined || !(await concreteIndices(transport, removeAlias)).includes(generation);
 }
 
 export async function swapShadowAlias(transport: EngineTransport, shadow: string, live: string): Promise<void> {

@@ -3,7 +3,7 @@ import { createElasticFamilySearchIndex } from '../../../src/search/elastic-fami
 import { fromEngineError } from '../../../src/search/elastic-family/engine-errors';
 import { EngineResponseError, type EngineTransport } from '../../../src/search/elastic-family/engine-transport';
 import { engineTimestamp } from '../../../src/search/elastic-family/mappings';
-import { createShadowIndex } from '../../../src/search/elastic-family/shadow-aliases';
+import { createShadowIndex, swapShadowAlias } from '../../../src/search/elastic-family/shadow-aliases';
 import { readSearchAnswer, type EngineSearchAnswer } from '../../../src/search/elastic-family/search-answer';
 import type { IndexDefinition } from '../../../src/search/search-port';
 
@@ -77,6 +77,43 @@ describe('Elasticsearch-family core', () => {
     await expect(createShadowIndex(refusingPut('mapper_parsing_exception'), { name: 'notes__rebuild', mappings: {} })).rejects.toMatchObject({
       code: 'DB_VALIDATION',
       details: { engineType: 'mapper_parsing_exception' },
+    });
+  });
+
+  test('a swap a retried request already applied is done; one the engine did not apply still fails', async () => {
+    // Names and the concrete indices they stand for. The client's retry of an applied swap is answered
+    // index_not_found, for the index its first attempt deleted.
+    const engine = (applied: boolean): EngineTransport & { names: Map<string, string[]> } => {
+      const names = new Map([
+        ['notes', ['notes__g1']],
+        ['notes__rebuild', ['notes__rebuild__g2']],
+      ]);
+      return {
+        product: 'OpenSearch',
+        names,
+        request: <T>(request: { method: string; path: string }) => {
+          if (request.method === 'GET') {
+            const indices = names.get(request.path.slice(1));
+            if (!indices) return Promise.reject(new EngineResponseError('OpenSearch', 404, {}));
+            return Promise.resolve({ status: 200, body: Object.fromEntries(indices.map((i) => [i, {}])) as T });
+          }
+          if (applied) {
+            names.delete('notes__rebuild');
+            names.set('notes', ['notes__rebuild__g2']);
+          }
+          return Promise.reject(
+            new EngineResponseError('OpenSearch', 404, { error: { type: 'index_not_found_exception', reason: 'no such index [notes__g1]' } }),
+          );
+        },
+        close: () => Promise.resolve(),
+      };
+    };
+    const retried = engine(true);
+    await swapShadowAlias(retried, 'notes__rebuild', 'notes');
+    expect(retried.names.get('notes')).toEqual(['notes__rebuild__g2']);
+    await expect(swapShadowAlias(engine(false), 'notes__rebuild', 'notes')).rejects.toMatchObject({
+      code: 'DB_NOT_FOUND',
+      details: { engineType: 'index_not_found_exception' },
     });
   });
 });
