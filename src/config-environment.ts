@@ -13,6 +13,7 @@ export const ENV_KEYS: Record<string, string[]> = {
   DELTABROKER_POSTGRES_PORT: ['postgres', 'port'],
   DELTABROKER_POSTGRES_CONNECTIONS: ['postgres', 'connections'],
   DELTABROKER_POSTGRES_PROJECTION_CONNECTIONS: ['postgres', 'projectionConnections'],
+  DELTABROKER_POSTGRES_STATE_CONNECTIONS: ['postgres', 'stateConnections'],
   DELTABROKER_DATACENTER: ['datacenter'],
   DELTABROKER_INSTANCE_ID: ['instanceId'],
   DELTABROKER_ACTIONS_GUARANTEE: ['actions', 'guarantee'],

@@ -47,7 +47,7 @@ export const ConfigSchema = z.object({
         .max(1000)
         .default(10)
         .describe(
-          "connections of the service's main pool (the pipeline's states, reads, keys, replays, the console); with `projectionConnections`, what one instance holds open at most: keep the sum over every instance and tool below the server's `max_connections`",
+          "connections of the service's main pool (reads, keys, replays, the console); with `projectionConnections` and `stateConnections`, what one instance holds open at most: keep the sum over every instance and tool below the server's `max_connections`",
         ),
       projectionConnections: z.coerce
         .number()
@@ -56,6 +56,15 @@ export const ConfigSchema = z.object({
         .max(1000)
         .default(6)
         .describe("connections of the live projectors' pool (the table and search projectors, asynchronous commit)"),
+      stateConnections: z.coerce
+        .number()
+        .int()
+        .min(2)
+        .max(1000)
+        .default(3)
+        .describe(
+          "connections of the record state store's pool (the pipeline's states and the deltas' outcomes, every statement keyed, planned once per connection)",
+        ),
     })
     .prefault({}),
   datacenter: z

@@ -145,7 +145,9 @@ export async function startService(config: Config, logger: Logger): Promise<Serv
     timeEncryption(crypto, metrics);
     const registered = await registerRecordSchemas({ log, schemas, entities, datacenter: config.datacenter });
     logger.info({ topics: registered.length }, 'record schemas registered');
-    const states = new PostgresRecordStateStore(sql);
+    const stateSql = await store.openStateClient();
+    shutdown.add('record state PostgreSQL pool', () => stateSql.close());
+    const states = new PostgresRecordStateStore(stateSql);
     const { recorded } = await restoreRecordState({ log, schemas, entities, states, logger });
     // Verdicts this instance decides reach its waiting HTTP callers at once; the outcomes topic serves the rest.
     const waiter = new OutcomeWaiter();

@@ -16,6 +16,12 @@ export interface Store {
    * crash takes of them is applied again from the log. Closed by its caller, before the store.
    */
   openProjectionClient(): Promise<SqlClient>;
+  /**
+   * A client of its own for the record state store (postgres-record-states.ts), whose every statement finds rows by
+   * their key: its connections plan each statement once (`genericPlans`, pg-sql-client.ts), which the main pool's
+   * reads must not, since their best plans depend on their values. Closed by its caller, before the store.
+   */
+  openStateClient(): Promise<SqlClient>;
 }
 
 /**
@@ -51,7 +57,8 @@ export async function openStore(config: Config, logger: Logger, opener: Opener =
   // The projectors' rounds run side by side, one per partition read at once: their own pool, so a busy projector
   // never holds the connections the pipeline and the reads wait for.
   const projection = { maxConnections: config.postgres.projectionConnections, asynchronousCommit: true };
-  return { sql, displayUrl, openProjectionClient: () => openPgSqlClient(serverUrl, projection) };
+  const state = { maxConnections: config.postgres.stateConnections, genericPlans: true };
+  return { sql, displayUrl, openProjectionClient: () => openPgSqlClient(serverUrl, projection), openStateClient: () => openPgSqlClient(serverUrl, state) };
 }
 
 function redactPassword(connectionString: string): string {

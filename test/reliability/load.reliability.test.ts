@@ -21,13 +21,13 @@ type Resource = (typeof RESOURCES)[number];
 /** How the figures line names each resource (bytes are printed in MiB). */
 const PRINTED: Record<Resource, string> = { rssBytes: 'rssMiB', heapUsedBytes: 'heapUsedMiB', openFds: 'openFds', pgConnections: 'pgConnections' };
 /**
- * The service's PostgreSQL connections at most: its own pool and the projectors' (`postgres.connections` and
- * `postgres.projectionConnections`, at their defaults here). Under
+ * The service's PostgreSQL connections at most: its own pool, the projectors' and the record state store's
+ * (`postgres.connections`, `postgres.projectionConnections` and `postgres.stateConnections`, at their defaults here). Under
  * this load the pools are full from the first seconds, so the connection count sits at its bound; the 10%
  * comparison holds, and the bound is checked as well.
  */
-const { connections, projectionConnections } = loadConfig({}).postgres;
-const PG_POOL_MAX = connections + projectionConnections;
+const { connections, projectionConnections, stateConnections } = loadConfig({}).postgres;
+const PG_POOL_MAX = connections + projectionConnections + stateConnections;
 
 function latencies(results: MixedResult[]): Record<string, { count: number; p50Ms: number; p99Ms: number }> {
   const kinds = [...new Set(MIX)];

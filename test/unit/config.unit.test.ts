@@ -10,7 +10,7 @@ describe('config', () => {
     expect(config.registry.port).toBe(8081);
     expect(config.auth.devIssuer).toBe(true);
     expect(config.databaseUrl).toBeUndefined();
-    expect(config.postgres).toMatchObject({ connections: 10, projectionConnections: 6 });
+    expect(config.postgres).toMatchObject({ connections: 10, projectionConnections: 6, stateConnections: 3 });
     expect(config.actions.lingerMs).toBe(50);
     expect(config.projections.lingerMs).toBe(20);
   });
@@ -24,12 +24,13 @@ describe('config', () => {
       DELTABROKER_KAFKA_OFFSETS_RETENTION_MINUTES: '60',
       DELTABROKER_POSTGRES_CONNECTIONS: '20',
       DELTABROKER_POSTGRES_PROJECTION_CONNECTIONS: '3',
+      DELTABROKER_POSTGRES_STATE_CONNECTIONS: '4',
       DELTABROKER_ACTIONS_LINGER_MS: '0',
       DELTABROKER_PROJECTIONS_LINGER_MS: '250',
     });
     expect(config.actions.lingerMs).toBe(0);
     expect(config.projections.lingerMs).toBe(250);
-    expect(config.postgres).toMatchObject({ connections: 20, projectionConnections: 3 });
+    expect(config.postgres).toMatchObject({ connections: 20, projectionConnections: 3, stateConnections: 4 });
     expect(config.kafka.offsetsRetentionMinutes).toBe(60);
     expect(config.http.port).toBe(9000);
     expect(config.kafka.numPartitions).toBe(4);
@@ -44,6 +45,7 @@ describe('config', () => {
     expect(() => loadConfig({ DELTABROKER_KAFKA_OFFSETS_RETENTION_MINUTES: '0' })).toThrow(/kafka\.offsetsRetentionMinutes/);
     expect(() => loadConfig({ DELTABROKER_POSTGRES_CONNECTIONS: '1' })).toThrow(/postgres\.connections/);
     expect(() => loadConfig({ DELTABROKER_POSTGRES_PROJECTION_CONNECTIONS: 'many' })).toThrow(/postgres\.projectionConnections/);
+    expect(() => loadConfig({ DELTABROKER_POSTGRES_STATE_CONNECTIONS: '1' })).toThrow(/postgres\.stateConnections/);
     expect(() => loadConfig({ DELTABROKER_ACTIONS_LINGER_MS: '-1' })).toThrow(/actions\.lingerMs/);
     expect(() => loadConfig({ DELTABROKER_PROJECTIONS_LINGER_MS: '1001' })).toThrow(/projections\.lingerMs/);
     expect(() => loadConfig({ DELTABROKER_PROJECTIONS_LINGER_MS: '2.5' })).toThrow(/projections\.lingerMs/);

@@ -43,13 +43,14 @@ interface OutcomeColumns {
 const OUTCOME_COLUMNS = 'delta_id, tenant, status, event_id, version, topic, partition, log_offset, problem';
 
 /**
- * The pipeline runs the writes for every round, and under HTTP writes a round is a few dozen deltas: parsed and
- * planned once per connection, not per round. The look-up (`readBatch`) is planned on every call instead: its join
- * plan depends on the tables' sizes, and a plan cached while they were small (a new deployment's first calls)
- * kept scanning them whole as they grew (2.6 ms a call in one benchmark run, 0.3 ms in another). Its keys travel
- * as typed arrays (`unnest`), so the planner knows how many rows it brings; a jsonb recordset counts as 100 rows,
- * which on a table that grew faster than its statistics also chose a sequential scan. The arrays are sent as
- * literals built in one pass (array-literal.ts): the driver's own conversion was 4 % of a burst's allocations.
+ * The pipeline runs the writes and the look-up (`readBatch`) for every round, and under HTTP writes a round is a few
+ * dozen deltas: parsed once per connection, and planned once too, since the store's client plans generically
+ * (`openStateClient`, composition/store.ts). Every statement here finds its rows by their primary key, so the
+ * generic plan is the one a call's values would choose: the look-up's lateral `limit 1` subqueries cannot become a
+ * join, and even planned on empty tables they scan the key index (an earlier plain join on the unnested keys, cached
+ * while the tables were small, kept scanning them whole as they grew: 2.6 ms a call). Keys travel as typed arrays
+ * (`unnest`), sent as literals built in one pass (array-literal.ts): the driver's own conversion was 4 % of a
+ * burst's allocations.
  */
 const PREPARED = { prepare: true } as const;
 

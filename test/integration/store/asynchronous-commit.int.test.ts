@@ -1,7 +1,8 @@
 /**
- * The store's two clients on a real PostgreSQL: the service's own commits wait for the WAL flush, the projectors'
+ * The store's clients on a real PostgreSQL: the service's own commits wait for the WAL flush, the projectors'
  * client (`openProjectionClient`) commits asynchronously on every connection of its pool, and what it commits is
- * what the other client reads.
+ * what the other client reads; the record state store's client (`openStateClient`) waits for the flush and plans
+ * every statement generically, which the service's own client does not.
  */
 import { openStore, type Store } from '../../../src/composition/store';
 import { loadConfig } from '../../../src/config';
@@ -13,31 +14,38 @@ describe('asynchronous commit for the projectors only', () => {
   let database: FreshDatabase;
   let store: Store;
   let projections: SqlClient;
+  let states: SqlClient;
 
   beforeAll(async () => {
     database = await createFreshDatabase('async_commit');
     store = await openStore(loadConfig({}, { databaseUrl: database.url }), silentLogger());
     projections = await store.openProjectionClient();
+    states = await store.openStateClient();
   });
   afterAll(async () => {
     await projections?.close();
+    await states?.close();
     await store?.sql.close();
     await database?.drop();
   });
 
-  const settingOf = async (sql: SqlClient): Promise<string[]> => {
+  const settingOf = async (sql: SqlClient, setting = 'synchronous_commit', connections = 4): Promise<string[]> => {
     // In flight side by side, so each answer comes from another connection of the pool.
     const answers = await Promise.all(
-      Array.from({ length: 4 }, () =>
-        sql.query<{ synchronous_commit: string }>('select pg_sleep(0.05), current_setting($1) as synchronous_commit', ['synchronous_commit']),
-      ),
+      Array.from({ length: connections }, () => sql.query<{ value: string }>('select pg_sleep(0.05), current_setting($1) as value', [setting])),
     );
-    return answers.map((a) => a.rows[0]?.synchronous_commit ?? '?');
+    return answers.map((a) => a.rows[0]?.value ?? '?');
   };
 
-  test("the projectors' connections commit without waiting for the flush; the store's own wait", async () => {
+  test("the projectors' connections commit without waiting for the flush; the store's own and the states' wait", async () => {
     expect(await settingOf(projections)).toEqual(['off', 'off', 'off', 'off']);
     expect(await settingOf(store.sql)).toEqual(['on', 'on', 'on', 'on']);
+    expect(await settingOf(states, 'synchronous_commit', 3)).toEqual(['on', 'on', 'on']);
+  });
+
+  test("the record states' connections plan every statement generically; the store's own choose per call", async () => {
+    expect(await settingOf(states, 'plan_cache_mode', 3)).toEqual(['force_generic_plan', 'force_generic_plan', 'force_generic_plan']);
+    expect(await settingOf(store.sql, 'plan_cache_mode')).toEqual(['auto', 'auto', 'auto', 'auto']);
   });
 
   test('what the projection client commits, in a transaction or one statement, the store reads', async () => {

@@ -1,6 +1,6 @@
 /**
- * `postgres.connections` and `postgres.projectionConnections` bound what one instance holds open on a real
- * PostgreSQL: more queries in flight than connections wait for one, and none opens another.
+ * `postgres.connections`, `postgres.projectionConnections` and `postgres.stateConnections` bound what one instance
+ * holds open on a real PostgreSQL: more queries in flight than connections wait for one, and none opens another.
  */
 import { Client } from 'pg';
 import { openStore, type Store } from '../../../src/composition/store';
@@ -15,19 +15,22 @@ describe("the store's pool sizes", () => {
   let database: FreshDatabase;
   let store: Store;
   let projections: SqlClient;
+  let states: SqlClient;
   let observer: Client;
 
   beforeAll(async () => {
     database = await createFreshDatabase('pool_sizes');
-    const env = { DELTABROKER_POSTGRES_CONNECTIONS: '4', DELTABROKER_POSTGRES_PROJECTION_CONNECTIONS: '2' };
+    const env = { DELTABROKER_POSTGRES_CONNECTIONS: '4', DELTABROKER_POSTGRES_PROJECTION_CONNECTIONS: '2', DELTABROKER_POSTGRES_STATE_CONNECTIONS: '3' };
     store = await openStore(loadConfig(env, { databaseUrl: database.url }), silentLogger());
     projections = await store.openProjectionClient();
+    states = await store.openStateClient();
     observer = new Client({ connectionString: database.url });
     await observer.connect();
   });
   afterAll(async () => {
     await observer?.end();
     await projections?.close();
+    await states?.close();
     await store?.sql.close();
     await database?.drop();
   });
@@ -61,5 +64,9 @@ describe("the store's pool sizes", () => {
 
   test("the projectors' pool holds postgres.projectionConnections", async () => {
     expect(await mostAtOnce(projections, 'projection_pool_probe')).toBe(2);
+  });
+
+  test("the record state store's pool holds postgres.stateConnections", async () => {
+    expect(await mostAtOnce(states, 'state_pool_probe')).toBe(3);
   });
 });
