@@ -1,4 +1,5 @@
 import { Kafka, logLevel, type Admin } from 'kafkajs';
+import '../../src/log/kafka/request-queue-timer'; // as the service's clients: without kafkajs's 1 ms timer loop
 import { Client } from 'pg';
 import { loadDevIssuer } from '../../src/auth/dev-issuer';
 import { startService, type Service } from '../../src/composition';

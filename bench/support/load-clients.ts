@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import { Kafka, logLevel, Partitioners } from 'kafkajs';
+import '../../src/log/kafka/request-queue-timer'; // as the service's clients: without kafkajs's 1 ms timer loop
 import { loadSchemas, type DeltaEnvelope } from '../../src/log';
 import { writeKcatInput, type KcatRecord } from './kcat-producer';
 

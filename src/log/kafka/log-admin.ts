@@ -11,6 +11,7 @@ import type { Offset, TopicOffsets } from '../port';
 import type { CommittedOffset } from '../log-admin';
 import type { Logger } from '../../logger';
 import { kafkajsLogCreator } from './kafkajs-logger';
+import './request-queue-timer'; // kafkajs's 1 ms timer loop, fixed before any client connects
 
 /** Kafka error types an operator's request can meet, and what they mean to us. */
 const REFUSALS: Record<string, ErrorCode> = {

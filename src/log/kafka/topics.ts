@@ -3,6 +3,7 @@ import { Kafka, logLevel, type Admin } from 'kafkajs';
 import { DeltabrokerError } from '../../errors';
 import type { TopicSpec } from '../port';
 import { type KafkaSasl, saslConfig } from './client-security';
+import './request-queue-timer'; // kafkajs's 1 ms timer loop, fixed before any client connects
 
 /** Creates the topics that do not exist yet and answers the names it created. */
 export async function createTopics(admin: Admin, specs: readonly TopicSpec[]): Promise<string[]> {

@@ -33,6 +33,7 @@ import { createTopics } from './topics';
 import { validateOutOfRangeWithLeader } from './out-of-range-recovery';
 import { DEFAULT_END_SETTLE_MS } from '../lost-position';
 import { type KafkaSasl, saslConfig } from './client-security';
+import './request-queue-timer'; // kafkajs's 1 ms timer loop, fixed before any client connects
 
 export interface KafkaWriteLogOptions extends WriteLogOptions {
   readonly brokers: readonly string[];
