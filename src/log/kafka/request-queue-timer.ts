@@ -17,7 +17,7 @@ import { createRequire } from 'node:module';
 const CHECK_PENDING_REQUESTS_INTERVAL = 10;
 
 /** The part of kafkajs's internal RequestQueue this module relies on. */
-export interface KafkajsRequestQueue {
+interface KafkajsRequestQueue {
   pending: unknown[];
   throttledUntil: number;
   throttleCheckTimeoutId: NodeJS.Timeout | null;

@@ -10,7 +10,7 @@ import { silentLogger } from '../../../src/logger';
 import type { SqlClient } from '../../../src/store/sql-client';
 import { createFreshDatabase, type FreshDatabase } from '../../support/postgres';
 
-describe('asynchronous commit for the projectors only', () => {
+describe("the store's clients: asynchronous commit for the projectors only, generic plans for the record states", () => {
   let database: FreshDatabase;
   let store: Store;
   let projections: SqlClient;
