@@ -8,6 +8,7 @@ import { COMPATIBILITY, SchemaRegistry, SchemaType } from '@kafkajs/confluent-sc
 import avro from 'avsc';
 import type { RecordSchema } from '../schemas';
 import type { DecodeReason } from '../rejection-reasons';
+import { decodedValuesNeedCheck } from './decode-checks';
 import { frameEncoded, HEADER_SIZE, NO_VALUE, schemaIdAt } from './wire';
 
 export type Decoded =
@@ -153,7 +154,8 @@ export class ValueCodec {
       const offset = decoded.offset;
       if (offset < 0 || offset > end) return { ok: false, reason: 'DECODE_INVALID_AVRO', message: `schema ${schemaId}: truncated buffer` };
       if (offset < end) return { ok: false, reason: 'DECODE_INVALID_AVRO', message: `schema ${schemaId}: trailing data` };
-      if (!reader.isValid(value)) return { ok: false, reason: 'DECODE_INVALID_AVRO', message: `schema ${schemaId}: decoded value breaks its schema` };
+      if (decodedValuesNeedCheck(writer) && !reader.isValid(value))
+        return { ok: false, reason: 'DECODE_INVALID_AVRO', message: `schema ${schemaId}: decoded value breaks its schema` };
       return { ok: true, schemaId, value };
     } catch (e) {
       return { ok: false, reason: 'DECODE_INVALID_AVRO', message: `schema ${schemaId}: ${(e as Error).message}` };

@@ -81,6 +81,15 @@ describe('bad bytes answer a reason, never an exception', () => {
       },
       'DECODE_INVALID_AVRO',
     ],
+    [
+      'an int beyond 32 bits (avsc reads an int as a varint of any length)',
+      async () => {
+        const counted = recordSchema<{ n: number }>({ type: 'record', name: 'Counted', namespace: 't', fields: [{ name: 'n', type: 'int' }] });
+        const id = await codec.schemaId('counted-value', counted);
+        return frame(id, Buffer.from([0x80, 0x80, 0x80, 0x80, 0x20])); // zigzag 2^33: 2^32
+      },
+      'DECODE_INVALID_AVRO',
+    ],
   ])('%s', async (_name, bytes, reason) => {
     const decoded = await codec.decode(await bytes());
     expect(decoded).toMatchObject({ ok: false, reason, message: expect.any(String) });
