@@ -9,7 +9,7 @@
  * - `delete`: the record's last event deletes it.
  * An event whose version is not above the fold's version so far is a duplicate and is ignored.
  */
-import type { EntityEvent, LogRecord } from '../../src/log';
+import type { ProjectedEvent, LogRecord } from '../../src/log';
 import type { FieldColumn, ProjectionTable } from './table-schema';
 
 export type ChangeMode = 'replace' | 'merge' | 'delete';
@@ -29,7 +29,7 @@ export interface RowChange {
 }
 
 export interface SkippedRecord {
-  readonly record: LogRecord<EntityEvent>;
+  readonly record: LogRecord<ProjectedEvent>;
   readonly reason: 'payload-not-an-object' | 'key-not-mappable';
 }
 
@@ -44,10 +44,10 @@ interface Folding {
   mode: ChangeMode;
   key: readonly string[];
   doc: Record<string, unknown>;
-  last: LogRecord<EntityEvent>;
+  last: LogRecord<ProjectedEvent>;
 }
 
-export function foldRecordChanges(table: ProjectionTable, records: readonly LogRecord<EntityEvent>[]): FoldResult {
+export function foldRecordChanges(table: ProjectionTable, records: readonly LogRecord<ProjectedEvent>[]): FoldResult {
   const byKey = new Map<string, Folding>();
   const skipped: SkippedRecord[] = [];
   for (const record of records) {

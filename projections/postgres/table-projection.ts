@@ -5,7 +5,7 @@
  * and are skipped, so every event takes effect exactly once. The projector (table-projector.ts) feeds it
  * from a consumer group; a rebuild could feed it from a replay.
  */
-import type { EntityEvent, LogRecord, RecordBatch } from '../../src/log';
+import type { ProjectedEvent, LogRecord, RecordBatch } from '../../src/log';
 import type { Logger } from '../../src/logger';
 import type { SqlClient, SqlExecutor } from '../../src/store/sql-client';
 import { personalFields, type EntityConfig, type EntityConfigSource } from '../../src/tenant';
@@ -48,7 +48,7 @@ export interface BatchReport {
 /** A batch's records of one entity, in offset order; `table` is undefined for an entity with no configuration. */
 interface TableGroup {
   readonly table: ProjectionTable | undefined;
-  readonly records: LogRecord<EntityEvent>[];
+  readonly records: LogRecord<ProjectedEvent>[];
 }
 
 export class TableProjection {
@@ -86,7 +86,7 @@ export class TableProjection {
     return ready;
   }
 
-  async apply(batch: RecordBatch<EntityEvent>): Promise<BatchReport> {
+  async apply(batch: RecordBatch<ProjectedEvent>): Promise<BatchReport> {
     return (await this.applyRound([batch]))[0] as BatchReport;
   }
 
@@ -95,7 +95,7 @@ export class TableProjection {
    * in one statement when this projection left every one of them where the store still has it (held-round.ts),
    * else claimed in one statement, written as `apply` writes them and advanced in one.
    */
-  async applyRound(batches: readonly RecordBatch<EntityEvent>[], knowns: readonly (bigint | undefined)[] = []): Promise<BatchReport[]> {
+  async applyRound(batches: readonly RecordBatch<ProjectedEvent>[], knowns: readonly (bigint | undefined)[] = []): Promise<BatchReport[]> {
     const groups = await Promise.all(batches.map((b) => this.groupByTable(b.records)));
     let reports: BatchReport[];
     try {
@@ -113,7 +113,7 @@ export class TableProjection {
   }
 
   /** The round in one statement, or undefined when it must be claimed (see held-round.ts). */
-  private async applyHeld(batches: readonly RecordBatch<EntityEvent>[], groups: readonly TableGroup[][]): Promise<BatchReport[] | undefined> {
+  private async applyHeld(batches: readonly RecordBatch<ProjectedEvent>[], groups: readonly TableGroup[][]): Promise<BatchReport[] | undefined> {
     // Erased subjects' values are masked after a read under a lock (erased-personal-fields.ts): not in one statement.
     if (groups.some((round) => round.some(({ table }) => table !== undefined && personalFields(table.config).length > 0))) return undefined;
     const befores = this.held.befores(batches);
@@ -137,7 +137,7 @@ export class TableProjection {
    * the caller last knew each partition's checkpoint (DB_CHECKPOINT_BEHIND below them).
    */
   private applyClaimed(
-    batches: readonly RecordBatch<EntityEvent>[],
+    batches: readonly RecordBatch<ProjectedEvent>[],
     groups: readonly TableGroup[][],
     knowns: readonly (bigint | undefined)[],
   ): Promise<BatchReport[]> {
@@ -172,11 +172,11 @@ export class TableProjection {
   }
 
   /** The batch's records per entity, in offset order; `table` is undefined for an entity with no configuration. */
-  private async groupByTable(records: readonly LogRecord<EntityEvent>[]): Promise<TableGroup[]> {
-    const groups = new Map<string, LogRecord<EntityEvent>[]>();
+  private async groupByTable(records: readonly LogRecord<ProjectedEvent>[]): Promise<TableGroup[]> {
+    const groups = new Map<string, LogRecord<ProjectedEvent>[]>();
     // A batch mostly holds one entity's events: the group of the record before is checked first, without making a
     // key for the map (a string per event, hashed, was a few per cent of a replay's thread).
-    let last: { tenant: string; entity: string; group: LogRecord<EntityEvent>[] } | undefined;
+    let last: { tenant: string; entity: string; group: LogRecord<ProjectedEvent>[] } | undefined;
     for (const record of records) {
       const { tenant, entity } = record.value;
       if (last?.tenant === tenant && last.entity === entity) {
@@ -191,7 +191,7 @@ export class TableProjection {
     }
     const out = [];
     for (const group of groups.values()) {
-      const { tenant, entity } = (group[0] as LogRecord<EntityEvent>).value;
+      const { tenant, entity } = (group[0] as LogRecord<ProjectedEvent>).value;
       const config = await this.options.entities.get(tenant, entity);
       if (config === undefined) this.options.logger.warn({ tenant, entity, events: group.length }, 'events of an entity with no configuration; passed over');
       out.push({ table: config === undefined ? undefined : await this.tableFor(config), records: group });
@@ -201,7 +201,7 @@ export class TableProjection {
 }
 
 /** The records at or above the checkpoint; in offset order, so usually all of them, found without converting each offset. */
-function freshRecords(records: LogRecord<EntityEvent>[], checkpoint: bigint): LogRecord<EntityEvent>[] {
+function freshRecords(records: LogRecord<ProjectedEvent>[], checkpoint: bigint): LogRecord<ProjectedEvent>[] {
   const first = records[0];
   if (first === undefined || BigInt(first.offset) >= checkpoint) return records;
   return records.filter((r) => BigInt(r.offset) >= checkpoint);
@@ -213,7 +213,7 @@ interface BatchPlan {
   readonly writes: { readonly table: ProjectionTable; readonly changes: RowChange[] }[];
 }
 
-function planBatch(batch: RecordBatch<EntityEvent>, groups: readonly TableGroup[], before: bigint): BatchPlan {
+function planBatch(batch: RecordBatch<ProjectedEvent>, groups: readonly TableGroup[], before: bigint): BatchPlan {
   const applied: string[] = [];
   const passedOver: { offset: string; reason: string }[] = [];
   const writes: BatchPlan['writes'] = [];

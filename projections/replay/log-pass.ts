@@ -4,7 +4,16 @@
  * counted, and an abort stops the read between batches, leaving the shadows' checkpoints where the last
  * applied run put them.
  */
-import type { EntityEvent, LogRecord, RecordBatch, RecordSchemas, ReplayResult, ReplayStart, WriteLog } from '../../src/log';
+import {
+  projectedEventSchema,
+  type ProjectedEvent,
+  type LogRecord,
+  type RecordBatch,
+  type RecordSchemas,
+  type ReplayResult,
+  type ReplayStart,
+  type WriteLog,
+} from '../../src/log';
 import type { Positions } from './checkpoints';
 import type { ReplayProgress } from '../../src/replay';
 
@@ -19,7 +28,7 @@ const BEYOND_ANY_END = '9223372036854775807';
  */
 export const RUN_RECORDS = 20_000;
 
-export type BatchApplier = (batch: RecordBatch<EntityEvent>) => Promise<void>;
+export type BatchApplier = (batch: RecordBatch<ProjectedEvent>) => Promise<void>;
 
 export interface LogPassOptions {
   readonly log: WriteLog;
@@ -105,7 +114,7 @@ export async function readIntoShadows(o: LogPassOptions): Promise<ReplayResult> 
 async function readOnce(o: LogPassOptions): Promise<ReplayResult> {
   const seen = new Set<number>();
   const overlap = o.parallel === true;
-  const runs = new Map<number, { batch: RecordBatch<EntityEvent>; records: LogRecord<EntityEvent>[]; rejected: number }>();
+  const runs = new Map<number, { batch: RecordBatch<ProjectedEvent>; records: LogRecord<ProjectedEvent>[]; rejected: number }>();
   const applying = new Map<number, Promise<void>>();
   const applyRun = async (partition: number): Promise<void> => {
     const run = runs.get(partition);
@@ -125,10 +134,10 @@ async function readOnce(o: LogPassOptions): Promise<ReplayResult> {
   };
   let result: ReplayResult;
   try {
-    result = await o.log.replay<EntityEvent>({
+    result = await o.log.replay<ProjectedEvent>({
       topic: o.topic,
       from: o.from,
-      readerSchema: o.schemas.EntityEvent,
+      readerSchema: projectedEventSchema(o.schemas),
       handleBatch: async (batch) => {
         o.signal?.throwIfAborted();
         const first = batch.records[0];

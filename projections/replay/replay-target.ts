@@ -3,7 +3,7 @@
  * shadow beside the live one and swapped in. The rebuild (rebuild.ts) drives every target from one read of
  * the persistence topic; each target keeps its own shadow checkpoints, so it knows where to resume.
  */
-import type { EntityEvent, RecordBatch } from '../../src/log';
+import type { ProjectedEvent, RecordBatch } from '../../src/log';
 import type { SqlClient, SqlExecutor } from '../../src/store/sql-client';
 import type { EntityConfig, EntityConfigSource } from '../../src/tenant';
 import type { ReplayTargetKind } from '../../src/replay';
@@ -37,7 +37,7 @@ export interface ReplayTarget {
    */
   prepare(start: Positions, seedFromLive: boolean): Promise<ShadowState>;
   /** Applies one batch to the shadow and advances the shadow's checkpoint through `sql` (the table in one transaction with it). */
-  applier(sql: SqlClient): (batch: RecordBatch<EntityEvent>) => Promise<void>;
+  applier(sql: SqlClient): (batch: RecordBatch<ProjectedEvent>) => Promise<void>;
   /**
    * Inside the swap transaction, before the final catch-up: locks what keeps the live projector from writing
    * (its checkpoints, which it holds while it writes) and

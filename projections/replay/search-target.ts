@@ -6,7 +6,7 @@
  * nothing.
  */
 import { maskErasedDocuments } from '../erased-personal-fields';
-import type { EntityEvent, LogRecord } from '../../src/log';
+import type { ProjectedEvent, LogRecord } from '../../src/log';
 import type { Logger } from '../../src/logger';
 import type { SearchDocument, SearchIndex } from '../../src/search';
 import type { SqlClient, SqlExecutor } from '../../src/store/sql-client';
@@ -105,8 +105,8 @@ export function searchTarget(o: SearchTargetOptions): ReplayTarget {
 }
 
 /** What the search projector would write for these events: the newest event per key, an upsert or a delete. */
-function documentChanges(config: EntityConfig, records: readonly LogRecord<EntityEvent>[]): { upserts: SearchDocument[]; deletes: string[] } {
-  const newest = new Map<string, EntityEvent>();
+function documentChanges(config: EntityConfig, records: readonly LogRecord<ProjectedEvent>[]): { upserts: SearchDocument[]; deletes: string[] } {
+  const newest = new Map<string, ProjectedEvent>();
   for (const { value } of records) if (value.tenant === config.tenant && value.entity === config.entity) newest.set(value.key, value);
   const upserts: SearchDocument[] = [];
   const deletes: string[] = [];

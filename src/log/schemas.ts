@@ -68,3 +68,30 @@ export function recordSchema<T>(definition: Readonly<Record<string, unknown>>): 
   const type = avro.Type.forSchema(definition as avro.Schema);
   return { name: type.name ?? String(definition.type), definition, type };
 }
+
+/** The fields of an EntityEvent the projections read: the table and the search index, live, replayed or verified. */
+const PROJECTED_EVENT_FIELDS = ['eventId', 'tenant', 'entity', 'operation', 'key', 'version', 'payload', 'recordedAt'] as const;
+
+/** What a projection reads of an EntityEvent. A whole EntityEvent is one. */
+export type ProjectedEvent = Pick<RecordTypes['EntityEvent'], (typeof PROJECTED_EVENT_FIELDS)[number]>;
+
+const projectedEventSchemas = new WeakMap<RecordSchema, RecordSchema<ProjectedEvent>>();
+
+/**
+ * A reader schema of EntityEvent with only the fields a projection reads: avsc's resolver skips the others (the
+ * delta's id, the actor, the origin) instead of building their strings and objects, which a replay reading a
+ * whole topic alone pays for every event. Never registered: readers only. One object per EntityEvent schema, as
+ * the codec keeps its resolvers per reader schema object.
+ */
+export function projectedEventSchema(schemas: Pick<RecordSchemas, 'EntityEvent'>): RecordSchema<ProjectedEvent> {
+  const full = schemas.EntityEvent;
+  let projected = projectedEventSchemas.get(full);
+  if (projected === undefined) {
+    const keep = new Set<string>(PROJECTED_EVENT_FIELDS);
+    const fields = (full.definition.fields as readonly { name: string }[]).filter((field) => keep.has(field.name));
+    const definition = { ...full.definition, fields };
+    projected = { name: full.name, definition, type: avro.Type.forSchema(definition as avro.Schema) };
+    projectedEventSchemas.set(full, projected);
+  }
+  return projected;
+}
