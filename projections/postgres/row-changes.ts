@@ -1,11 +1,9 @@
 /**
  * Folds the events of one batch into at most one change per record, so each record is touched by one
  * statement (a multi-row upsert may not touch a row twice) and the result is what applying the events one by
- * one would give:
- * - `replace`: the batch holds the record's create (or an update after its delete): the document is exactly
- *   the fold of the events from there on;
- * - `merge`: only updates: their fields go over the stored document (fields absent from an update keep
- *   their value: the permission filter may have stripped them);
+ * one would give. Every event carries its record's whole state, so the document is the newest event's payload:
+ * - `replace`: the batch holds the record's create (or an update after its delete): the row becomes that document;
+ * - `merge`: only updates: the document goes over the stored one (a field it does not carry keeps its value);
  * - `delete`: the record's last event deletes it.
  * An event whose version is not above the fold's version so far is a duplicate and is ignored.
  */
@@ -47,7 +45,51 @@ interface Folding {
   last: LogRecord<ProjectedEvent>;
 }
 
+/**
+ * The change `operation` starts, given the mode of the record's change so far in the batch (undefined before its
+ * first event), or undefined when it goes on with that change (an update after a create or an update).
+ */
+function startedChange(operation: ProjectedEvent['operation'], previous: ChangeMode | undefined): ChangeMode | undefined {
+  if (operation === 'delete') return 'delete';
+  if (operation === 'create' || previous === undefined || previous === 'delete') return operation === 'create' || previous !== undefined ? 'replace' : 'merge';
+  return undefined;
+}
+
+/**
+ * Events carry their record's whole state (EntityEvent.payload: the stored fields with the accepted ones written
+ * over them), so a record's change is made from its newest event in the batch and only that payload is parsed;
+ * the operations and versions of the events before it decide the change's mode. The search projector reads a
+ * batch the same way. When the newest event cannot be projected, the record's events are folded one by one
+ * (`foldInOrder`), as if that event were not there.
+ */
 export function foldRecordChanges(table: ProjectionTable, records: readonly LogRecord<ProjectedEvent>[]): FoldResult {
+  const newest = new Map<string, { mode: ChangeMode; last: LogRecord<ProjectedEvent> }>();
+  for (const record of records) {
+    const event = record.value;
+    const previous = newest.get(event.key);
+    if (previous && event.version <= previous.last.value.version) continue;
+    const started = startedChange(event.operation, previous?.mode);
+    if (started !== undefined) newest.set(event.key, { mode: started, last: record });
+    else if (previous) previous.last = record;
+  }
+  const foldings: Folding[] = [];
+  const unusable = new Set<string>();
+  for (const [recordKey, { mode, last }] of newest) {
+    const payload = parsePayload(last.value.payload);
+    const key = payload === undefined ? undefined : keyValuesOf(table, recordKey, payload);
+    if (payload === undefined || key === undefined) unusable.add(recordKey);
+    else foldings.push({ mode, key, doc: mode === 'delete' ? {} : withKeyFields(table, payload, key), last });
+  }
+  if (unusable.size === 0) return { changes: changesOf(foldings), skipped: [] };
+  const inOrder = foldInOrder(
+    table,
+    records.filter((r) => unusable.has(r.value.key)),
+  );
+  return { changes: changesOf([...foldings, ...inOrder.foldings]), skipped: inOrder.skipped };
+}
+
+/** The events applied one by one: each payload parsed, an update's fields merged over the document so far. */
+function foldInOrder(table: ProjectionTable, records: readonly LogRecord<ProjectedEvent>[]): { foldings: Folding[]; skipped: SkippedRecord[] } {
   const byKey = new Map<string, Folding>();
   const skipped: SkippedRecord[] = [];
   for (const record of records) {
@@ -64,24 +106,26 @@ export function foldRecordChanges(table: ProjectionTable, records: readonly LogR
     }
     const previous = byKey.get(event.key);
     if (previous && event.version <= previous.last.value.version) continue;
-    if (event.operation === 'delete') byKey.set(event.key, { mode: 'delete', key, doc: {}, last: record });
-    else if (event.operation === 'create' || previous === undefined || previous.mode === 'delete') {
-      const mode = event.operation === 'create' || previous !== undefined ? 'replace' : 'merge';
-      byKey.set(event.key, { mode, key, doc: withKeyFields(table, payload, key), last: record });
-    } else {
+    const started = startedChange(event.operation, previous?.mode);
+    if (started !== undefined) byKey.set(event.key, { mode: started, key, doc: started === 'delete' ? {} : withKeyFields(table, payload, key), last: record });
+    else if (previous) {
       mergeInto(previous.doc, payload);
       previous.key = key;
       previous.last = record;
     }
   }
+  return { foldings: [...byKey.values()], skipped };
+}
+
+function changesOf(foldings: readonly Folding[]): RowChange[] {
   const changes: RowChange[] = [];
   const isoTime = lastIsoTime();
-  for (const { mode, key, doc, last } of byKey.values()) {
+  for (const { mode, key, doc, last } of foldings) {
     const event = last.value;
     const position = `${last.topic}/${last.partition}/${last.offset}`;
     changes.push({ mode, key, doc, version: event.version, eventId: event.eventId, position, updatedAt: isoTime(event.recordedAt) });
   }
-  return { changes, skipped };
+  return changes;
 }
 
 /**

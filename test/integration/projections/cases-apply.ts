@@ -1,6 +1,7 @@
 /** Applying batches: typed columns, merges, folding, one transaction per batch, checkpoints across redelivery and crashes. */
 import { qualifiedTable } from '../../support/entities';
 import { readCheckpoint } from '../../../projections/postgres/checkpoint-store';
+import type { EntityEvent } from '../../../src/log';
 import type { EntityConfig } from '../../../src/tenant';
 import type { ProjectionContext, Row } from './projection-context';
 import { accountConfig, asNumber, batchOf, configSource, entityEvent, faultySql, uniqueEntity } from './projection-fixtures';
@@ -102,11 +103,12 @@ export function applyCases({ sql, projectionOf, rows, rowOf }: ProjectionContext
     );
     const events = [
       entityEvent(config, { operation: 'create', key: 'x', version: 1, payload: { accountId: 'x', name: 'First', mcc: 1 } }),
-      entityEvent(config, { operation: 'update', key: 'x', version: 2, payload: { accountId: 'x', mcc: 2 } }),
+      entityEvent(config, { operation: 'update', key: 'x', version: 2, payload: { accountId: 'x', name: 'First', mcc: 2 } }),
       entityEvent(config, { operation: 'delete', key: 'x', version: 3 }),
       entityEvent(config, { operation: 'create', key: 'x', version: 4, payload: { accountId: 'x', score: 9.5 } }),
-      entityEvent(config, { operation: 'update', key: 'u', version: 2, payload: { accountId: 'u', mcc: 5 } }),
-      entityEvent(config, { operation: 'update', key: 'u', version: 3, payload: { accountId: 'u', score: 1.5 } }),
+      // Each event carries the record's whole state, as the pipeline writes it.
+      entityEvent(config, { operation: 'update', key: 'u', version: 2, payload: { accountId: 'u', name: 'Stored', mcc: 5 } }),
+      entityEvent(config, { operation: 'update', key: 'u', version: 3, payload: { accountId: 'u', name: 'Stored', mcc: 5, score: 1.5 } }),
       entityEvent(config, { operation: 'create', key: 'y', version: 1, payload: { accountId: 'y', name: 'Gone' } }),
       entityEvent(config, { operation: 'delete', key: 'y', version: 2 }),
     ];
@@ -118,6 +120,28 @@ export function applyCases({ sql, projectionOf, rows, rowOf }: ProjectionContext
       ['x', 4, { accountId: 'x', score: 9.5 }],
     ]);
     expect(all[1]).toMatchObject({ name: null, mcc: null, score: 9.5, _position: `${config.persistence.topic}/0/4` });
+  });
+
+  test("a record's newest event in a batch is its row: the payloads before it are not read, and one that cannot be projected is left out", async () => {
+    const { entities, configs } = configSource(accountConfig(uniqueEntity('newest')));
+    const config = configs[0] as EntityConfig;
+    const projection = projectionOf(entities);
+    const unreadable = (event: EntityEvent): EntityEvent => ({ ...event, payload: '{not json' });
+    const events = [
+      entityEvent(config, { operation: 'create', key: 'n', version: 1, payload: { accountId: 'n', name: 'One' } }),
+      unreadable(entityEvent(config, { operation: 'update', key: 'n', version: 2 })),
+      entityEvent(config, { operation: 'update', key: 'n', version: 3, payload: { accountId: 'n', name: 'Three', mcc: 3 } }),
+      entityEvent(config, { operation: 'create', key: 'o', version: 1, payload: { accountId: 'o', name: 'Kept' } }),
+      unreadable(entityEvent(config, { operation: 'update', key: 'o', version: 2 })),
+    ];
+    const report = await projection.apply(batchOf(config, 0, events));
+    // n's unreadable update is superseded by its newest event; o's newest is passed over, its create applied.
+    expect(report).toMatchObject({ unprojectable: 1, passedOver: [{ offset: '4', reason: 'payload-not-an-object' }] });
+    expect(report.appliedOffsets).toEqual(['0', '1', '2', '3']);
+    expect((await rows(config)).map((r) => [r.accountId, asNumber(r._version), r._doc])).toEqual([
+      ['n', 3, { accountId: 'n', name: 'Three', mcc: 3 }],
+      ['o', 1, { accountId: 'o', name: 'Kept' }],
+    ]);
   });
 
   test('one transaction per batch: a failing statement leaves neither rows nor checkpoint behind', async () => {

@@ -115,7 +115,7 @@ export function tableCases({ sql, projectionOf }: ProjectionContext): void {
           payload: { accountId: 'a', name: 'Alpha', mcc: 5411, openedAt: '2026-01-02T00:00:00Z' },
         }),
         entityEvent(config, { operation: 'create', key: 'b', version: 1, payload: { accountId: 'b', name: 'Beta', mcc: 4000 } }),
-        entityEvent(config, { operation: 'update', key: 'b', version: 2, payload: { accountId: 'b', mcc: 7995 } }),
+        entityEvent(config, { operation: 'update', key: 'b', version: 2, payload: { accountId: 'b', name: 'Beta', mcc: 7995 } }),
         entityEvent(config, { operation: 'create', key: 'c', version: 1, payload: { accountId: 'c', name: 'Gamma', mcc: 1 } }),
       ]),
     );

@@ -34,9 +34,13 @@ function record(key: string, operation: EntityEvent['operation'], version: numbe
 }
 
 describe('folding a batch into one change per record', () => {
-  test('a create and its updates become one replace with the merged document and the last event’s version and position', () => {
-    const last = record('a', 'update', 3, { tier: 2 });
-    const { changes } = foldRecordChanges(table, [record('a', 'create', 1, { id: 'a', name: 'A', tier: 1 }), record('a', 'update', 2, { name: 'B' }), last]);
+  test('a create and its updates become one replace with the newest event’s document, version and position', () => {
+    const last = record('a', 'update', 3, { id: 'a', name: 'B', tier: 2 });
+    const { changes } = foldRecordChanges(table, [
+      record('a', 'create', 1, { id: 'a', name: 'A', tier: 1 }),
+      record('a', 'update', 2, { id: 'a', name: 'B', tier: 1 }),
+      last,
+    ]);
     expect(changes).toEqual([
       {
         mode: 'replace',
@@ -81,6 +85,31 @@ describe('folding a batch into one change per record', () => {
     const doc = changes[0]?.doc as Record<string, unknown>;
     expect(JSON.parse(JSON.stringify(doc))).toEqual(JSON.parse('{"id": "e", "__proto__": {"polluted": true}, "name": "E"}'));
     expect(Object.getPrototypeOf(doc)).toBe(Object.prototype);
+  });
+
+  test('only a record’s newest event is read: an unreadable payload it supersedes is neither parsed nor passed over', () => {
+    const { changes, skipped } = foldRecordChanges(table, [
+      record('h', 'create', 1, { id: 'h', name: 'H' }),
+      record('h', 'update', 2, 'not json'),
+      record('h', 'update', 3, { id: 'h', name: 'H3' }),
+    ]);
+    expect(skipped).toEqual([]);
+    expect(changes.map(({ mode, doc, version }) => ({ mode, doc, version }))).toEqual([{ mode: 'replace', doc: { id: 'h', name: 'H3' }, version: 3 }]);
+  });
+
+  test('a newest event that cannot be projected is passed over, and the events before it fold one by one', () => {
+    const bad = record('i', 'update', 3, '[1]');
+    const { changes, skipped } = foldRecordChanges(table, [
+      record('i', 'create', 1, { id: 'i', name: 'I' }),
+      record('j', 'update', 1, { id: 'j', tier: 1 }),
+      record('i', 'update', 2, { tier: 4 }),
+      bad,
+    ]);
+    expect(skipped).toEqual([{ record: bad, reason: 'payload-not-an-object' }]);
+    expect(changes.map(({ mode, key, doc, version }) => ({ mode, key, doc, version }))).toEqual([
+      { mode: 'merge', key: ['j'], doc: { id: 'j', tier: 1 }, version: 1 },
+      { mode: 'replace', key: ['i'], doc: { id: 'i', name: 'I', tier: 4 }, version: 2 },
+    ]);
   });
 
   test('payloads that are not objects are passed over with their reason', () => {
