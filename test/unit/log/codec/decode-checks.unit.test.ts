@@ -4,6 +4,15 @@ import { loadSchemas, RECORD_NAMES } from '../../../../src/log/schemas';
 
 const schemas = loadSchemas();
 const typeOf = (schema: unknown): avro.Type => avro.Type.forSchema(schema as avro.Schema);
+/** A record whose `next` field is another of it, and whose `v` field is of `valueType`. */
+const recursiveRecord = (name: string, valueType: string): unknown => ({
+  type: 'record',
+  name,
+  fields: [
+    { name: 'next', type: ['null', name] },
+    { name: 'v', type: valueType },
+  ],
+});
 
 test("the project's schemas: only those with an int have their decoded values checked", () => {
   const checked = RECORD_NAMES.filter((name) => decodedValuesNeedCheck(schemas[name].type));
@@ -40,30 +49,8 @@ test.each<[string, unknown, boolean]>([
     },
     false,
   ],
-  [
-    'a recursive record without ints',
-    {
-      type: 'record',
-      name: 'Node',
-      fields: [
-        { name: 'next', type: ['null', 'Node'] },
-        { name: 'v', type: 'string' },
-      ],
-    },
-    false,
-  ],
-  [
-    'a recursive record with an int',
-    {
-      type: 'record',
-      name: 'INode',
-      fields: [
-        { name: 'next', type: ['null', 'INode'] },
-        { name: 'v', type: 'int' },
-      ],
-    },
-    true,
-  ],
+  ['a recursive record without ints', recursiveRecord('Node', 'string'), false],
+  ['a recursive record with an int', recursiveRecord('IntNode', 'int'), true],
 ])('%s', (_name, schema, expected) => {
   expect(decodedValuesNeedCheck(typeOf(schema))).toBe(expected);
 });
