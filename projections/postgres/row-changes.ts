@@ -51,8 +51,8 @@ interface Folding {
  */
 function startedChange(operation: ProjectedEvent['operation'], previous: ChangeMode | undefined): ChangeMode | undefined {
   if (operation === 'delete') return 'delete';
-  if (operation === 'create' || previous === undefined || previous === 'delete') return operation === 'create' || previous !== undefined ? 'replace' : 'merge';
-  return undefined;
+  if (operation === 'create' || previous === 'delete') return 'replace';
+  return previous === undefined ? 'merge' : undefined;
 }
 
 /**

@@ -11,16 +11,12 @@ import type avro from 'avsc';
 /** Types avsc reads only as valid values of themselves (or, resolved, of the reader's type). */
 const SELF_CHECKING = new Set(['null', 'boolean', 'long', 'float', 'double', 'bytes', 'string', 'fixed', 'enum']);
 
-const known = new WeakMap<avro.Type, boolean>();
-
-/** True when a value `type` decodes may still break its schema: check it with `isValid`. */
+/**
+ * True when a value `type` decodes may still break its schema: check it with `isValid`. It walks the whole
+ * schema, so the codec asks once per writer schema, when it fetches one.
+ */
 export function decodedValuesNeedCheck(type: avro.Type): boolean {
-  let answer = known.get(type);
-  if (answer === undefined) {
-    answer = needsCheck(type, new Set());
-    known.set(type, answer);
-  }
-  return answer;
+  return needsCheck(type, new Set());
 }
 
 interface Composite {

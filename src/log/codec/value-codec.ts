@@ -28,8 +28,11 @@ export class ValueCodec {
   private readonly registry: SchemaRegistry;
   /** Per schema object, then subject: the look-up (its id is filled in once it answered). */
   private readonly ids = new WeakMap<RecordSchema, Map<string, { readonly lookup: Promise<number>; id?: number }>>();
-  /** Writer schemas by registry id: ids are immutable, so a found schema is kept for good. */
-  private readonly writers = new Map<number, avro.Type>();
+  /**
+   * Writer schemas by registry id (ids are immutable, so a found schema is kept for good), with whether values
+   * they decode still need `isValid` (decode-checks.ts), decided once when the schema is fetched.
+   */
+  private readonly writers = new Map<number, { readonly type: avro.Type; readonly checked: boolean }>();
   private readonly resolvers = new WeakMap<RecordSchema, Map<number, avro.Resolver>>();
   private readonly compatibility: COMPATIBILITY;
 
@@ -117,7 +120,7 @@ export class ValueCodec {
     if (missing.size === 0) return failed;
     const found = await Promise.all([...missing].map(async (id) => [id, await this.fetchWriter(id)] as const));
     for (const [id, lookup] of found) {
-      if (lookup.ok) this.writers.set(id, lookup.type);
+      if (lookup.ok) this.writers.set(id, { type: lookup.type, checked: decodedValuesNeedCheck(lookup.type) });
       else failed.set(id, lookup);
     }
     return failed;
@@ -132,11 +135,12 @@ export class ValueCodec {
     if (buf === null) return NO_VALUE;
     const schemaId = schemaIdAt(buf, start, end);
     if (typeof schemaId !== 'number') return schemaId;
-    const writer = this.writers.get(schemaId);
-    if (!writer) {
+    const known = this.writers.get(schemaId);
+    if (!known) {
       const lookup = failed.get(schemaId);
       return lookup && !lookup.ok ? lookup : { ok: false, reason: 'DECODE_UNKNOWN_SCHEMA', message: `schema id ${schemaId} is not in the registry` };
     }
+    const writer = known.type;
     let resolver: avro.Resolver | undefined;
     if (readerSchema) {
       try {
@@ -154,7 +158,7 @@ export class ValueCodec {
       const offset = decoded.offset;
       if (offset < 0 || offset > end) return { ok: false, reason: 'DECODE_INVALID_AVRO', message: `schema ${schemaId}: truncated buffer` };
       if (offset < end) return { ok: false, reason: 'DECODE_INVALID_AVRO', message: `schema ${schemaId}: trailing data` };
-      if (decodedValuesNeedCheck(writer) && !reader.isValid(value))
+      if (known.checked && !reader.isValid(value))
         return { ok: false, reason: 'DECODE_INVALID_AVRO', message: `schema ${schemaId}: decoded value breaks its schema` };
       return { ok: true, schemaId, value };
     } catch (e) {
