@@ -1,6 +1,7 @@
 import type { Logger } from '../src/logger';
 import {
   BatchRounds,
+  LINGER_BELOW_EVENTS,
   type ActionEvent,
   type EntityEvent,
   type LogPosition,
@@ -30,7 +31,7 @@ export interface ActionEmitterOptions {
    */
   delivery: { readonly guarantee: 'exactly-once'; readonly instanceId: string } | { readonly guarantee: 'at-least-once' };
   /**
-   * How long a round of fewer than LINGER_BELOW_RECORDS events waits for more after a round as small (BatchRounds'
+   * How long a round of fewer than LINGER_BELOW_EVENTS.actionEmitters events waits for more after a round as small (BatchRounds'
    * linger; the service passes `actions.lingerMs`). Absent or 0: it starts at once.
    */
   lingerMs?: number;
@@ -91,7 +92,7 @@ export async function startActionEmitters(o: ActionEmitterOptions): Promise<Subs
       },
       ROUND_RECORDS,
       (batch) => batch.records.length,
-      { ms: o.lingerMs ?? 0, size: LINGER_BELOW_RECORDS },
+      { ms: o.lingerMs ?? 0, size: LINGER_BELOW_EVENTS.actionEmitters },
     );
     const subscription = await o.log.subscribe<EntityEvent>({
       groupId,
@@ -139,9 +140,6 @@ const nextPosition = (batch: RecordBatch<EntityEvent>): LogPosition => ({
 
 /** Records published in one round at most (a persistence partition's batch is never split). */
 const ROUND_RECORDS = 5000;
-
-/** Rounds below this many events linger (see `lingerMs`); larger ones are a backlog, published at once. */
-const LINGER_BELOW_RECORDS = 1000;
 
 const localTopic = (config: EntityConfig, datacenter: string): string => `${config.notifications.localTopicPrefix}.${datacenter}`;
 

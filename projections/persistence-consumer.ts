@@ -1,6 +1,7 @@
 import { DeltabrokerError } from '../src/errors';
 import {
   BatchRounds,
+  LINGER_BELOW_EVENTS,
   isTopicRecreated,
   lostPositionOf,
   settledBeyondEnd,
@@ -48,7 +49,7 @@ export interface PersistenceConsumerOptions {
   /** Where partitions whose position the log lost are reported (default: kept to this consumer). */
   stopped?: StoppedTopics;
   /**
-   * How long a round of fewer than ROUND_RECORDS waits for more records after a round as small (BatchRounds' linger;
+   * How long a round of fewer than LINGER_BELOW_EVENTS.projectors waits for more records after a round as small (BatchRounds' linger;
    * the service passes `projections.lingerMs`). Absent or 0: it starts at once.
    */
   lingerMs?: number;
@@ -100,7 +101,7 @@ export async function consumePersistenceTopics(o: PersistenceConsumerOptions): P
     },
     ROUND_RECORDS,
     (b) => b.records.length,
-    { ms: o.lingerMs ?? 0, size: ROUND_RECORDS },
+    { ms: o.lingerMs ?? 0, size: LINGER_BELOW_EVENTS.projectors },
   );
   /**
    * Where a batch of a round that found checkpoints behind is read again: its partition's stored checkpoint, or,

@@ -4,11 +4,14 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { ENV_KEYS } from './config-environment';
 import { DeltabrokerError } from './errors';
+import { LINGER_BELOW_EVENTS } from './log/batch-rounds';
 
 /**
  * The one typed configuration. Sources, later wins: defaults, the optional file named by DELTABROKER_CONFIG
  * (YAML or JSON, same keys as below), then environment variables. Every key is documented in docs/configuration.md.
  */
+/** A count of events as the descriptions write it (`1,000 events`). */
+const eventsText = (n: number): string => `${n.toLocaleString('en-US')} events`;
 const port = z.coerce.number().int().min(0).max(65535);
 const flag = z.union([z.boolean(), z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1')]);
 
@@ -96,7 +99,7 @@ export const ConfigSchema = z.object({
         .max(1000)
         .default(50)
         .describe(
-          "action emitters: how long a round of fewer than 1,000 events that follows another such round waits for more before it is published, as Kafka Streams' `commit.interval.ms`: each round is one transaction (or publish), so under a trickle of writes a longer wait means fewer transactions and actions that reach their topics later; `0` publishes every round at once",
+          `action emitters: how long a round of fewer than ${eventsText(LINGER_BELOW_EVENTS.actionEmitters)} that follows another such round waits for more before it is published, as Kafka Streams' \`commit.interval.ms\`: each round is one transaction (or publish), so under a trickle of writes a longer wait means fewer transactions and actions that reach their topics later; \`0\` publishes every round at once`,
         ),
     })
     .prefault({}),
@@ -109,7 +112,7 @@ export const ConfigSchema = z.object({
         .max(1000)
         .default(20)
         .describe(
-          'table and search projectors: how long a round of fewer than 1,000 events that follows another such round waits for more before it is written (one transaction per round); a read that names a write waits for it either way; `0` writes every round at once',
+          `table and search projectors: how long a round of fewer than ${eventsText(LINGER_BELOW_EVENTS.projectors)} that follows another such round waits for more before it is written (one transaction per round); a read that names a write waits for it either way; \`0\` writes every round at once`,
         ),
     })
     .prefault({}),

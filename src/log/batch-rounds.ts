@@ -1,3 +1,9 @@
+/**
+ * Rounds of fewer events than these linger (`projections.lingerMs`, `actions.lingerMs`); larger ones are a backlog,
+ * handled at once. Here, beside BatchRounds, so the settings' descriptions (config.ts) state the sizes the code uses.
+ */
+export const LINGER_BELOW_EVENTS = { projectors: 1000, actionEmitters: 1000 } as const;
+
 /** An item waiting for its round. */
 interface Waiting<I, O> {
   readonly item: I;

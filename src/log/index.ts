@@ -5,4 +5,4 @@ export type * from './cluster-admin';
 export * from './schemas';
 export { DECODE_REASONS, type DecodeReason } from './rejection-reasons';
 export { topicRecreated, isTopicRecreated, assertPositionHeld, lostPositionOf, settledBeyondEnd, type LostPosition } from './lost-position';
-export { BatchRounds } from './batch-rounds';
+export { BatchRounds, LINGER_BELOW_EVENTS } from './batch-rounds';
