@@ -12,6 +12,7 @@ import type { SearchDocument, SearchIndex } from '../../src/search';
 import type { SqlClient, SqlExecutor } from '../../src/store/sql-client';
 import type { EntityConfig } from '../../src/tenant';
 import { indexDefinitionOf } from '../search/search-projector';
+import { documentOf, keepNewest } from '../search/newest-documents';
 import { SEARCH_PROJECTOR_GROUP } from '../../src/log/topology';
 import { advanceCheckpoint, claimCheckpoint, readCheckpoint } from '../postgres/checkpoint-store';
 import { checkpointsOf, dropCheckpoints, lockCheckpoints, writeCheckpoints, type Positions } from './checkpoints';
@@ -104,15 +105,16 @@ export function searchTarget(o: SearchTargetOptions): ReplayTarget {
   };
 }
 
-/** What the search projector would write for these events: the newest event per key, an upsert or a delete. */
+/** What the search projector would write for the entity's events among these (newest-documents.ts). */
 function documentChanges(config: EntityConfig, records: readonly LogRecord<ProjectedEvent>[]): { upserts: SearchDocument[]; deletes: string[] } {
   const newest = new Map<string, ProjectedEvent>();
-  for (const { value } of records) if (value.tenant === config.tenant && value.entity === config.entity) newest.set(value.key, value);
+  for (const { value } of records) if (value.tenant === config.tenant && value.entity === config.entity) keepNewest(newest, value.key, value);
   const upserts: SearchDocument[] = [];
   const deletes: string[] = [];
   for (const event of newest.values()) {
-    if (event.payload === null) deletes.push(event.key);
-    else upserts.push({ id: event.key, source: JSON.parse(event.payload) as Record<string, unknown>, version: event.version });
+    const doc = documentOf(event);
+    if (doc === undefined) deletes.push(event.key);
+    else upserts.push(doc);
   }
   return { upserts, deletes };
 }

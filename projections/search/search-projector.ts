@@ -10,6 +10,7 @@ import { consumePersistenceTopics, type PersistenceConsumer } from '../persisten
 import { underCheckpoints } from '../postgres/checkpoint-store';
 import { HeldRounds } from '../postgres/held-round';
 import { batchEntityConfigs } from '../batch-entity-configs';
+import { documentOf, keepNewest } from './newest-documents';
 
 export interface SearchProjectorOptions {
   log: WriteLog;
@@ -124,16 +125,14 @@ export async function startSearchProjector(o: SearchProjectorOptions): Promise<S
 
 /**
  * Each record's newest event in the round at or above its partition's checkpoint (`froms`; records below it are
- * already in the index, a replay's handover may have moved it ahead). A record lives on one partition; the higher
- * version wins anyway.
+ * already in the index, a replay's handover may have moved it ahead). A record lives on one partition.
  */
 function newestEvents(batches: readonly RecordBatch<EntityEvent>[], froms: readonly bigint[]): Map<string, EntityEvent> {
   const newest = new Map<string, EntityEvent>();
   batches.forEach((batch, i) => {
     for (const { value, offset } of batch.records) {
       if (BigInt(offset) < (froms[i] as bigint)) continue;
-      const id = `${value.tenant}/${value.entity}/${value.key}`;
-      if ((newest.get(id)?.version ?? -1) < value.version) newest.set(id, value);
+      keepNewest(newest, `${value.tenant}/${value.entity}/${value.key}`, value);
     }
   });
   return newest;
@@ -150,10 +149,11 @@ function writesOf(
     const config = configOf(event.tenant, event.entity);
     if (!config) continue;
     const index = physicalNamesOf(config).index;
-    if (event.payload === null) deletes.set(index, [...(deletes.get(index) ?? []), event.key]);
+    const doc = documentOf(event);
+    if (doc === undefined) deletes.set(index, [...(deletes.get(index) ?? []), event.key]);
     else {
       const entry = upserts.get(index) ?? { config, docs: [] };
-      entry.docs.push({ id: event.key, source: JSON.parse(event.payload) as Record<string, unknown>, version: event.version });
+      entry.docs.push(doc);
       upserts.set(index, entry);
     }
   }
