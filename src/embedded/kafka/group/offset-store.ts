@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../../../logger';
-import { journalLine, replayJournal, rewriteJournal } from '../storage/checked-journal';
+import { JournalCompaction, journalLine, replayJournal, rewriteJournal } from '../storage/checked-journal';
 import type { FsyncPolicy } from '../storage/log-manager';
 import { fdatasync, fsyncDir, writeAllSync } from '../storage/fs-util';
 
@@ -34,8 +34,6 @@ type JournalRecord =
 const FILE = 'offsets.journal';
 /** How long a line written without an fsync of its own waits for one at most. */
 const LAZY_SYNC_MS = 1000;
-/** Lines below which the journal is never compacted. */
-const COMPACT_MIN_LINES = 1000;
 
 /**
  * Committed offsets of consumer groups, durable. An append-only journal of lines `<crc32c hex> <json>\n`,
@@ -61,8 +59,7 @@ export class OffsetStore {
   private lazySync: NodeJS.Timeout | undefined;
   /** Lines in the file. */
   private lines = 0;
-  /** The line count past which the live offsets are counted again, to see whether most lines are superseded. */
-  private compactAt = COMPACT_MIN_LINES;
+  private readonly compaction = new JournalCompaction();
 
   private constructor(
     private readonly dir: string,
@@ -140,14 +137,12 @@ export class OffsetStore {
   }
 
   /**
-   * Compacts once the lines are more than four times the live offsets. Not while an fsync is under way: compaction
-   * replaces the file (and its descriptor) that fsync works on; the next line written after it tries again.
+   * Compacts once most lines are superseded (JournalCompaction). Not while an fsync is under way: compaction replaces
+   * the file (and its descriptor) that fsync works on; the next line written after it tries again.
    */
   private compactIfSuperseded(): void {
-    if (this.lines <= this.compactAt || this.syncing !== null) return;
-    const live = [...this.groups.values()].reduce((n, g) => n + g.size, 0);
-    if (this.lines > 4 * live) this.compact();
-    this.compactAt = Math.max(COMPACT_MIN_LINES, this.lines, 4 * live);
+    if (this.syncing !== null) return;
+    if (this.compaction.due(this.lines, () => [...this.groups.values()].reduce((n, g) => n + g.size, 0))) this.compact();
   }
 
   /** One commit line per group and commit time (offsets without members expire counting from it), then its state. */

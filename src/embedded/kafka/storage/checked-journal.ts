@@ -43,3 +43,26 @@ export function rewriteJournal(file: string, dir: string, fd: number, lines: rea
   writeFileDurable(file, data, dir);
   return { fd: fs.openSync(file, fs.constants.O_RDWR), size: data.length };
 }
+
+/** Lines below which a journal is never compacted. */
+const COMPACT_MIN_LINES = 1000;
+/** A journal is rewritten with its live state once it holds more than this many lines per live entry. */
+const LINES_PER_LIVE_ENTRY = 4;
+
+/**
+ * When a journal is rewritten with its live state (`rewriteJournal`): once it holds more than COMPACT_MIN_LINES lines
+ * and most of them are superseded, more than four per live entry, as Kafka's log cleaner keeps its internal topics
+ * compacted. Counting the live entries may cost a walk of them (the committed offsets), so they are counted again
+ * only once the lines have passed what the last count allowed.
+ */
+export class JournalCompaction {
+  private countAt = COMPACT_MIN_LINES;
+
+  /** Whether a journal of `lines` lines is due, where `liveEntries` counts what a rewrite would keep. */
+  due(lines: number, liveEntries: () => number): boolean {
+    if (lines <= this.countAt) return false;
+    const live = liveEntries();
+    this.countAt = Math.max(COMPACT_MIN_LINES, LINES_PER_LIVE_ENTRY * live);
+    return lines > LINES_PER_LIVE_ENTRY * live;
+  }
+}

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../../../logger';
-import { journalLine, replayJournal, rewriteJournal } from '../storage/checked-journal';
+import { JournalCompaction, journalLine, replayJournal, rewriteJournal } from '../storage/checked-journal';
 import type { AbortedRange } from '../storage/partition-transactions';
 import type { FsyncPolicy } from '../storage/log-manager';
 import { fdatasync, writeAllSync } from '../storage/fs-util';
@@ -44,6 +44,7 @@ export class TransactionLog {
   private lines: number;
   /** fsyncs under way on the current file (it is not swapped for a compacted one meanwhile). */
   private syncing = 0;
+  private readonly compaction = new JournalCompaction();
   /** Lines written with `later` durability since the last fsync began. */
   private behind = false;
   /** `later` lines not in the file yet, in journal order; their states are applied already. */
@@ -72,8 +73,9 @@ export class TransactionLog {
     this.compactIfSuperseded();
   }
 
+  /** Compacts once most lines are superseded (JournalCompaction); not while an fsync works on the file it replaces. */
   private compactIfSuperseded(): void {
-    if (this.syncing === 0 && this.lines > 1000 && this.lines > 4 * (this.states.size + 1)) this.compact();
+    if (this.syncing === 0 && this.compaction.due(this.lines, () => this.states.size + 1)) this.compact();
   }
 
   private replay(file: string): { validBytes: number; lines: number } {
@@ -113,7 +115,7 @@ export class TransactionLog {
     return this.write({ a: aborts });
   }
 
-  /** Every transaction adds a few lines: the file is rewritten with the live states once they are a quarter of it. */
+  /** Every transaction adds a few lines: the file is rewritten with the live states once most of it is superseded. */
   private async write(record: TxnLogRecord, durability: Durability = 'now'): Promise<void> {
     this.compactIfSuperseded();
     const line = TransactionLog.line(record);
