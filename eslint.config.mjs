@@ -142,6 +142,20 @@ export default tseslint.config(
   { files: PRODUCTION_CODE, rules: engineRule([]) },
   ...adapterBlocks,
   {
+    // kafkajs clients come from kafkaClient, which runs them without kafkajs's 1 ms timer loop.
+    files: PRODUCTION_CODE,
+    ignores: ['src/log/kafka/kafka-client.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "NewExpression[callee.name='Kafka']",
+          message: 'make kafkajs clients with kafkaClient (src/log/kafka/kafka-client.ts): it runs them without the 1 ms timer loop.',
+        },
+      ],
+    },
+  },
+  {
     // Plain CommonJS scripts run by node and jest.
     files: ['**/*.js'],
     extends: [tseslint.configs.disableTypeChecked],

@@ -1,5 +1,5 @@
-import { Kafka, logLevel, type Admin } from 'kafkajs';
-import '../../src/log/kafka/request-queue-timer'; // as the service's clients: without kafkajs's 1 ms timer loop
+import { logLevel, type Admin } from 'kafkajs';
+import { kafkaClient } from '../../src/log/kafka/kafka-client'; // as the service's clients: without kafkajs's 1 ms timer loop
 import { Client } from 'pg';
 import { loadDevIssuer } from '../../src/auth/dev-issuer';
 import { startService, type Service } from '../../src/composition';
@@ -190,7 +190,7 @@ export async function openE2eBench(config: (databaseUrl: string) => Config, time
   const service = await startService(serviceConfig, deploymentLogger(serviceConfig.dataDir));
   const db = new Client({ connectionString: database.url });
   await db.connect();
-  const admin = new Kafka({ clientId: 'bench-admin', brokers: service.brokers, logLevel: logLevel.NOTHING }).admin();
+  const admin = kafkaClient({ clientId: 'bench-admin', brokers: service.brokers, logLevel: logLevel.NOTHING }).admin();
   await admin.connect();
   const load = LoadProcess.start();
   const close = async (): Promise<void> => {

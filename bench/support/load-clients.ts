@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
-import { Kafka, logLevel, Partitioners } from 'kafkajs';
-import '../../src/log/kafka/request-queue-timer'; // as the service's clients: without kafkajs's 1 ms timer loop
+import { logLevel, Partitioners } from 'kafkajs';
+import { kafkaClient } from '../../src/log/kafka/kafka-client'; // as the service's clients: without kafkajs's 1 ms timer loop
 import { loadSchemas, type DeltaEnvelope } from '../../src/log';
 import { writeKcatInput, type KcatRecord } from './kcat-producer';
 
@@ -97,7 +97,7 @@ async function deltaSchema(registryUrl: string): Promise<{ registry: SchemaRegis
 
 /** Deltas onto the deltas topic, the way a third-party producer writes them. */
 export async function produceDeltas(order: ProduceOrder): Promise<SentTimes> {
-  const kafka = new Kafka({ clientId: 'bench-producer', brokers: order.brokers, logLevel: logLevel.NOTHING });
+  const kafka = kafkaClient({ clientId: 'bench-producer', brokers: order.brokers, logLevel: logLevel.NOTHING });
   const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
   await producer.connect();
   const { registry, id } = await deltaSchema(order.registryUrl);

@@ -4,14 +4,14 @@
  * for operators. Its own admin connection, so the CLI can use it without a producer or a schema registry.
  */
 import { type KafkaSasl, saslConfig } from './client-security';
-import { AssignerProtocol, ConfigResourceTypes, Kafka, logLevel, type Admin } from 'kafkajs';
+import { AssignerProtocol, ConfigResourceTypes, logLevel, type Admin } from 'kafkajs';
+import { kafkaClient } from './kafka-client';
 import { DeltabrokerError, type ErrorCode } from '../../errors';
 import type { ClusterAdmin, GroupDescription, GroupListing, TopicConfigEntry } from '../cluster-admin';
 import type { Offset, TopicOffsets } from '../port';
 import type { CommittedOffset } from '../log-admin';
 import type { Logger } from '../../logger';
 import { kafkajsLogCreator } from './kafkajs-logger';
-import './request-queue-timer'; // kafkajs's 1 ms timer loop, fixed before any client connects
 
 /** Kafka error types an operator's request can meet, and what they mean to us. */
 const REFUSALS: Record<string, ErrorCode> = {
@@ -56,7 +56,7 @@ export class KafkaLogAdmin implements ClusterAdmin {
   private constructor(private readonly admin: Admin) {}
 
   static async open(o: KafkaLogAdminOptions): Promise<KafkaLogAdmin> {
-    const kafka = new Kafka({
+    const kafka = kafkaClient({
       clientId: o.clientId ?? 'deltabroker-admin',
       brokers: [...o.brokers],
       connectionTimeout: o.connectionTimeout ?? 3000,

@@ -9,7 +9,7 @@
  * Importing this module replaces that method with one that sets a timer only when requests wait in the queue: at
  * the end of the broker's throttle, else after CHECK_PENDING_REQUESTS_INTERVAL (the in-flight limit; an answer
  * checks the queue as well). With nothing waiting there is nothing to send: `push` sends at once or queues and
- * schedules, and every answer checks the queue. Every module here that makes a kafkajs client imports it.
+ * schedules, and every answer checks the queue. kafka-client.ts, where every kafkajs client of the service is made, imports it.
  */
 import { createRequire } from 'node:module';
 

@@ -1,9 +1,9 @@
 /** Topic creation on any Kafka-protocol broker: idempotent, waits for partition leaders. */
-import { Kafka, logLevel, type Admin } from 'kafkajs';
+import { logLevel, type Admin } from 'kafkajs';
+import { kafkaClient } from './kafka-client';
 import { DeltabrokerError } from '../../errors';
 import type { TopicSpec } from '../port';
 import { type KafkaSasl, saslConfig } from './client-security';
-import './request-queue-timer'; // kafkajs's 1 ms timer loop, fixed before any client connects
 
 /** Creates the topics that do not exist yet and answers the names it created. */
 export async function createTopics(admin: Admin, specs: readonly TopicSpec[]): Promise<string[]> {
@@ -70,7 +70,7 @@ async function waitForLeaders(admin: Admin, topics: string[]): Promise<void> {
 
 /** Standalone helper (CLI, tests, scripts): connects to `brokers`, creates the missing topics, disconnects. */
 export async function ensureTopics(brokers: readonly string[], specs: readonly TopicSpec[], sasl?: KafkaSasl): Promise<string[]> {
-  const admin = new Kafka({ clientId: 'deltabroker-topics', brokers: [...brokers], ...saslConfig(sasl), logLevel: logLevel.NOTHING }).admin();
+  const admin = kafkaClient({ clientId: 'deltabroker-topics', brokers: [...brokers], ...saslConfig(sasl), logLevel: logLevel.NOTHING }).admin();
   await admin.connect();
   try {
     return await createTopics(admin, specs);

@@ -3,7 +3,8 @@
  * values in the Confluent wire format against a Confluent-compatible schema registry. The only module,
  * with its siblings, that imports kafkajs and @kafkajs/confluent-schema-registry.
  */
-import { Kafka, logLevel, Partitioners, type Producer } from 'kafkajs';
+import { logLevel, Partitioners, type Kafka, type Producer } from 'kafkajs';
+import { kafkaClient } from './kafka-client';
 import { silentLogger, type Logger } from '../../logger';
 import type {
   OutgoingRecord,
@@ -33,7 +34,6 @@ import { createTopics } from './topics';
 import { validateOutOfRangeWithLeader } from './out-of-range-recovery';
 import { DEFAULT_END_SETTLE_MS } from '../lost-position';
 import { type KafkaSasl, saslConfig } from './client-security';
-import './request-queue-timer'; // kafkajs's 1 ms timer loop, fixed before any client connects
 
 export interface KafkaWriteLogOptions extends WriteLogOptions {
   readonly brokers: readonly string[];
@@ -84,7 +84,7 @@ export class KafkaWriteLog implements WriteLog {
   static async open(o: KafkaWriteLogOptions): Promise<KafkaWriteLog> {
     validateOutOfRangeWithLeader();
     const logger = (o.logger ?? silentLogger()).child({ component: 'write-log' });
-    const kafka = new Kafka({
+    const kafka = kafkaClient({
       clientId: o.clientId ?? 'deltabroker',
       brokers: [...o.brokers],
       connectionTimeout: o.connectionTimeout ?? 3000,
