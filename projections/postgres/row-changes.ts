@@ -56,36 +56,56 @@ function startedChange(operation: ProjectedEvent['operation'], previous: ChangeM
 }
 
 /**
- * Events carry their record's whole state (EntityEvent.payload: the stored fields with the accepted ones written
- * over them), so a record's change is made from its newest event in the batch and only that payload is parsed;
- * the operations and versions of the events before it decide the change's mode. The search projector reads a
- * batch the same way. When the newest event cannot be projected, the record's events are folded one by one
- * (`foldInOrder`), as if that event were not there.
+ * Each record's change so far, event by event: the mode its events give (`startedChange`) and its newest event. Events
+ * carry their record's whole state (EntityEvent.payload: the stored fields with the accepted ones written over them),
+ * so a record's change is made from its newest event and only that payload is parsed; the search projector reads a
+ * batch the same way. A batch is folded in one go (foldRecordChanges); a replay folds its runs as it reads them, so a
+ * record's superseded events are not kept.
  */
-export function foldRecordChanges(table: ProjectionTable, records: readonly LogRecord<ProjectedEvent>[]): FoldResult {
-  const newest = new Map<string, { mode: ChangeMode; last: LogRecord<ProjectedEvent> }>();
-  for (const record of records) {
+export class ChangeFold {
+  private readonly byKey = new Map<string, { mode: ChangeMode; last: LogRecord<ProjectedEvent> }>();
+
+  /** The next event, in offset order. */
+  add(record: LogRecord<ProjectedEvent>): void {
     const event = record.value;
-    const previous = newest.get(event.key);
-    if (previous && event.version <= previous.last.value.version) continue;
+    const previous = this.byKey.get(event.key);
+    if (previous && event.version <= previous.last.value.version) return;
     const started = startedChange(event.operation, previous?.mode);
-    if (started !== undefined) newest.set(event.key, { mode: started, last: record });
+    if (started !== undefined) this.byKey.set(event.key, { mode: started, last: record });
     else if (previous) previous.last = record;
   }
-  const foldings: Folding[] = [];
-  const unusable = new Set<string>();
-  for (const [recordKey, { mode, last }] of newest) {
-    const payload = parsePayload(last.value.payload);
-    const key = payload === undefined ? undefined : keyValuesOf(table, recordKey, payload);
-    if (payload === undefined || key === undefined) unusable.add(recordKey);
-    else foldings.push({ mode, key, doc: mode === 'delete' ? {} : withKeyFields(table, payload, key), last });
+
+  /**
+   * The records' changes, each from its newest payload; `unusable` holds the record keys whose newest event cannot be
+   * projected (not a JSON object, or a key that does not map): their events must be folded one by one without it.
+   */
+  changes(table: ProjectionTable): { changes: RowChange[]; unusable: Set<string> } {
+    const foldings: Folding[] = [];
+    const unusable = new Set<string>();
+    for (const [recordKey, { mode, last }] of this.byKey) {
+      const payload = parsePayload(last.value.payload);
+      const key = payload === undefined ? undefined : keyValuesOf(table, recordKey, payload);
+      if (payload === undefined || key === undefined) unusable.add(recordKey);
+      else foldings.push({ mode, key, doc: mode === 'delete' ? {} : withKeyFields(table, payload, key), last });
+    }
+    return { changes: changesOf(foldings), unusable };
   }
-  if (unusable.size === 0) return { changes: changesOf(foldings), skipped: [] };
+}
+
+/**
+ * A batch's events as one change per record (ChangeFold). When a record's newest event cannot be projected, its
+ * events are folded one by one (`foldInOrder`), as if that event were not there.
+ */
+export function foldRecordChanges(table: ProjectionTable, records: readonly LogRecord<ProjectedEvent>[]): FoldResult {
+  const fold = new ChangeFold();
+  for (const record of records) fold.add(record);
+  const { changes, unusable } = fold.changes(table);
+  if (unusable.size === 0) return { changes, skipped: [] };
   const inOrder = foldInOrder(
     table,
     records.filter((r) => unusable.has(r.value.key)),
   );
-  return { changes: changesOf([...foldings, ...inOrder.foldings]), skipped: inOrder.skipped };
+  return { changes: [...changes, ...changesOf(inOrder.foldings)], skipped: inOrder.skipped };
 }
 
 /** The events applied one by one: each payload parsed, an update's fields merged over the document so far. */

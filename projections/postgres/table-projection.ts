@@ -5,11 +5,12 @@
  * and are skipped, so every event takes effect exactly once. The projector (table-projector.ts) feeds it
  * from a consumer group; a rebuild could feed it from a replay.
  */
-import type { ProjectedEvent, LogRecord, RecordBatch } from '../../src/log';
+import { DeltabrokerError } from '../../src/errors';
+import { assertPositionHeld, type ProjectedEvent, type LogRecord, type Offset, type RecordBatch } from '../../src/log';
 import type { Logger } from '../../src/logger';
 import type { SqlClient, SqlExecutor } from '../../src/store/sql-client';
 import { personalFields, type EntityConfig, type EntityConfigSource } from '../../src/tenant';
-import { underCheckpoints } from './checkpoint-store';
+import { advanceCheckpoint, claimCheckpoint, underCheckpoints } from './checkpoint-store';
 import { HeldRounds } from './held-round';
 import { maskErasedPersonalFields } from '../erased-personal-fields';
 import { foldRecordChanges, type RowChange } from './row-changes';
@@ -43,6 +44,20 @@ export interface BatchReport {
   readonly deleted: number;
   /** The unprojectable records that had a configuration (an unusable key or payload), and why. */
   readonly passedOver: readonly { readonly offset: string; readonly reason: string }[];
+}
+
+/**
+ * A replay's run of one partition, folded as it was read (projections/replay/table-run-writer.ts): the row changes of
+ * its records from `from` (the shadow's checkpoint when the run began) up to `end` (the offset after its last record).
+ */
+export interface FoldedRun {
+  readonly topic: string;
+  readonly partition: number;
+  readonly highWatermark: Offset;
+  readonly from: bigint;
+  readonly end: bigint;
+  readonly table: ProjectionTable;
+  readonly changes: readonly RowChange[];
 }
 
 /** A batch's records of one entity, in offset order; `table` is undefined for an entity with no configuration. */
@@ -163,6 +178,27 @@ export class TableProjection {
         knowns,
       );
       return written.map((report, i) => ({ ...report, checkpointAfter: (afters[i] as bigint).toString() }));
+    });
+  }
+
+  /**
+   * Writes a folded run and moves the partition's checkpoint from `run.from` to `run.end`, in one transaction. The run
+   * left out the records below `run.from`, so a checkpoint found anywhere else means another writer moved it meanwhile:
+   * DB_CONFLICT, nothing written.
+   */
+  async applyFoldedRun(run: FoldedRun): Promise<void> {
+    await this.options.sql.transaction(async (tx) => {
+      const ref = { projector: this.projector, topic: run.topic, partition: run.partition };
+      const before = await claimCheckpoint(tx, ref);
+      assertPositionHeld(this.projector, run, before);
+      if (before !== run.from)
+        throw new DeltabrokerError(
+          'DB_CONFLICT',
+          `${this.projector}: the checkpoint of ${run.topic}/${run.partition} is at ${before}, not at ${run.from} where this run began; another writer moved it`,
+          { stage: 'project', consumer: this.projector, topic: run.topic, partition: run.partition },
+        );
+      await writeRowChanges(tx, run.table, await maskErasedSubjects(tx, run.table, [...run.changes]));
+      if (run.end > before) await advanceCheckpoint(tx, ref, run.end);
     });
   }
 

@@ -1,14 +1,13 @@
 /**
- * One read of a persistence topic into the shadows: consecutive batches of a partition are gathered into runs,
- * every run goes to every target's applier (each skips what its own checkpoint says it has), progress is
- * counted, and an abort stops the read between batches, leaving the shadows' checkpoints where the last
- * applied run put them.
+ * One read of a persistence topic into the shadows: every batch goes to every target's writer as it is read (each
+ * keeps what its shadow needs and skips what its own checkpoint says it has), consecutive batches of a partition
+ * are written in runs, progress is counted, and an abort stops the read between batches, leaving the shadows'
+ * checkpoints where the last written run put them.
  */
 import {
   projectedEventSchema,
   type ProjectedEvent,
   type LogRecord,
-  type RecordBatch,
   type RecordSchemas,
   type ReplayResult,
   type ReplayStart,
@@ -16,27 +15,26 @@ import {
 } from '../../src/log';
 import type { Positions } from './checkpoints';
 import type { ReplayProgress } from '../../src/replay';
+import type { RunReader, ShadowWriter } from './replay-target';
 
 /** The largest Kafka offset (int64). */
 const BEYOND_ANY_END = '9223372036854775807';
 
 /**
- * Records of one partition applied together, in one transaction per target: a log batch holds a few thousand
- * records at most, and a record updated several times within a run is written once (the projections fold a
- * batch to one change per record), so a history of updates costs a fraction of its events, and the larger the
- * run the smaller that fraction. A decoded record of the replay benchmark's events holds about 610 bytes of heap
- * (870 with every field decoded), so a run about 12 MB; larger payloads take more.
+ * Records of one partition written together, in one transaction per target: a log batch holds a few thousand
+ * records at most, and a record updated several times within a run is written once (the writers fold a run to one
+ * change per record as they take it), so a history of updates costs a fraction of its events, and the larger the
+ * run the smaller that fraction. A run holds one decoded event per record it touches (the newest), about 610
+ * bytes of heap for a replay benchmark event, so at most about 12 MB.
  */
 export const RUN_RECORDS = 20_000;
-
-export type BatchApplier = (batch: RecordBatch<ProjectedEvent>) => Promise<void>;
 
 export interface LogPassOptions {
   readonly log: WriteLog;
   readonly schemas: RecordSchemas;
   readonly topic: string;
   readonly from: ReplayStart;
-  readonly appliers: readonly BatchApplier[];
+  readonly writers: readonly ShadowWriter[];
   /** Where each partition was assumed to start when the progress total was counted. */
   readonly assumedStart?: Positions;
   /** Records at or above a partition's limit are not applied (verify stops where the live projection is). */
@@ -45,7 +43,7 @@ export interface LogPassOptions {
   readonly signal?: AbortSignal;
   /**
    * Read the partitions at the same time, one replay each (with an offsets start only). Each partition's
-   * batches still come in order and go to the appliers in their own transactions; off inside a transaction.
+   * batches still come in order and go to the writers, which write in transactions of their own; off inside a transaction.
    */
   readonly parallel?: boolean;
 }
@@ -59,10 +57,11 @@ export interface LogPassOptions {
 export const PARTITIONS_AT_ONCE = 2;
 
 /**
- * Reads the topic from `from` into the appliers; answers the records read and, per partition read, the end
+ * Reads the topic from `from` into the writers; answers the records read and, per partition read, the end
  * offset it was read up to.
  */
 export async function readIntoShadows(o: LogPassOptions): Promise<ReplayResult> {
+  await Promise.all(o.writers.map((w) => w.begin()));
   if (!o.parallel || o.from.kind !== 'offsets') return readOnce(o);
   const starts = new Map(o.from.offsets.map((p) => [p.partition, BigInt(p.offset)]));
   const partitions = await o.log.topicOffsets(o.topic);
@@ -107,31 +106,31 @@ export async function readIntoShadows(o: LogPassOptions): Promise<ReplayResult> 
 }
 
 /**
- * One replay of the topic. Outside a transaction (`parallel`) a partition's full run is handed to the targets
- * while the next run is read and decoded, and the targets apply it at the same time (each in its own
- * transaction, with its own checkpoint); the next run of the partition waits for the last one. Inside a
- * transaction everything goes one at a time on its one connection.
+ * One replay of the topic. Outside a transaction (`parallel`) a partition's run is written while the next one is
+ * read and taken, and the targets write it at the same time (each in its own transaction, with its own checkpoint);
+ * the next run of the partition waits for the last one. Inside a transaction everything goes one at a time on its
+ * one connection.
  */
 async function readOnce(o: LogPassOptions): Promise<ReplayResult> {
   const seen = new Set<number>();
   const overlap = o.parallel === true;
-  const runs = new Map<number, { batch: RecordBatch<ProjectedEvent>; records: LogRecord<ProjectedEvent>[]; rejected: number }>();
-  const applying = new Map<number, Promise<void>>();
-  const applyRun = async (partition: number): Promise<void> => {
-    const run = runs.get(partition);
-    if (run === undefined) return;
-    runs.delete(partition);
-    const batch = { ...run.batch, records: run.records, rejected: run.rejected };
-    if (overlap) await Promise.all(o.appliers.map((apply) => apply(batch)));
-    else for (const apply of o.appliers) await apply(batch);
+  /** Records taken per partition since its last write. */
+  const taken = new Map<number, number>();
+  const writing = new Map<number, Promise<void>>();
+  const reread: RunReader = (partition, from, end) => readRun(o, partition, from, end);
+  const writeRun = async (partition: number): Promise<void> => {
+    if (!taken.has(partition)) return;
+    taken.delete(partition);
+    if (overlap) await Promise.all(o.writers.map((w) => w.write(partition, reread)));
+    else for (const w of o.writers) await w.write(partition, reread);
   };
-  /** Hands the partition's gathered run over once its previous run is applied (a failure of that one throws here). */
+  /** Writes the partition's run once its previous run is written (a failure of that one throws here). */
   const handOver = async (partition: number): Promise<void> => {
-    await applying.get(partition);
-    if (!overlap) return applyRun(partition);
-    const applied = applyRun(partition);
-    applied.catch(() => undefined); // awaited by the next hand-over or at the end
-    applying.set(partition, applied);
+    await writing.get(partition);
+    if (!overlap) return writeRun(partition);
+    const written = writeRun(partition);
+    written.catch(() => undefined); // awaited by the next hand-over or at the end
+    writing.set(partition, written);
   };
   let result: ReplayResult;
   try {
@@ -151,25 +150,48 @@ async function readOnce(o: LogPassOptions): Promise<ReplayResult> {
         const limit = o.limits?.get(batch.partition);
         const records = limit === undefined ? batch.records : batch.records.filter((r) => BigInt(r.offset) < limit);
         if (records.length > 0) {
-          const run = runs.get(batch.partition);
-          if (run === undefined) runs.set(batch.partition, { batch, records: [...records], rejected: batch.rejected });
-          else {
-            run.batch = batch;
-            run.rejected += batch.rejected;
-            for (const r of records) run.records.push(r);
-          }
-          if ((runs.get(batch.partition)?.records.length ?? 0) >= RUN_RECORDS) await handOver(batch.partition);
+          const kept = records === batch.records ? batch : { ...batch, records };
+          for (const w of o.writers) w.take(kept);
+          const run = (taken.get(batch.partition) ?? 0) + records.length;
+          taken.set(batch.partition, run);
+          if (run >= RUN_RECORDS) await handOver(batch.partition);
         }
         o.progress?.advance(batch.records.length + batch.rejected, skippedBefore);
       },
     });
-    for (const partition of [...runs.keys()]) await handOver(partition);
+    for (const partition of [...taken.keys()]) await handOver(partition);
   } finally {
-    // Nothing is left applying when the pass ends, whether it read everything or stopped.
-    await Promise.allSettled(applying.values());
+    // Nothing is left writing when the pass ends, whether it read everything or stopped.
+    await Promise.allSettled(writing.values());
   }
-  for (const applied of applying.values()) await applied;
+  for (const written of writing.values()) await written;
   return result;
+}
+
+/** Ends a run's second read once it has the run's records. */
+class RunRead extends Error {}
+
+/** The records of `partition` in [from, end), read again (one replay of that partition alone). */
+async function readRun(o: LogPassOptions, partition: number, from: bigint, end: bigint): Promise<LogRecord<ProjectedEvent>[]> {
+  const partitions = await o.log.topicOffsets(o.topic);
+  const offsets = partitions.map((p) => ({ partition: p.partition, offset: p.partition === partition ? from.toString() : BEYOND_ANY_END }));
+  const records: LogRecord<ProjectedEvent>[] = [];
+  try {
+    await o.log.replay<ProjectedEvent>({
+      topic: o.topic,
+      from: { kind: 'offsets', offsets },
+      readerSchema: projectedEventSchema(o.schemas),
+      handleBatch: async (batch) => {
+        for (const r of batch.records) {
+          if (BigInt(r.offset) >= end) throw new RunRead();
+          records.push(r);
+        }
+      },
+    });
+  } catch (error) {
+    if (!(error instanceof RunRead)) throw error;
+  }
+  return records;
 }
 
 /** Per partition, the smallest position among several targets' checkpoints. */

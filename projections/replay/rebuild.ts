@@ -26,11 +26,11 @@ import type { PartitionOffset, ReplayStart, TopicOffsets } from '../../src/log';
 import type { SqlExecutor } from '../../src/store/sql-client';
 import { boundToTransaction } from './bound-sql';
 import { checkpointsOf, writeCheckpoints, type Positions } from './checkpoints';
-import { asOffsets, eventsBetween, lowest, readIntoShadows, type BatchApplier } from './log-pass';
+import { asOffsets, eventsBetween, lowest, readIntoShadows } from './log-pass';
 import { describeFrom, startOf } from './plan';
 import { ReplayProgress, type RebuildResult, type ReplayFrom, type ReplayRequest, type ReplayRunOptions, type TargetOutcome } from '../../src/replay';
 import { entityConfigOf, targetsFor, topicIsShared, topicOffsetsOf, type ReplayContext } from './replay-context';
-import type { ReplayTarget, ShadowState } from './replay-target';
+import type { ReplayTarget, ShadowState, ShadowWriter } from './replay-target';
 
 export interface RunOptions extends ReplayRunOptions {
   /** Catch-up passes go on while more than this many events are left (default 500, at most 5 passes). */
@@ -110,11 +110,11 @@ interface Pass {
   passes: number;
 }
 
-/** Reads from `from` into every shadow through `appliers` (in `tx` when given), then raises their checkpoints. */
+/** Reads from `from` into every shadow through `writers` (in `tx` when given), then raises their checkpoints. */
 async function readPass(
   pass: Pass,
   from: ReplayStart,
-  appliers: readonly BatchApplier[],
+  writers: readonly ShadowWriter[],
   o: { tx?: SqlExecutor; assumedStart?: Positions } = {},
 ): Promise<void> {
   const { ctx, topic, progress } = pass;
@@ -123,7 +123,7 @@ async function readPass(
     schemas: ctx.schemas,
     topic,
     from,
-    appliers,
+    writers,
     progress,
     // Inside the swap transaction batches go one at a time: they share its one connection.
     parallel: o.tx === undefined,
@@ -138,23 +138,23 @@ async function readPass(
 
 /**
  * The first read, from the shadows' checkpoints (for --from-time, from the timestamp: records below a resumed
- * shadow's checkpoint are skipped by its applier), then catch-up passes over what was written meanwhile,
+ * shadow's checkpoint are skipped by its writer), then catch-up passes over what was written meanwhile,
  * until at most `threshold` events are left for the swap transaction (at most 5 passes).
  */
 async function fillShadows(pass: Pass, from: ReplayFrom, states: readonly ShadowState[], offsets: readonly TopicOffsets[], threshold: number): Promise<void> {
   const { ctx, topic, targets, progress } = pass;
-  const appliers = targets.map((t) => t.applier(ctx.sql));
+  const writers = targets.map((t) => t.writer(ctx.sql));
   const firstFrom = lowest(states.map((s) => s.checkpoints));
   progress.addTotal(eventsBetween(firstFrom, endsOf(offsets)));
   progress.enter('replaying');
-  await readPass(pass, from.kind === 'time' ? { kind: 'timestamp', timestamp: from.timestamp } : asOffsets(firstFrom), appliers, { assumedStart: firstFrom });
+  await readPass(pass, from.kind === 'time' ? { kind: 'timestamp', timestamp: from.timestamp } : asOffsets(firstFrom), writers, { assumedStart: firstFrom });
   for (let i = 0; i < 5; i += 1) {
     const shadows = lowest(await Promise.all(targets.map((t) => checkpointsOf(ctx.sql, t.shadowProjector, topic))));
     const left = eventsBetween(shadows, endsOf(await topicOffsetsOf(ctx, topic)));
     if (left <= threshold) return;
     progress.enter('catching-up');
     progress.addTotal(left);
-    await readPass(pass, asOffsets(shadows), appliers);
+    await readPass(pass, asOffsets(shadows), writers);
   }
 }
 
@@ -179,7 +179,7 @@ async function swapIn(pass: Pass, shared: boolean, handover: 'raise' | 'replace'
       await readPass(
         pass,
         asOffsets(lowest(shadowNow)),
-        targets.map((t) => t.applier(bound)),
+        targets.map((t) => t.writer(bound)),
         { tx },
       );
     }

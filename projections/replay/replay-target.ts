@@ -3,7 +3,7 @@
  * shadow beside the live one and swapped in. The rebuild (rebuild.ts) drives every target from one read of
  * the persistence topic; each target keeps its own shadow checkpoints, so it knows where to resume.
  */
-import type { ProjectedEvent, RecordBatch } from '../../src/log';
+import type { LogRecord, ProjectedEvent, RecordBatch } from '../../src/log';
 import type { SqlClient, SqlExecutor } from '../../src/store/sql-client';
 import type { EntityConfig, EntityConfigSource } from '../../src/tenant';
 import type { ReplayTargetKind } from '../../src/replay';
@@ -36,8 +36,8 @@ export interface ReplayTarget {
    * live rows when `seedFromLive`: a replay that does not start at the beginning re-applies a tail over them).
    */
   prepare(start: Positions, seedFromLive: boolean): Promise<ShadowState>;
-  /** Applies one batch to the shadow and advances the shadow's checkpoint through `sql` (the table in one transaction with it). */
-  applier(sql: SqlClient): (batch: RecordBatch<ProjectedEvent>) => Promise<void>;
+  /** What writes a pass's records into the shadow and advances its checkpoints, through `sql`. */
+  writer(sql: SqlClient): ShadowWriter;
   /**
    * Inside the swap transaction, before the final catch-up: locks what keeps the live projector from writing
    * (its checkpoints, which it holds while it writes) and
@@ -51,6 +51,26 @@ export interface ReplayTarget {
   /** Drops the shadow and its checkpoints. */
   discard(): Promise<void>;
 }
+
+/**
+ * A target's side of a pass over the topic (log-pass.ts): it takes each partition's batches as they are read and
+ * keeps of them what its shadow needs (for the table, each record's change so far), then writes that in runs.
+ */
+export interface ShadowWriter {
+  /** Before each pass: reads where the shadow's checkpoints are; records below them are not taken. */
+  begin(): Promise<void>;
+  /** Takes a batch of one partition; a partition's batches come in offset order. */
+  take(batch: RecordBatch<ProjectedEvent>): void;
+  /**
+   * Writes what was taken of `partition` since its last write, with the shadow's checkpoint, and resolves once both are
+   * stored. Batches taken meanwhile go to the next write. `reread` reads the records of `partition` in [from, end) again
+   * from the log, for a run whose records cannot all be folded as they were read.
+   */
+  write(partition: number, reread: RunReader): Promise<void>;
+}
+
+/** The records of a partition in [from, end), read again from the log. */
+export type RunReader = (partition: number, from: bigint, end: bigint) => Promise<LogRecord<ProjectedEvent>[]>;
 
 /** An entity source that knows only `config` (under the entity's own name): other entities sharing the topic are passed over. */
 export function onlyEntity(config: EntityConfig): EntityConfigSource {

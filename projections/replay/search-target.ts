@@ -5,19 +5,16 @@
  * and idempotent, so they go before the shadow's checkpoint: a batch written again after a crash changes
  * nothing.
  */
-import { maskErasedDocuments } from '../erased-personal-fields';
-import type { ProjectedEvent, LogRecord } from '../../src/log';
 import type { Logger } from '../../src/logger';
-import type { SearchDocument, SearchIndex } from '../../src/search';
+import type { SearchIndex } from '../../src/search';
 import type { SqlClient, SqlExecutor } from '../../src/store/sql-client';
 import type { EntityConfig } from '../../src/tenant';
 import { indexDefinitionOf } from '../search/search-projector';
-import { documentOf, keepNewest } from '../search/newest-documents';
 import { SEARCH_PROJECTOR_GROUP } from '../../src/log/topology';
-import { advanceCheckpoint, claimCheckpoint, readCheckpoint } from '../postgres/checkpoint-store';
 import { checkpointsOf, dropCheckpoints, lockCheckpoints, writeCheckpoints, type Positions } from './checkpoints';
 import type { ReplayTarget, ShadowState } from './replay-target';
 import { shadowName, shadowProjector, type ShadowPurpose } from './shadow-names';
+import { SearchRunWriter } from './search-run-writer';
 
 export interface SearchTargetOptions {
   /** Where the checkpoints are kept. */
@@ -66,24 +63,7 @@ export function searchTarget(o: SearchTargetOptions): ReplayTarget {
       return { resumed: false, checkpoints: start };
     },
 
-    // The writes go through the port's own connections, so no transaction is held while they run (a pool of
-    // appliers each holding one connection and waiting for another could starve); the checkpoint follows.
-    applier(sql: SqlClient) {
-      return async (batch) => {
-        const ref = { projector: shadowProjectorName, topic: batch.topic, partition: batch.partition };
-        const before = (await readCheckpoint(sql, ref)) ?? 0n;
-        const fresh = batch.records.filter((r) => BigInt(r.offset) >= before);
-        const last = fresh.at(-1);
-        if (last === undefined) return;
-        const { upserts, deletes } = documentChanges(o.config, fresh);
-        if (upserts.length > 0) await o.search.upsert(shadow, await maskErasedDocuments(sql, o.config, upserts));
-        if (deletes.length > 0) await o.search.delete(shadow, deletes);
-        const next = BigInt(last.offset) + 1n;
-        await sql.transaction(async (tx) => {
-          if ((await claimCheckpoint(tx, ref)) < next) await advanceCheckpoint(tx, ref, next);
-        });
-      };
-    },
+    writer: (sql: SqlClient) => new SearchRunWriter({ search: o.search, shadow, config: o.config, sql, projector: shadowProjectorName, topic }),
 
     // The live search projector writes the index while it holds its checkpoint (see search-projector.ts), so
     // holding the checkpoints holds its writes until the swap is done.
@@ -103,18 +83,4 @@ export function searchTarget(o: SearchTargetOptions): ReplayTarget {
 
     discard,
   };
-}
-
-/** What the search projector would write for the entity's events among these (newest-documents.ts). */
-function documentChanges(config: EntityConfig, records: readonly LogRecord<ProjectedEvent>[]): { upserts: SearchDocument[]; deletes: string[] } {
-  const newest = new Map<string, ProjectedEvent>();
-  for (const { value } of records) if (value.tenant === config.tenant && value.entity === config.entity) keepNewest(newest, value.key, value);
-  const upserts: SearchDocument[] = [];
-  const deletes: string[] = [];
-  for (const event of newest.values()) {
-    const doc = documentOf(event);
-    if (doc === undefined) deletes.push(event.key);
-    else upserts.push(doc);
-  }
-  return { upserts, deletes };
 }

@@ -15,6 +15,7 @@ import { boundToTransaction } from './bound-sql';
 import { checkpointsOf, dropCheckpoints, lockCheckpoints, writeCheckpoints, type Positions } from './checkpoints';
 import { onlyEntity, withPersistence, type ReplayTarget, type ShadowState } from './replay-target';
 import { shadowName, shadowProjector, type ShadowPurpose } from './shadow-names';
+import { TableRunWriter } from './table-run-writer';
 
 export interface TableTargetOptions {
   readonly sql: SqlClient;
@@ -82,10 +83,7 @@ export function tableTarget(o: TableTargetOptions): TableTarget {
       return { resumed: false, checkpoints: start };
     },
 
-    applier(sql: SqlClient) {
-      const projection = projectionOn(sql);
-      return async (batch) => void (await projection.apply(batch));
-    },
+    writer: (sql: SqlClient) => new TableRunWriter({ projection: projectionOn(sql), config: shadowConfig, sql, topic, logger: o.logger }),
 
     lockLive: (tx, partitions) => lockCheckpoints(tx, liveProjector, topic, partitions),
 

@@ -42,7 +42,7 @@ export async function verifyProjection(ctx: ReplayContext, request: VerifyReques
         schemas: ctx.schemas,
         topic,
         from: asOffsets(low),
-        appliers: [target.applier(ctx.sql)],
+        writers: [target.writer(ctx.sql)],
         limits,
         progress,
         parallel: true,
@@ -64,7 +64,7 @@ export async function verifyProjection(ctx: ReplayContext, request: VerifyReques
         progress.addTotal(eventsBetween(from, live));
         const bound = boundToTransaction(tx);
         events += (
-          await readIntoShadows({ log: ctx.log, schemas: ctx.schemas, topic, from: asOffsets(from), appliers: [target.applier(bound)], limits: live, progress })
+          await readIntoShadows({ log: ctx.log, schemas: ctx.schemas, topic, from: asOffsets(from), writers: [target.writer(bound)], limits: live, progress })
         ).records;
       }
       return { live, result: await compareTables(tx, target.liveTable, target.shadowTable, o.maxDifferences ?? 20) };

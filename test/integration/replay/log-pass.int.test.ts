@@ -3,9 +3,28 @@
  * of a partition reach the shadows as runs, so a history is applied in few transactions.
  */
 import { PARTITIONS_AT_ONCE, readIntoShadows, RUN_RECORDS } from '../../../projections/replay/log-pass';
-import { loadSchemas, type ProjectedEvent, type RecordBatch } from '../../../src/log';
+import type { ShadowWriter } from '../../../projections/replay/replay-target';
+import { loadSchemas, type LogRecord, type ProjectedEvent, type RecordBatch } from '../../../src/log';
 import { scratchPostgres } from '../../support/scratch-sql';
 import { accountConfig, openReplayHarness, uniqueName, type EventSpec, type ReplayHarness } from './replay-harness';
+
+/** A writer that keeps every record it takes, and hands each partition's run to `written` when it is written. */
+function collecting(written: (run: RecordBatch<ProjectedEvent>) => Promise<void>): ShadowWriter {
+  const taken = new Map<number, { batch: RecordBatch<ProjectedEvent>; records: LogRecord<ProjectedEvent>[] }>();
+  return {
+    begin: async () => undefined,
+    take(batch) {
+      const run = taken.get(batch.partition);
+      if (run) run.records.push(...batch.records);
+      else taken.set(batch.partition, { batch, records: [...batch.records] });
+    },
+    async write(partition) {
+      const run = taken.get(partition);
+      taken.delete(partition);
+      if (run) await written({ ...run.batch, records: run.records });
+    },
+  };
+}
 
 describe('replay read into the shadows', () => {
   let h: ReplayHarness;
@@ -34,7 +53,7 @@ describe('replay read into the shadows', () => {
       schemas: loadSchemas(),
       topic: config.persistence.topic,
       from: { kind: 'offsets', offsets: [0, 1, 2].map((partition) => ({ partition, offset: '0' })) },
-      appliers: [async (run) => void runs.push(run)],
+      writers: [collecting(async (run) => void runs.push(run))],
       parallel: true,
     });
     expect(result.records).toBe(history.length);
@@ -73,15 +92,15 @@ describe('replay read into the shadows', () => {
       schemas: loadSchemas(),
       topic: config.persistence.topic,
       from: { kind: 'offsets', offsets: Array.from({ length: partitionCount }, (_, partition) => ({ partition, offset: '0' })) },
-      // Each partition's one run is handed over when its read ends and holds its reader until applied.
-      appliers: [
-        async (run) => {
+      // Each partition's one run is written when its read ends and holds its reader until written.
+      writers: [
+        collecting(async (run) => {
           applying += 1;
           most = Math.max(most, applying);
           await new Promise((resolve) => setTimeout(resolve, 50));
           runs.push(run);
           applying -= 1;
-        },
+        }),
       ],
       parallel: true,
     });

@@ -42,6 +42,8 @@ export interface EventSpec {
   key: string;
   version: number;
   payload?: Record<string, unknown>;
+  /** The payload's text as published instead (one a projection cannot use: not a JSON object). */
+  rawPayload?: string;
 }
 
 /** Creates, whole-state updates and deletes over `keys` records: `rounds` versions each, every 7th record deleted last. */
@@ -122,7 +124,7 @@ export async function openReplayHarness(sql: SqlClient, closeSql: () => Promise<
             operation: s.operation,
             key: s.key,
             version: s.version,
-            payload: s.operation === 'delete' ? null : JSON.stringify(s.payload ?? { accountId: s.key }),
+            payload: s.operation === 'delete' ? null : (s.rawPayload ?? JSON.stringify(s.payload ?? { accountId: s.key })),
             actor: { user: 'tester', roles: ['admin'] },
             origin: { datacenter: 'dc1' },
             occurredAt: Date.UTC(2026, 0, 1),
