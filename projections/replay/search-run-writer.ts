@@ -12,7 +12,7 @@ import type { EntityConfig } from '../../src/tenant';
 import { maskErasedDocuments } from '../erased-personal-fields';
 import { advanceCheckpoint, claimCheckpoint } from '../postgres/checkpoint-store';
 import { documentOf, keepNewest } from '../search/newest-documents';
-import { checkpointsOf, type Positions } from './checkpoints';
+import { checkpointsOf, recordsFrom, type Positions } from './checkpoints';
 import type { ShadowWriter } from './replay-target';
 
 interface SearchRun {
@@ -46,9 +46,7 @@ export class SearchRunWriter implements ShadowWriter {
   take(batch: RecordBatch<ProjectedEvent>): void {
     let run = this.runs.get(batch.partition);
     if (run === undefined) this.runs.set(batch.partition, (run = { topic: batch.topic, newest: new Map(), end: undefined }));
-    const before = this.checkpoints.get(batch.partition) ?? 0n;
-    const firstOffset = batch.records[0]?.offset;
-    const records = firstOffset !== undefined && BigInt(firstOffset) < before ? batch.records.filter((r) => BigInt(r.offset) >= before) : batch.records;
+    const records = recordsFrom(batch.records, this.checkpoints.get(batch.partition) ?? 0n);
     const { tenant, entity } = this.o.config;
     for (const { value } of records) if (value.tenant === tenant && value.entity === entity) keepNewest(run.newest, value.key, value);
     const last = records[records.length - 1];

@@ -15,7 +15,7 @@ import type { SqlExecutor } from '../../src/store/sql-client';
 import type { EntityConfig } from '../../src/tenant';
 import { ChangeFold, foldRecordChanges, type RowChange } from '../postgres/row-changes';
 import type { TableProjection } from '../postgres/table-projection';
-import { checkpointsOf, type Positions } from './checkpoints';
+import { checkpointsOf, recordsFrom, type Positions } from './checkpoints';
 import type { RunReader, ShadowWriter } from './replay-target';
 
 /** What a partition's run holds while it is read. */
@@ -66,10 +66,7 @@ export class TableRunWriter implements ShadowWriter {
     }
     run.highWatermark = batch.highWatermark;
     const { tenant, entity } = this.o.config;
-    // Batches come in offset order, so only a run's first batches can reach below its checkpoint.
-    const firstOffset = batch.records[0]?.offset;
-    const from = run.from;
-    const records = firstOffset !== undefined && BigInt(firstOffset) < from ? batch.records.filter((r) => BigInt(r.offset) >= from) : batch.records;
+    const records = recordsFrom(batch.records, run.from);
     for (const record of records) {
       const event = record.value;
       if (event.tenant === tenant && event.entity === entity) run.fold.add(record);
