@@ -101,7 +101,7 @@ export async function consumePersistenceTopics(o: PersistenceConsumerOptions): P
     },
     ROUND_RECORDS,
     (b) => b.records.length,
-    { ms: o.lingerMs ?? 0, size: LINGER_BELOW_EVENTS.projectors },
+    { ms: o.lingerMs ?? 0, size: ROUND_RECORDS },
   );
   /**
    * Where a batch of a round that found checkpoints behind is read again: its partition's stored checkpoint, or,
@@ -183,9 +183,9 @@ export async function consumePersistenceTopics(o: PersistenceConsumerOptions): P
 /**
  * Records applied in one round at most. Rounds are for the small batches of a projector that keeps up (a few
  * dozen records each); a projector that is behind reads large batches, and those go in transactions of their
- * own, on their own connections, side by side.
+ * own, on their own connections, side by side. A round that size is also where lingering ends (BatchRounds).
  */
-const ROUND_RECORDS = 1000;
+const ROUND_RECORDS = LINGER_BELOW_EVENTS.projectors;
 
 /**
  * Where each assigned partition starts: its checkpoint, or the log's start when it has none (nothing of it was

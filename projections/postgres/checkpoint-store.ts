@@ -130,6 +130,12 @@ export function checkpointsAfter(batches: readonly RecordBatch[], befores: reado
   });
 }
 
+/** The records at or above `from`, in offset order; found without converting each offset when the first is (the usual case). */
+export function recordsFrom<R extends { readonly offset: string }>(records: readonly R[], from: bigint): readonly R[] {
+  const first = records[0];
+  return first === undefined || BigInt(first.offset) >= from ? records : records.filter((r) => BigInt(r.offset) >= from);
+}
+
 /** Every projector batch runs these: parsed and planned once per connection. */
 const PREPARED = { prepare: true } as const;
 

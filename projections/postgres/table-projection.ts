@@ -10,7 +10,7 @@ import { assertPositionHeld, type ProjectedEvent, type LogRecord, type Offset, t
 import type { Logger } from '../../src/logger';
 import type { SqlClient, SqlExecutor } from '../../src/store/sql-client';
 import { personalFields, type EntityConfig, type EntityConfigSource } from '../../src/tenant';
-import { advanceCheckpoint, claimCheckpoint, underCheckpoints } from './checkpoint-store';
+import { advanceCheckpoint, claimCheckpoint, recordsFrom, underCheckpoints } from './checkpoint-store';
 import { HeldRounds } from './held-round';
 import { maskErasedPersonalFields } from '../erased-personal-fields';
 import { foldRecordChanges, type RowChange } from './row-changes';
@@ -197,7 +197,7 @@ export class TableProjection {
           `${this.projector}: the checkpoint of ${run.topic}/${run.partition} is at ${before}, not at ${run.from} where this run began; another writer moved it`,
           { stage: 'project', consumer: this.projector, topic: run.topic, partition: run.partition },
         );
-      await writeRowChanges(tx, run.table, await maskErasedSubjects(tx, run.table, [...run.changes]));
+      await writeRowChanges(tx, run.table, await maskErasedSubjects(tx, run.table, run.changes));
       if (run.end > before) await advanceCheckpoint(tx, ref, run.end);
     });
   }
@@ -236,13 +236,6 @@ export class TableProjection {
   }
 }
 
-/** The records at or above the checkpoint; in offset order, so usually all of them, found without converting each offset. */
-function freshRecords(records: LogRecord<ProjectedEvent>[], checkpoint: bigint): LogRecord<ProjectedEvent>[] {
-  const first = records[0];
-  if (first === undefined || BigInt(first.offset) >= checkpoint) return records;
-  return records.filter((r) => BigInt(r.offset) >= checkpoint);
-}
-
 /** A batch's rows to write, folded from its records at or above the checkpoint `before`; what its report says but the counts. */
 interface BatchPlan {
   readonly report: Omit<BatchReport, 'checkpointAfter' | 'upserted' | 'deleted'>;
@@ -256,7 +249,7 @@ function planBatch(batch: RecordBatch<ProjectedEvent>, groups: readonly TableGro
   let alreadyApplied = 0;
   let unprojectable = 0;
   for (const group of groups) {
-    const fresh = freshRecords(group.records, before);
+    const fresh = recordsFrom(group.records, before);
     alreadyApplied += group.records.length - fresh.length;
     if (fresh.length === 0) continue;
     if (group.table === undefined) {
@@ -285,7 +278,7 @@ function planBatch(batch: RecordBatch<ProjectedEvent>, groups: readonly TableGro
 }
 
 /** Personal fields of erased data subjects become the marker before they are written (see erased-personal-fields.ts). */
-async function maskErasedSubjects(tx: SqlExecutor, table: ProjectionTable, changes: RowChange[]): Promise<RowChange[]> {
+async function maskErasedSubjects(tx: SqlExecutor, table: ProjectionTable, changes: readonly RowChange[]): Promise<RowChange[]> {
   const docs = await maskErasedPersonalFields(
     tx,
     table.config,

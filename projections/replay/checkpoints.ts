@@ -40,9 +40,3 @@ export async function writeCheckpoints(tx: SqlExecutor, projector: string, topic
 export async function dropCheckpoints(sql: SqlExecutor, projector: string, topic: string): Promise<void> {
   await sql.query('delete from projection_checkpoints where projector = $1 and topic = $2', [projector, topic]);
 }
-
-/** The records at or above `from`, in offset order; found without converting each offset when the first is (the usual case). */
-export function recordsFrom<R extends { readonly offset: string }>(records: readonly R[], from: bigint): readonly R[] {
-  const first = records[0];
-  return first === undefined || BigInt(first.offset) >= from ? records : records.filter((r) => BigInt(r.offset) >= from);
-}

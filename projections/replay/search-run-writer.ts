@@ -10,9 +10,9 @@ import type { SearchDocument, SearchIndex } from '../../src/search';
 import type { SqlClient } from '../../src/store/sql-client';
 import type { EntityConfig } from '../../src/tenant';
 import { maskErasedDocuments } from '../erased-personal-fields';
-import { advanceCheckpoint, claimCheckpoint } from '../postgres/checkpoint-store';
+import { advanceCheckpoint, claimCheckpoint, recordsFrom } from '../postgres/checkpoint-store';
 import { documentOf, keepNewest } from '../search/newest-documents';
-import { checkpointsOf, recordsFrom, type Positions } from './checkpoints';
+import { checkpointsOf, type Positions } from './checkpoints';
 import type { ShadowWriter } from './replay-target';
 
 interface SearchRun {

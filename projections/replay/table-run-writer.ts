@@ -14,8 +14,9 @@ import type { Logger } from '../../src/logger';
 import type { SqlExecutor } from '../../src/store/sql-client';
 import type { EntityConfig } from '../../src/tenant';
 import { ChangeFold, foldRecordChanges, type RowChange } from '../postgres/row-changes';
+import { recordsFrom } from '../postgres/checkpoint-store';
 import type { TableProjection } from '../postgres/table-projection';
-import { checkpointsOf, recordsFrom, type Positions } from './checkpoints';
+import { checkpointsOf, type Positions } from './checkpoints';
 import type { RunReader, ShadowWriter } from './replay-target';
 
 /** What a partition's run holds while it is read. */

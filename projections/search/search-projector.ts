@@ -7,7 +7,7 @@ import { persistenceTopicsOf, SEARCH_PROJECTOR_GROUP } from '../../src/log/topol
 import { maskErasedDocuments } from '../erased-personal-fields';
 import type { StoppedTopics } from '../stopped-topics';
 import { consumePersistenceTopics, type PersistenceConsumer } from '../persistence-consumer';
-import { underCheckpoints } from '../postgres/checkpoint-store';
+import { recordsFrom, underCheckpoints } from '../postgres/checkpoint-store';
 import { HeldRounds } from '../postgres/held-round';
 import { batchEntityConfigs } from '../batch-entity-configs';
 import { documentOf, keepNewest } from './newest-documents';
@@ -130,8 +130,7 @@ export async function startSearchProjector(o: SearchProjectorOptions): Promise<S
 function newestEvents(batches: readonly RecordBatch<EntityEvent>[], froms: readonly bigint[]): Map<string, EntityEvent> {
   const newest = new Map<string, EntityEvent>();
   batches.forEach((batch, i) => {
-    for (const { value, offset } of batch.records) {
-      if (BigInt(offset) < (froms[i] as bigint)) continue;
+    for (const { value } of recordsFrom(batch.records, froms[i] as bigint)) {
       keepNewest(newest, `${value.tenant}/${value.entity}/${value.key}`, value);
     }
   });
