@@ -4,20 +4,28 @@
  * checkpoint after them. The writes go through the port's own connections, so no transaction is held while they run
  * (writers each holding one connection and waiting for another could starve); the checkpoint follows, and the
  * index's version fence makes a run written again after a failure harmless.
+ *
+ * An event whose document the index refuses is passed over, as the live projector passes it over: the record's newest
+ * event the index takes is written instead, found among the run's events read again from the log (the run no longer
+ * holds them).
  */
 import type { ProjectedEvent, RecordBatch } from '../../src/log';
-import type { SearchDocument, SearchIndex } from '../../src/search';
+import type { Logger } from '../../src/logger';
+import type { IndexDefinition, SearchDocument, SearchIndex } from '../../src/search';
 import type { SqlClient } from '../../src/store/sql-client';
 import type { EntityConfig } from '../../src/tenant';
 import { maskErasedDocuments } from '../erased-personal-fields';
 import { advanceCheckpoint, claimCheckpoint, recordsFrom } from '../postgres/checkpoint-store';
-import { documentOf, keepNewest } from '../search/newest-documents';
+import { indexWriteOf, keepNewest, newestIndexable, type IndexWrite } from '../search/newest-documents';
+import { indexDefinitionOf } from '../search/search-projector';
 import { checkpointsOf, type Positions } from './checkpoints';
-import type { ShadowWriter } from './replay-target';
+import type { RunReader, ShadowWriter } from './replay-target';
 
 interface SearchRun {
   readonly topic: string;
   readonly newest: Map<string, ProjectedEvent>;
+  /** The shadow's checkpoint when the run began: its records are those at or above it. */
+  readonly from: bigint;
   /** The offset after the run's last record (of any entity); undefined while it took none. */
   end: bigint | undefined;
 }
@@ -31,13 +39,17 @@ export interface SearchRunWriterOptions {
   readonly sql: SqlClient;
   readonly projector: string;
   readonly topic: string;
+  readonly logger: Logger;
 }
 
 export class SearchRunWriter implements ShadowWriter {
   private checkpoints: Positions = new Map();
   private readonly runs = new Map<number, SearchRun>();
+  private readonly definition: IndexDefinition;
 
-  constructor(private readonly o: SearchRunWriterOptions) {}
+  constructor(private readonly o: SearchRunWriterOptions) {
+    this.definition = indexDefinitionOf(o.config);
+  }
 
   async begin(): Promise<void> {
     this.checkpoints = await checkpointsOf(this.o.sql, this.o.projector, this.o.topic);
@@ -45,15 +57,18 @@ export class SearchRunWriter implements ShadowWriter {
 
   take(batch: RecordBatch<ProjectedEvent>): void {
     let run = this.runs.get(batch.partition);
-    if (run === undefined) this.runs.set(batch.partition, (run = { topic: batch.topic, newest: new Map(), end: undefined }));
-    const records = recordsFrom(batch.records, this.checkpoints.get(batch.partition) ?? 0n);
+    if (run === undefined) {
+      run = { topic: batch.topic, newest: new Map(), from: this.checkpoints.get(batch.partition) ?? 0n, end: undefined };
+      this.runs.set(batch.partition, run);
+    }
+    const records = recordsFrom(batch.records, run.from);
     const { tenant, entity } = this.o.config;
     for (const { value } of records) if (value.tenant === tenant && value.entity === entity) keepNewest(run.newest, value.key, value);
     const last = records[records.length - 1];
     if (last !== undefined) run.end = BigInt(last.offset) + 1n;
   }
 
-  async write(partition: number): Promise<void> {
+  async write(partition: number, reread: RunReader): Promise<void> {
     const run = this.runs.get(partition);
     this.runs.delete(partition);
     if (run?.end === undefined) return;
@@ -61,16 +76,47 @@ export class SearchRunWriter implements ShadowWriter {
     this.checkpoints.set(partition, next); // the partition's next run is taken while this one is written
     const upserts: SearchDocument[] = [];
     const deletes: string[] = [];
+    const add = (write: IndexWrite): void => {
+      if (write.kind === 'upsert') upserts.push(write.doc);
+      else if (write.kind === 'delete') deletes.push(write.id);
+    };
+    const refused = new Set<string>();
     for (const event of run.newest.values()) {
-      const doc = documentOf(event);
-      if (doc === undefined) deletes.push(event.key);
-      else upserts.push(doc);
+      const write = indexWriteOf(event, this.definition);
+      if (write.kind === 'refused') refused.add(event.key);
+      else add(write);
     }
+    if (refused.size > 0) await this.passOverRefused(run, partition, refused, reread, add);
     if (upserts.length > 0) await this.o.search.upsert(this.o.shadow, await maskErasedDocuments(this.o.sql, this.o.config, upserts));
     if (deletes.length > 0) await this.o.search.delete(this.o.shadow, deletes);
     const ref = { projector: this.o.projector, topic: run.topic, partition };
     await this.o.sql.transaction(async (tx) => {
       if ((await claimCheckpoint(tx, ref)) < next) await advanceCheckpoint(tx, ref, next);
     });
+  }
+
+  /** The newest event the index takes of each record in `refused` (whose newest it refused), from the run read again. */
+  private async passOverRefused(
+    run: SearchRun,
+    partition: number,
+    refused: ReadonlySet<string>,
+    reread: RunReader,
+    add: (write: IndexWrite) => void,
+  ): Promise<void> {
+    const { tenant, entity } = this.o.config;
+    const byKey = new Map<string, Awaited<ReturnType<RunReader>>>();
+    for (const record of await reread(partition, run.from, run.end as bigint)) {
+      const { value } = record;
+      if (value.tenant !== tenant || value.entity !== entity || !refused.has(value.key)) continue;
+      const records = byKey.get(value.key);
+      if (records) records.push(record);
+      else byKey.set(value.key, [record]);
+    }
+    for (const records of byKey.values()) {
+      const { write, passedOver } = newestIndexable(records, this.definition);
+      for (const { record, reason } of passedOver)
+        this.o.logger.warn({ topic: run.topic, partition, offset: record.offset, reason }, 'event not indexable; passed over');
+      if (write) add(write);
+    }
   }
 }

@@ -63,7 +63,8 @@ export function searchTarget(o: SearchTargetOptions): ReplayTarget {
       return { resumed: false, checkpoints: start };
     },
 
-    writer: (sql: SqlClient) => new SearchRunWriter({ search: o.search, shadow, config: o.config, sql, projector: shadowProjectorName, topic }),
+    writer: (sql: SqlClient) =>
+      new SearchRunWriter({ search: o.search, shadow, config: o.config, sql, projector: shadowProjectorName, topic, logger: o.logger }),
 
     // The live search projector writes the index while it holds its checkpoint (see search-projector.ts), so
     // holding the checkpoints holds its writes until the swap is done.

@@ -1,4 +1,4 @@
-import type { EntityEvent, RecordBatch, RecordSchemas, WriteLog } from '../../src/log';
+import type { EntityEvent, LogRecord, RecordBatch, RecordSchemas, WriteLog } from '../../src/log';
 import type { Logger } from '../../src/logger';
 import type { GuardedSearchWrites, IndexDefinition, SearchDocument, SearchIndex, SearchWrites } from '../../src/search';
 import type { SqlClient, SqlExecutor } from '../../src/store/sql-client';
@@ -10,7 +10,7 @@ import { consumePersistenceTopics, type PersistenceConsumer } from '../persisten
 import { recordsFrom, underCheckpoints } from '../postgres/checkpoint-store';
 import { HeldRounds } from '../postgres/held-round';
 import { batchEntityConfigs } from '../batch-entity-configs';
-import { documentOf, keepNewest } from './newest-documents';
+import { indexWriteOf, keepNewest, newestIndexable } from './newest-documents';
 
 export interface SearchProjectorOptions {
   log: WriteLog;
@@ -96,7 +96,7 @@ export async function startSearchProjector(o: SearchProjectorOptions): Promise<S
     const configs = new Set([...newest.values()].map((event) => configOf(event.tenant, event.entity)));
     // Erased subjects' values are masked after a read under a lock (erased-personal-fields.ts): not in one statement.
     if ([...configs].some((config) => config !== undefined && personalFields(config).length > 0)) return undefined;
-    const { upserts, deletes } = writesOf(newest, configOf);
+    const { upserts, deletes } = writesOf(newest, configOf, { batches, froms: befores, logger });
     const docs = new Map([...upserts].map(([index, entry]) => [index, entry.docs]));
     return (await held.write(batches, befores, await o.guardedWrites(docs, deletes)))?.afters;
   }
@@ -111,7 +111,7 @@ export async function startSearchProjector(o: SearchProjectorOptions): Promise<S
         batches,
         async (froms) => {
           const newest = newestEvents(batches, froms);
-          const { upserts, deletes } = writesOf(newest, await batchEntityConfigs(o.entities, newest.values()));
+          const { upserts, deletes } = writesOf(newest, await batchEntityConfigs(o.entities, newest.values()), { batches, froms, logger });
           const writes = o.writesIn?.(tx) ?? o.search;
           for (const [index, { config, docs }] of upserts) await writes.upsert(index, await maskErasedDocuments(tx, config, docs));
           for (const [index, ids] of deletes) await writes.delete(index, ids);
@@ -137,24 +137,77 @@ function newestEvents(batches: readonly RecordBatch<EntityEvent>[], froms: reado
   return newest;
 }
 
-/** The documents per index of the newest events, and the ids deleted; events of entities without configuration are passed over. */
+/** The round the newest events came from, where a record's older events are found when the index refuses its newest. */
+interface RoundRecords {
+  readonly batches: readonly RecordBatch<EntityEvent>[];
+  readonly froms: readonly bigint[];
+  readonly logger: Logger;
+}
+
+/**
+ * The documents per index of the newest events, and the ids deleted; events of entities without configuration are
+ * passed over, and so are those whose documents the index refuses (newest-documents.ts), with a warning each.
+ */
 function writesOf(
   newest: ReadonlyMap<string, EntityEvent>,
   configOf: (tenant: string, entity: string) => EntityConfig | undefined,
+  round: RoundRecords,
 ): { upserts: Map<string, { config: EntityConfig; docs: SearchDocument[] }>; deletes: Map<string, string[]> } {
   const upserts = new Map<string, { config: EntityConfig; docs: SearchDocument[] }>();
   const deletes = new Map<string, string[]>();
-  for (const event of newest.values()) {
+  const refused = new Map<string, EntityConfig>();
+  const add = (config: EntityConfig, write: ReturnType<typeof indexWriteOf>): void => {
+    const index = physicalNamesOf(config).index;
+    if (write.kind === 'delete') {
+      const ids = deletes.get(index);
+      if (ids) ids.push(write.id);
+      else deletes.set(index, [write.id]);
+    } else if (write.kind === 'upsert') {
+      const entry = upserts.get(index);
+      if (entry) entry.docs.push(write.doc);
+      else upserts.set(index, { config, docs: [write.doc] });
+    }
+  };
+  for (const [id, event] of newest) {
     const config = configOf(event.tenant, event.entity);
     if (!config) continue;
-    const index = physicalNamesOf(config).index;
-    const doc = documentOf(event);
-    if (doc === undefined) deletes.set(index, [...(deletes.get(index) ?? []), event.key]);
-    else {
-      const entry = upserts.get(index) ?? { config, docs: [] };
-      entry.docs.push(doc);
-      upserts.set(index, entry);
+    const write = indexWriteOf(event, definitionOf(config));
+    if (write.kind === 'refused') refused.set(id, config);
+    else add(config, write);
+  }
+  if (refused.size > 0) {
+    for (const [id, records] of recordsOf(round, refused)) {
+      const config = refused.get(id) as EntityConfig;
+      const { write, passedOver } = newestIndexable(records, definitionOf(config));
+      for (const { record, reason } of passedOver)
+        round.logger.warn({ topic: record.topic, partition: record.partition, offset: record.offset, reason }, 'event not indexable; passed over');
+      if (write) add(config, write);
     }
   }
   return { upserts, deletes };
+}
+
+/** The round's records (at or above their checkpoints) of the records named in `ids`, per id. */
+function recordsOf(round: RoundRecords, ids: ReadonlyMap<string, unknown>): Map<string, LogRecord<EntityEvent>[]> {
+  const found = new Map<string, LogRecord<EntityEvent>[]>();
+  round.batches.forEach((batch, i) => {
+    for (const record of recordsFrom(batch.records, round.froms[i] as bigint)) {
+      const { tenant, entity, key } = record.value;
+      const id = `${tenant}/${entity}/${key}`;
+      if (!ids.has(id)) continue;
+      const records = found.get(id);
+      if (records) records.push(record);
+      else found.set(id, [record]);
+    }
+  });
+  return found;
+}
+
+const definitions = new WeakMap<EntityConfig, IndexDefinition>();
+
+/** The index definition an entity's documents are checked against, made once per configuration. */
+function definitionOf(config: EntityConfig): IndexDefinition {
+  let definition = definitions.get(config);
+  if (definition === undefined) definitions.set(config, (definition = indexDefinitionOf(config)));
+  return definition;
 }

@@ -83,7 +83,7 @@ export function withZone(value: string): string {
 }
 
 /** Checks document `doc`'s value of `field`. Its path is written only for a refusal: projectors check every field of every document. */
-function checkValue(field: IndexField, value: unknown, doc: number): void {
+function checkValue(field: IndexField, value: unknown, doc: number | undefined): void {
   if (value === null || value === undefined) return;
   if (Array.isArray(value) && field.type !== 'object') {
     throw invalid(valuePath(doc, field), 'array-not-supported', `field ${field.name} holds an array; only object fields may`);
@@ -108,7 +108,10 @@ function checkValue(field: IndexField, value: unknown, doc: number): void {
     );
 }
 
-const valuePath = (doc: number, field: IndexField): string => `docs[${doc}].source.${field.name}`;
+/** A part of a document as a refusal names it: `docs[i].…` within an upsert, or the lone document's own path. */
+const documentPath = (doc: number | undefined, part: string): string => (doc === undefined ? part : `docs[${doc}].${part}`);
+
+const valuePath = (doc: number | undefined, field: IndexField): string => documentPath(doc, `source.${field.name}`);
 
 /** Whether a JSON value holds U+0000 in a string or a key (PostgreSQL text cannot). Iterative: bodies may nest deeply. */
 export function containsNul(value: unknown): boolean {
@@ -134,20 +137,36 @@ export function containsNul(value: unknown): boolean {
 export function validateDocuments(index: IndexDefinition, docs: readonly SearchDocument[]): void {
   const given: unknown = docs;
   if (!Array.isArray(given)) throw invalid('docs', 'type', 'documents must be an array');
-  docs.forEach((doc, i) => {
-    if (typeof doc?.id !== 'string' || doc.id.length === 0 || Buffer.byteLength(doc.id) > MAX_ID_BYTES) {
-      throw invalid(`docs[${i}].id`, 'type', `document id must be a non-empty string of at most ${MAX_ID_BYTES} bytes`);
-    }
-    if (!Number.isSafeInteger(doc.version) || doc.version < 0) {
-      throw invalid(`docs[${i}].version`, 'type', 'document version must be a non-negative integer');
-    }
-    if (doc.source === null || typeof doc.source !== 'object' || Array.isArray(doc.source)) {
-      throw invalid(`docs[${i}].source`, 'type', 'document source must be a JSON object');
-    }
-    for (const field of index.fields) checkValue(field, doc.source[field.name], i);
-    // Postgres jsonb cannot hold U+0000; refusing it on both adapters keeps them interchangeable.
-    if (containsNul(doc.source)) throw invalid(`docs[${i}].source`, 'nul-character', 'document text may not contain U+0000');
-  });
+  docs.forEach((doc, i) => checkDocument(index, doc, i));
+}
+
+/**
+ * Why the index would refuse `doc` (its refusal, naming the document's field and rule), or undefined when it takes
+ * it: a projector passes over the events whose documents no index can hold instead of retrying them forever.
+ */
+export function documentRefusal(index: IndexDefinition, doc: SearchDocument): DeltabrokerError | undefined {
+  try {
+    checkDocument(index, doc, undefined);
+    return undefined;
+  } catch (error) {
+    if (error instanceof DeltabrokerError) return error;
+    throw error;
+  }
+}
+
+function checkDocument(index: IndexDefinition, doc: SearchDocument, i: number | undefined): void {
+  if (typeof doc?.id !== 'string' || doc.id.length === 0 || Buffer.byteLength(doc.id) > MAX_ID_BYTES) {
+    throw invalid(documentPath(i, 'id'), 'type', `document id must be a non-empty string of at most ${MAX_ID_BYTES} bytes`);
+  }
+  if (!Number.isSafeInteger(doc.version) || doc.version < 0) {
+    throw invalid(documentPath(i, 'version'), 'type', 'document version must be a non-negative integer');
+  }
+  if (doc.source === null || typeof doc.source !== 'object' || Array.isArray(doc.source)) {
+    throw invalid(documentPath(i, 'source'), 'type', 'document source must be a JSON object');
+  }
+  for (const field of index.fields) checkValue(field, doc.source[field.name], i);
+  // Postgres jsonb cannot hold U+0000; refusing it on both adapters keeps them interchangeable.
+  if (containsNul(doc.source)) throw invalid(documentPath(i, 'source'), 'nul-character', 'document text may not contain U+0000');
 }
 
 export function validateIds(ids: readonly string[]): void {
