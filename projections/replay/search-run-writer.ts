@@ -11,7 +11,7 @@
  */
 import type { ProjectedEvent, RecordBatch } from '../../src/log';
 import type { Logger } from '../../src/logger';
-import type { IndexDefinition, SearchDocument, SearchIndex } from '../../src/search';
+import { documentRefusal, isDocumentRefusal, type IndexDefinition, type SearchDocument, type SearchIndex } from '../../src/search';
 import type { SqlClient } from '../../src/store/sql-client';
 import type { EntityConfig } from '../../src/tenant';
 import { maskErasedDocuments } from '../erased-personal-fields';
@@ -74,35 +74,53 @@ export class SearchRunWriter implements ShadowWriter {
     if (run?.end === undefined) return;
     const next = run.end;
     this.checkpoints.set(partition, next); // the partition's next run is taken while this one is written
-    const upserts: SearchDocument[] = [];
-    const deletes: string[] = [];
-    const add = (write: IndexWrite): void => {
-      if (write.kind === 'upsert') upserts.push(write.doc);
-      else if (write.kind === 'delete') deletes.push(write.id);
-    };
+    // Each record's write, unchecked: the index checks the documents, and when it refuses one they are checked here
+    // and the refused records' newest events it takes are found in the run read again.
+    const writes = new Map<string, IndexWrite>();
     const refused = new Set<string>();
     for (const event of run.newest.values()) {
-      const write = indexWriteOf(event, this.definition);
+      const write = indexWriteOf(event);
       if (write.kind === 'refused') refused.add(event.key);
-      else add(write);
+      else writes.set(event.key, write);
     }
-    if (refused.size > 0) await this.passOverRefused(run, partition, refused, reread, add);
-    if (upserts.length > 0) await this.o.search.upsert(this.o.shadow, await maskErasedDocuments(this.o.sql, this.o.config, upserts));
-    if (deletes.length > 0) await this.o.search.delete(this.o.shadow, deletes);
+    if (refused.size > 0) await this.passOverRefused(run, partition, refused, reread, writes);
+    try {
+      await this.writeAll(writes);
+    } catch (error) {
+      if (!isDocumentRefusal(error)) throw error;
+      const checked = new Set([...writes].filter(([, w]) => w.kind === 'upsert' && documentRefusal(this.definition, w.doc) !== undefined).map(([key]) => key));
+      await this.passOverRefused(run, partition, checked, reread, writes);
+      await this.writeAll(writes);
+    }
     const ref = { projector: this.o.projector, topic: run.topic, partition };
     await this.o.sql.transaction(async (tx) => {
       if ((await claimCheckpoint(tx, ref)) < next) await advanceCheckpoint(tx, ref, next);
     });
   }
 
-  /** The newest event the index takes of each record in `refused` (whose newest it refused), from the run read again. */
+  private async writeAll(writes: ReadonlyMap<string, IndexWrite>): Promise<void> {
+    const upserts: SearchDocument[] = [];
+    const deletes: string[] = [];
+    for (const write of writes.values()) {
+      if (write.kind === 'upsert') upserts.push(write.doc);
+      else if (write.kind === 'delete') deletes.push(write.id);
+    }
+    if (upserts.length > 0) await this.o.search.upsert(this.o.shadow, await maskErasedDocuments(this.o.sql, this.o.config, upserts));
+    if (deletes.length > 0) await this.o.search.delete(this.o.shadow, deletes);
+  }
+
+  /**
+   * In `writes`, each record of `refused` (whose newest event the index refuses) gets the write of its newest event
+   * the index takes, from the run read again, or none when it takes none of the run's events.
+   */
   private async passOverRefused(
     run: SearchRun,
     partition: number,
     refused: ReadonlySet<string>,
     reread: RunReader,
-    add: (write: IndexWrite) => void,
+    writes: Map<string, IndexWrite>,
   ): Promise<void> {
+    for (const key of refused) writes.delete(key);
     const { tenant, entity } = this.o.config;
     const byKey = new Map<string, Awaited<ReturnType<RunReader>>>();
     for (const record of await reread(partition, run.from, run.end as bigint)) {
@@ -112,11 +130,11 @@ export class SearchRunWriter implements ShadowWriter {
       if (records) records.push(record);
       else byKey.set(value.key, [record]);
     }
-    for (const records of byKey.values()) {
+    for (const [key, records] of byKey) {
       const { write, passedOver } = newestIndexable(records, this.definition);
       for (const { record, reason } of passedOver)
         this.o.logger.warn({ topic: run.topic, partition, offset: record.offset, reason }, 'event not indexable; passed over');
-      if (write) add(write);
+      if (write) writes.set(key, write);
     }
   }
 }

@@ -6,6 +6,8 @@
  * An event whose document the index refuses (a payload that is not a JSON object, a declared field of another type,
  * U+0000) is passed over, as the table projection passes over an event it cannot project: the record's newest event
  * the index takes is written instead. Retrying it could never succeed, and would stop every other record of its round.
+ * The index checks every document it is given, so a projection writes its documents unchecked and checks them only
+ * once a write was refused (`isDocumentRefusal`): checking each beforehand cost about as much as parsing it.
  */
 import type { LogRecord, ProjectedEvent } from '../../src/log';
 import { documentRefusal, type IndexDefinition, type SearchDocument } from '../../src/search';
@@ -21,7 +23,11 @@ export type IndexWrite =
   | { readonly kind: 'delete'; readonly id: string }
   | { readonly kind: 'refused'; readonly reason: string };
 
-export function indexWriteOf(event: ProjectedEvent, index: IndexDefinition): IndexWrite {
+/**
+ * The write of `event`; with `index`, checked as the index will check it (documentRefusal). Without, only a payload
+ * that is not a JSON object is refused: the index refuses the rest when it is written.
+ */
+export function indexWriteOf(event: ProjectedEvent, index?: IndexDefinition): IndexWrite {
   if (event.payload === null) return { kind: 'delete', id: event.key };
   let source: unknown;
   try {
@@ -29,11 +35,10 @@ export function indexWriteOf(event: ProjectedEvent, index: IndexDefinition): Ind
   } catch {
     return { kind: 'refused', reason: 'the payload is not JSON' };
   }
+  if (source === null || typeof source !== 'object' || Array.isArray(source)) return { kind: 'refused', reason: 'the payload is not a JSON object' };
   const doc = { id: event.key, source: source as Record<string, unknown>, version: event.version };
-  const refusal = documentRefusal(index, doc);
-  return refusal === undefined
-    ? { kind: 'upsert', doc }
-    : { kind: 'refused', reason: `${refusal.details.field} (${refusal.details.rule}): ${refusal.message}` };
+  const refusal = index && documentRefusal(index, doc);
+  return refusal ? { kind: 'refused', reason: `${refusal.details.field} (${refusal.details.rule}): ${refusal.message}` } : { kind: 'upsert', doc };
 }
 
 export interface NewestIndexable<R> {

@@ -1,6 +1,6 @@
 import type { EntityEvent, LogRecord, RecordBatch, RecordSchemas, WriteLog } from '../../src/log';
 import type { Logger } from '../../src/logger';
-import type { GuardedSearchWrites, IndexDefinition, SearchDocument, SearchIndex, SearchWrites } from '../../src/search';
+import { isDocumentRefusal, type GuardedSearchWrites, type IndexDefinition, type SearchDocument, type SearchIndex, type SearchWrites } from '../../src/search';
 import type { SqlClient, SqlExecutor } from '../../src/store/sql-client';
 import { personalFields, physicalNamesOf, type EntityConfig, type EntityConfigSource } from '../../src/tenant';
 import { persistenceTopicsOf, SEARCH_PROJECTOR_GROUP } from '../../src/log/topology';
@@ -72,22 +72,33 @@ export async function startSearchProjector(o: SearchProjectorOptions): Promise<S
     ...(o.stopped && { stopped: o.stopped }),
     ...(o.lingerMs !== undefined && { lingerMs: o.lingerMs }),
     applyRound: async (batches, knowns) => {
-      let afters: bigint[];
       try {
-        afters = (await applyHeld(batches)) ?? (await applyClaimed(batches, knowns));
+        return await applyRound(batches, knowns, false);
       } catch (error) {
-        held.settled(batches, undefined);
-        throw error;
+        // The index refused a document: written again with every document checked first, the refused ones passed over.
+        if (!isDocumentRefusal(error)) throw error;
+        return applyRound(batches, knowns, true);
       }
-      held.settled(batches, afters);
-      return afters;
     },
   });
   logger.info({ topics }, 'search projector running');
   return consumer;
 
+  /** The round's documents, `checked` against their index's definition before they are written (newest-documents.ts). */
+  async function applyRound(batches: readonly RecordBatch<EntityEvent>[], knowns: readonly (bigint | undefined)[], checked: boolean): Promise<bigint[]> {
+    let afters: bigint[];
+    try {
+      afters = (await applyHeld(batches, checked)) ?? (await applyClaimed(batches, knowns, checked));
+    } catch (error) {
+      held.settled(batches, undefined);
+      throw error;
+    }
+    held.settled(batches, afters);
+    return afters;
+  }
+
   /** The round in one statement (held-round.ts), or undefined when it must be claimed. */
-  async function applyHeld(batches: readonly RecordBatch<EntityEvent>[]): Promise<bigint[] | undefined> {
+  async function applyHeld(batches: readonly RecordBatch<EntityEvent>[], checked: boolean): Promise<bigint[] | undefined> {
     if (!o.guardedWrites) return undefined;
     const befores = held.befores(batches);
     if (befores === undefined) return undefined;
@@ -96,14 +107,14 @@ export async function startSearchProjector(o: SearchProjectorOptions): Promise<S
     const configs = new Set([...newest.values()].map((event) => configOf(event.tenant, event.entity)));
     // Erased subjects' values are masked after a read under a lock (erased-personal-fields.ts): not in one statement.
     if ([...configs].some((config) => config !== undefined && personalFields(config).length > 0)) return undefined;
-    const { upserts, deletes } = writesOf(newest, configOf, { batches, froms: befores, logger });
+    const { upserts, deletes } = writesOf(newest, configOf, { batches, froms: befores, logger }, checked);
     const docs = new Map([...upserts].map(([index, entry]) => [index, entry.docs]));
     return (await held.write(batches, befores, await o.guardedWrites(docs, deletes)))?.afters;
   }
 
   // A round's batches are written while their checkpoint rows are held (claimed first, advanced last), so a
   // replay's swap, which holds the same rows, never runs between a write to the old index and its checkpoint.
-  function applyClaimed(batches: readonly RecordBatch<EntityEvent>[], knowns: readonly (bigint | undefined)[]): Promise<bigint[]> {
+  function applyClaimed(batches: readonly RecordBatch<EntityEvent>[], knowns: readonly (bigint | undefined)[], checked: boolean): Promise<bigint[]> {
     return o.sql.transaction(async (tx) => {
       const { afters } = await underCheckpoints(
         tx,
@@ -111,7 +122,7 @@ export async function startSearchProjector(o: SearchProjectorOptions): Promise<S
         batches,
         async (froms) => {
           const newest = newestEvents(batches, froms);
-          const { upserts, deletes } = writesOf(newest, await batchEntityConfigs(o.entities, newest.values()), { batches, froms, logger });
+          const { upserts, deletes } = writesOf(newest, await batchEntityConfigs(o.entities, newest.values()), { batches, froms, logger }, checked);
           const writes = o.writesIn?.(tx) ?? o.search;
           for (const [index, { config, docs }] of upserts) await writes.upsert(index, await maskErasedDocuments(tx, config, docs));
           for (const [index, ids] of deletes) await writes.delete(index, ids);
@@ -146,12 +157,14 @@ interface RoundRecords {
 
 /**
  * The documents per index of the newest events, and the ids deleted; events of entities without configuration are
- * passed over, and so are those whose documents the index refuses (newest-documents.ts), with a warning each.
+ * passed over, and so are those whose documents the index refuses (newest-documents.ts; all of them when `checked`,
+ * else those whose payload is not a JSON object), with a warning each.
  */
 function writesOf(
   newest: ReadonlyMap<string, EntityEvent>,
   configOf: (tenant: string, entity: string) => EntityConfig | undefined,
   round: RoundRecords,
+  checked: boolean,
 ): { upserts: Map<string, { config: EntityConfig; docs: SearchDocument[] }>; deletes: Map<string, string[]> } {
   const upserts = new Map<string, { config: EntityConfig; docs: SearchDocument[] }>();
   const deletes = new Map<string, string[]>();
@@ -171,7 +184,7 @@ function writesOf(
   for (const [id, event] of newest) {
     const config = configOf(event.tenant, event.entity);
     if (!config) continue;
-    const write = indexWriteOf(event, definitionOf(config));
+    const write = indexWriteOf(event, checked ? definitionOf(config) : undefined);
     if (write.kind === 'refused') refused.set(id, config);
     else add(config, write);
   }

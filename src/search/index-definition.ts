@@ -140,6 +140,13 @@ export function validateDocuments(index: IndexDefinition, docs: readonly SearchD
   docs.forEach((doc, i) => checkDocument(index, doc, i));
 }
 
+/** Whether `error` is validateDocuments' refusal of a document (not of the call itself, nor any other failure). */
+export function isDocumentRefusal(error: unknown): error is DeltabrokerError {
+  return (
+    error instanceof DeltabrokerError && error.code === 'DB_VALIDATION' && error.details.stage === 'search' && /^docs\[\d+\]\./.test(error.details.field ?? '')
+  );
+}
+
 /**
  * Why the index would refuse `doc` (its refusal, naming the document's field and rule), or undefined when it takes
  * it: a projector passes over the events whose documents no index can hold instead of retrying them forever.

@@ -4,4 +4,4 @@
  * `./opensearch/opensearch-search-index`, so code that knows only the port never loads an adapter or a client.
  */
 export * from './search-port';
-export { documentRefusal, validateIndexDefinition, validateDocuments } from './index-definition';
+export { documentRefusal, isDocumentRefusal, validateIndexDefinition, validateDocuments } from './index-definition';

@@ -59,10 +59,14 @@ describe('what a search projection writes for a batch', () => {
   });
 
   test('a document the index would refuse is named with its field and rule, not written', () => {
-    expect(indexWriteOf(raw('a', 2, '["not", "an", "object"]'), index)).toEqual({ kind: 'refused', reason: expect.stringContaining('source (type)') });
-    expect(indexWriteOf(raw('a', 2, '{"id": "a", "n": '), index)).toEqual({ kind: 'refused', reason: 'the payload is not JSON' });
+    expect(indexWriteOf(raw('a', 2, '["not", "an", "object"]'))).toEqual({ kind: 'refused', reason: 'the payload is not a JSON object' });
+    expect(indexWriteOf(raw('a', 2, '{"id": "a", "n": '))).toEqual({ kind: 'refused', reason: 'the payload is not JSON' });
     expect(indexWriteOf(event('a', 2, { id: 'a', n: 'two' }), index)).toEqual({ kind: 'refused', reason: expect.stringMatching(/^source\.n \(type\)/) });
     expect(indexWriteOf(event('a', 2, { id: 'a\u0000' }), index)).toEqual({ kind: 'refused', reason: expect.stringContaining('nul-character') });
+  });
+
+  test('unchecked, a document is refused only when its payload is not a JSON object: the index checks the rest', () => {
+    expect(indexWriteOf(event('a', 2, { id: 'a', n: 'two' }))).toEqual({ kind: 'upsert', doc: { id: 'a', source: { id: 'a', n: 'two' }, version: 2 } });
   });
 
   test('of a record whose newest event is refused, its newest the index takes is written and the newer ones passed over', () => {

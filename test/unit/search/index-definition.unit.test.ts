@@ -1,5 +1,5 @@
 /** Validation of index definitions and documents, shared by both adapters. */
-import { latestPerId, validateDocuments, validateIndexDefinition } from '../../../src/search/index-definition';
+import { documentRefusal, isDocumentRefusal, latestPerId, validateDocuments, validateIds, validateIndexDefinition } from '../../../src/search/index-definition';
 import type { IndexDefinition } from '../../../src/search/search-port';
 
 const INDEX: IndexDefinition = {
@@ -66,6 +66,23 @@ describe('documents', () => {
     expect(() => validateDocuments(INDEX, [{ id: 'x', version: -1, source: {} }])).toThrow(
       expect.objectContaining({ details: expect.objectContaining({ field: 'docs[0].version' }) }),
     );
+  });
+
+  test('a lone document’s refusal names its own field; a refusal of a document is told apart from other failures', () => {
+    expect(documentRefusal(INDEX, { id: 'a', version: 1, source: { owner: 'o', limit: 2 } })).toBeUndefined();
+    expect(documentRefusal(INDEX, { id: 'a', version: 1, source: { limit: 'two' } })?.details).toMatchObject({ field: 'source.limit', rule: 'type' });
+    const refusalOf = (run: () => void): unknown => {
+      try {
+        run();
+      } catch (error) {
+        return error;
+      }
+      return undefined;
+    };
+    expect(isDocumentRefusal(refusalOf(check({ limit: 'two' })))).toBe(true);
+    expect(isDocumentRefusal(refusalOf(() => validateIds([''])))).toBe(false);
+    expect(isDocumentRefusal(refusalOf(() => validateIndexDefinition({ name: 'A', fields: [] })))).toBe(false);
+    expect(isDocumentRefusal(new Error('docs[0].source'))).toBe(false);
   });
 
   test('latestPerId keeps the highest version, the last one on ties', () => {
