@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { DeltabrokerError } from '../errors';
 import type { SqlClient } from '../store/sql-client';
 import { openAesGcm, randomKey, sealAesGcm } from './aes-gcm';
+import { isValidKeyName } from './ciphertext';
 import type { Keyring } from './keyring';
 
 export interface SessionInfo {
@@ -46,13 +47,17 @@ export class SessionStore {
 
   /** The session key for one more encryption: counts the use, refuses expired or exhausted sessions. */
   async keyForEncryption(tenant: string, sessionId: string): Promise<{ method: string; key: Buffer }> {
-    const result = await this.sql.query<SessionRow>(
-      `update crypto_sessions set uses = uses + 1
+    // A caller's id that no session can have (ids are key names, as in a ciphertext's `session.<id>`) is unknown
+    // without asking the database, which refuses some of them (U+0000) with an error instead of no row.
+    const result = isValidKeyName(sessionId)
+      ? await this.sql.query<SessionRow>(
+          `update crypto_sessions set uses = uses + 1
         where id = $1 and tenant = $2 and expires_at > now() and uses < max_uses
         returning method, wrapped_key, wrapping_version`,
-      [sessionId, tenant],
-    );
-    const row = result.rows[0];
+          [sessionId, tenant],
+        )
+      : undefined;
+    const row = result?.rows[0];
     if (!row) {
       throw new DeltabrokerError('DB_SESSION_INVALID', 'the session is unknown, expired or used up; create a new one', {
         field: 'dispatch.sessionId',

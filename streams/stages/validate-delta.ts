@@ -1,6 +1,6 @@
 import { DeltabrokerError } from '../../src/errors';
 import { recordKeyOf, type EntityConfig, type FieldSpec } from '../../src/tenant';
-import { loneSurrogatePath, mayHoldLoneSurrogate } from '../../src/text/well-formed';
+import { loneSurrogatePath, mayHoldLoneSurrogate, mayHoldNul, nulPath, storableText } from '../../src/text/well-formed';
 import { required } from '../context';
 import { STAGES } from '../../src/log/topology';
 import { stage } from './stage-operator';
@@ -14,6 +14,9 @@ export const validateDelta = () =>
     const { delta } = ctx;
     const fields = parsePayload(delta.payload, delta.operation);
     if (delta.key === '' || delta.key.length > MAX_KEY_LENGTH) refuse('key', 'key-length', `the record key must be 1 to ${MAX_KEY_LENGTH} characters`);
+    // Names the store keeps as text: PostgreSQL's cannot hold U+0000 (the tenant and entity name a configuration).
+    if (!storableText(delta.key)) refuse('key', 'nul-character', 'the record key holds U+0000 (NUL), which the service cannot store');
+    if (!storableText(delta.id)) refuse('id', 'nul-character', 'the delta id holds U+0000 (NUL), which the service cannot store');
     if (delta.operation !== 'delete') {
       // for…in, not Object.entries: no arrays per delta (parsed payloads and configurations have no inherited fields).
       for (const name in fields) checkField(config, name, fields[name]);
@@ -43,6 +46,8 @@ function parsePayload(payload: string | null, operation: string): Record<string,
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return refuse('payload', 'object', 'the payload must be a JSON object');
   const lone = mayHoldLoneSurrogate(payload) ? loneSurrogatePath(parsed, 'payload') : undefined;
   if (lone !== undefined) refuse(lone, 'utf16', `${lone} holds a lone UTF-16 surrogate, which no UTF-8 text can carry`);
+  const nul = mayHoldNul(payload) ? nulPath(parsed, 'payload') : undefined;
+  if (nul !== undefined) refuse(nul, 'nul-character', `${nul} holds U+0000 (NUL), which the service cannot store`);
   return parsed as Record<string, unknown>;
 }
 

@@ -233,4 +233,65 @@ describe("tenants cannot reach each other's data, names or ids", () => {
     );
     expect(rejected.find((x) => x.value.deltaId === id)?.value).toMatchObject({ stage: 'validate', reason: 'DB_VALIDATION' });
   });
+
+  test('U+0000, which PostgreSQL cannot store, is refused over HTTP and from the log, and the pipeline goes on for every tenant', async () => {
+    const headers = { authorization: `Bearer ${tokens.acme}` };
+    const write = (payload: string, more: Record<string, string> = {}) =>
+      post(`${t.url}/`, `{"dispatch":{"entity":"merchant_account","operation":"create"},"payload":${payload}}`, { ...headers, ...more });
+    const inValue = await write('{"merchantId":"z-1","name":"A\\u0000B"}');
+    expect([inValue.status, inValue.body]).toEqual([
+      400,
+      expect.objectContaining({ code: 'DB_VALIDATION', field: 'payload.name', rule: 'nul-character', stage: 'validate' }),
+    ]);
+    const inKey = await write('{"merchantId":"z\\u00002","name":"A"}');
+    expect([inKey.status, inKey.body]).toEqual([400, expect.objectContaining({ field: 'payload.merchantId', rule: 'nul-character' })]);
+    // Its refusal is stored and answered like any other, the name quoting the key with U+FFFD.
+    const idempotencyKey = `nul-${randomUUID()}`;
+    const inName = await write('{"merchantId":"z-3","name":"A","tags":{"k\\u0000":1}}', { 'idempotency-key': idempotencyKey });
+    expect([inName.status, inName.body]).toEqual([400, expect.objectContaining({ field: 'payload.tags.k\u0000', rule: 'nul-character' })]);
+    const stored = await fetch(`${t.url}/deltas/${idempotencyKey}`, { headers });
+    expect(await stored.json()).toMatchObject({ status: 'refused', details: { field: 'payload.tags.k\ufffd', rule: 'nul-character' } });
+
+    const envelope = (over: Partial<DeltaEnvelope>): DeltaEnvelope => ({
+      id: randomUUID(),
+      requestId: null,
+      tenant: 'acme',
+      entity: 'merchant_account',
+      operation: 'create',
+      key: 'z-4',
+      payload: '{"merchantId":"z-4","name":"C"}',
+      actor: { user: 'batch', roles: ['admin'] },
+      origin: { datacenter: 'dc1' },
+      occurredAt: Date.now(),
+      expectedVersion: null,
+      retryOf: null,
+      ...over,
+    });
+    const fromLog = [
+      envelope({ id: `${randomUUID()}\u0000` }),
+      envelope({ key: 'z\u00005', payload: '{"name":"D"}' }),
+      envelope({ tenant: 'acme\u0000' }),
+      envelope({ entity: 'merchant_account\u0000' }),
+    ];
+    await t.service.log.publish(
+      fromLog.map((value) => ({ topic: PIPELINE_TOPICS.deltas, key: `${value.tenant}/${value.entity}/${value.key}`, value, schema: schemas.DeltaEnvelope })),
+    );
+    const rejected = await eventually(
+      () => readTopic(t.service.log, PIPELINE_TOPICS.rejections, schemas.Rejection),
+      (r) => fromLog.every((d) => r.some((x) => x.value.deltaId === d.id)),
+    );
+    expect(fromLog.map((d) => rejected.find((x) => x.value.deltaId === d.id)?.value)).toEqual([
+      expect.objectContaining({ stage: 'validate', reason: 'DB_VALIDATION', message: expect.stringContaining('delta id') }),
+      expect.objectContaining({ stage: 'validate', reason: 'DB_VALIDATION', message: expect.stringContaining('record key') }),
+      expect.objectContaining({ stage: 'entity-config' }),
+      expect.objectContaining({ stage: 'entity-config' }),
+    ]);
+    // Before, the first such delta failed every statement of its batch: no later write of any tenant was decided.
+    const later = await post(
+      `${t.url}/`,
+      { dispatch: { entity: 'merchant_account', operation: 'create' }, payload: { merchantId: 'z-6', name: 'E' } },
+      headers,
+    );
+    expect([later.status, later.body.status]).toEqual([201, 'accepted']);
+  });
 });

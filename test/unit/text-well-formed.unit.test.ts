@@ -1,4 +1,4 @@
-import { isWellFormed, loneSurrogatePath, mayHoldLoneSurrogate } from '../../src/text/well-formed';
+import { isWellFormed, loneSurrogatePath, mayHoldLoneSurrogate, mayHoldNul, nulPath, storableText, withNulReplaced } from '../../src/text/well-formed';
 
 describe('lone UTF-16 surrogates', () => {
   test('a string is well formed unless a surrogate stands alone', () => {
@@ -21,5 +21,25 @@ describe('lone UTF-16 surrogates', () => {
     expect(path.startsWith('x[0][0]')).toBe(true);
     expect(path.endsWith('…')).toBe(true);
     expect(path.length).toBeLessThan(300);
+  });
+});
+
+describe('U+0000', () => {
+  test('only JSON text with the escape \\u0000 can hold one; a path names the first value or key holding it', () => {
+    expect(mayHoldNul('{"a":"x\\u0000"}')).toBe(true);
+    expect(mayHoldNul('{"a":"x\\u00001"}')).toBe(true);
+    expect(mayHoldNul('{"a":"\\u0001"}')).toBe(false);
+    expect(nulPath(JSON.parse('{"a":[1,{"b":"x\\u0000"}]}'), 'payload')).toBe('payload.a[1].b');
+    expect(nulPath(JSON.parse('{"k\\u0000":1}'), 'payload')).toBe('payload.k\u0000');
+    expect(nulPath(JSON.parse('{"a":"the text \\\\u0000"}'), 'payload')).toBeUndefined();
+    expect([storableText('a\u0000'), storableText('a\\u0000')]).toEqual([false, true]);
+  });
+
+  test('text the service writes itself has it replaced by U+FFFD, keys too; the text "\\u0000" stays as it is', () => {
+    const problem = { message: 'no entity a\u0000b', details: { field: 'payload.k\u0000', quoted: 'c:\\u0000\\\u0000' } };
+    expect(withNulReplaced(problem)).toEqual({ message: 'no entity a\ufffdb', details: { field: 'payload.k\ufffd', quoted: 'c:\\u0000\\\ufffd' } });
+    expect(withNulReplaced({ 'k\u0000': 1 })).toEqual({ 'k\ufffd': 1 });
+    const clean = { message: 'fine' };
+    expect(withNulReplaced(clean)).toBe(clean);
   });
 });

@@ -14,6 +14,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { arrayLiteral } from '../array-literal';
+import { storableText, withNulReplaced } from '../../text/well-formed';
 import type { SqlClient, SqlExecutor } from '../sql-client';
 import {
   recordIdKey,
@@ -92,7 +93,11 @@ export class PostgresRecordStateStore implements RecordStateStore {
    * no key is found (its other columns are then null). Prepared like the writes: every round of the pipeline
    * runs it, and parsing it anew was about a third of its server time.
    */
-  async readBatch(ids: readonly RecordId[], deltas: readonly { tenant: string; deltaId: string }[]): Promise<BatchReads> {
+  async readBatch(allIds: readonly RecordId[], allDeltas: readonly { tenant: string; deltaId: string }[]): Promise<BatchReads> {
+    // A name holding U+0000 cannot be stored (storableText), so nothing stored answers it; sent, it would fail the
+    // statement, and with it the batch of every tenant, at each retry. The pipeline refuses such deltas.
+    const ids = allIds.filter((id) => storableText(id.tenant) && storableText(id.entity) && storableText(id.key));
+    const deltas = allDeltas.filter((d) => storableText(d.tenant) && storableText(d.deltaId));
     const result = await this.sql.query<{
       marked: boolean;
       tenant: string | null;
@@ -205,7 +210,11 @@ async function writeVerdicts(tx: SqlExecutor, verdicts: readonly StoredVerdict[]
       newest.set(key, { tenant: v.id.tenant, entity: v.id.entity, record_key: v.id.key, version: v.state.version, deleted: v.state.deleted, doc: v.state.doc });
     }
   }
-  const outcomes = verdicts.map((v) =>
+  // A refusal of a delta whose id or tenant holds U+0000 is not stored: no row could hold it (and no request can
+  // name it); the rejections and outcomes topics carry it. A refusal's problem quotes what the delta held, so a
+  // U+0000 there is stored as U+FFFD (the rejection on the log keeps the delta as it was).
+  const storable = verdicts.filter((v) => v.status === 'accepted' || (storableText(v.tenant) && storableText(v.outcome.deltaId)));
+  const outcomes = storable.map((v) =>
     v.status === 'accepted'
       ? {
           delta_id: v.outcome.deltaId,
@@ -227,7 +236,7 @@ async function writeVerdicts(tx: SqlExecutor, verdicts: readonly StoredVerdict[]
           topic: null,
           partition: null,
           log_offset: null,
-          problem: v.outcome.problem,
+          problem: withNulReplaced(v.outcome.problem),
         },
   );
   // One statement, so one round trip and atomic without a transaction of its own: the states only move forward.

@@ -71,6 +71,11 @@ describe('keyring rotation, rewrap and sessions', () => {
   test('unknown sessions and HSM sessions are refused', async () => {
     const unknown = await dispatch({ dispatch: { operation: 'encrypt', method: 'aes', sessionId: 'no-such-session' }, payload: 'x' });
     expect(unknown.body).toMatchObject({ code: 'DB_SESSION_INVALID', field: 'dispatch.sessionId' });
+    // An id no session can have, U+0000 included (which PostgreSQL's text cannot hold), is as unknown: not a 500.
+    for (const sessionId of ['s\u0000', 'a b']) {
+      const impossible = await dispatch({ dispatch: { operation: 'encrypt', method: 'aes', sessionId }, payload: 'x' });
+      expect([impossible.status, impossible.body]).toEqual([400, expect.objectContaining({ code: 'DB_SESSION_INVALID', field: 'dispatch.sessionId' })]);
+    }
     const hsmSession = await dispatch({ dispatch: { operation: 'createSession', method: 'hsm' } });
     expect(hsmSession.body).toMatchObject({ code: 'DB_VALIDATION', field: 'dispatch.method', rule: 'aes-only' });
   });

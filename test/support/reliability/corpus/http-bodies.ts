@@ -179,6 +179,29 @@ function invalidUtf8(ctx: CorpusContext, prng: Prng): HttpCase {
   };
 }
 
+/** U+0000 (as JSON's escape) where a write would store it: PostgreSQL's text and jsonb cannot hold it. */
+function nulCharacter(ctx: CorpusContext, prng: Prng): HttpCase {
+  const key = `${BAD_KEY_PREFIX}${prng.string(8)}`;
+  const where = prng.pick(['payload.name', 'payload.key', 'payload.nested-key', 'dispatch.entity']);
+  const payload =
+    where === 'payload.name'
+      ? `{"merchantId":"${key}","name":"Ad\\u0000a"}`
+      : where === 'payload.key'
+        ? `{"merchantId":"${key}\\u0000","name":"Ada"}`
+        : where === 'payload.nested-key'
+          ? `{"merchantId":"${key}","name":"Ada","address":{"c\\u0000ity":"Lyon"}}`
+          : `{"merchantId":"${key}","name":"Ada"}`;
+  const entity = where === 'dispatch.entity' ? 'merchant_account\\u0000' : 'merchant_account';
+  return {
+    category: 'nul-character',
+    note: where,
+    method: 'POST',
+    path: '/',
+    headers: auth(ctx.adminToken),
+    body: Buffer.from(`{"dispatch":{"entity":"${entity}","operation":"create"},"payload":${payload}}`),
+  };
+}
+
 function badEncoding(ctx: CorpusContext, prng: Prng): HttpCase {
   const encoding = prng.pick(['base64', 'base64url', 'hex']);
   const payload =
@@ -230,5 +253,6 @@ export const BODY_GENERATORS: Record<string, (ctx: CorpusContext, prng: Prng) =>
   'huge-values': hugeValues,
   'deep-nesting': deepNesting,
   'invalid-utf8': invalidUtf8,
+  'nul-character': nulCharacter,
   'bad-encoding': badEncoding,
 };

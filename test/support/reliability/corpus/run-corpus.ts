@@ -12,6 +12,7 @@ const WEIGHTS: Record<string, number> = {
   'huge-values': 4,
   'deep-nesting': 5,
   'invalid-utf8': 8,
+  'nul-character': 3,
   'bad-encoding': 10,
   'hostile-rql': 12,
   'hostile-dsl': 10,
