@@ -6,6 +6,11 @@ import { STAGES } from '../../src/log/topology';
 import { stage } from './stage-operator';
 
 const MAX_KEY_LENGTH = 512;
+/**
+ * Levels of objects and arrays a payload may nest, itself the first. Deeper, JSON.stringify overflows the stack when
+ * the event is made, and PostgreSQL's jsonb input its own: every retry of the batch would fail the same way.
+ */
+export const MAX_PAYLOAD_DEPTH = 100;
 
 /** Stage 2: the payload is a JSON object whose fields are configured, of their type, with required ones present. */
 export const validateDelta = () =>
@@ -46,9 +51,34 @@ function parsePayload(payload: string | null, operation: string): Record<string,
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return refuse('payload', 'object', 'the payload must be a JSON object');
   const lone = mayHoldLoneSurrogate(payload) ? loneSurrogatePath(parsed, 'payload') : undefined;
   if (lone !== undefined) refuse(lone, 'utf16', `${lone} holds a lone UTF-16 surrogate, which no UTF-8 text can carry`);
+  if (mayNestDeeperThan(payload, MAX_PAYLOAD_DEPTH) && depthOf(parsed) > MAX_PAYLOAD_DEPTH)
+    refuse('payload', 'max-depth', `the payload nests objects and arrays more than ${MAX_PAYLOAD_DEPTH} levels deep`);
   const nul = mayHoldNul(payload) ? nulPath(parsed, 'payload') : undefined;
   if (nul !== undefined) refuse(nul, 'nul-character', `${nul} holds U+0000 (NUL), which the service cannot store`);
   return parsed as Record<string, unknown>;
+}
+
+/** Each level opens with `{` or `[`: JSON text holding at most `levels` of them cannot nest deeper (strings may hold some). */
+function mayNestDeeperThan(jsonText: string, levels: number): boolean {
+  let openings = 0;
+  for (const bracket of ['{', '[']) {
+    for (let at = jsonText.indexOf(bracket); at >= 0; at = jsonText.indexOf(bracket, at + 1)) if (++openings > levels) return true;
+  }
+  return false;
+}
+
+/** How many levels of objects and arrays `value` nests (a scalar: 0), walked with its own stack. */
+function depthOf(value: unknown): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop() as [unknown, number];
+    if (node === null || typeof node !== 'object') continue;
+    deepest = Math.max(deepest, depth);
+    if (deepest > MAX_PAYLOAD_DEPTH) return deepest;
+    for (const item of Array.isArray(node) ? node : Object.values(node)) stack.push([item, depth + 1]);
+  }
+  return deepest;
 }
 
 function checkField(config: EntityConfig, name: string, value: unknown): void {

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import { Kafka, logLevel, type Producer } from 'kafkajs';
 import { loadSchemas, type DeltaEnvelope, type DeltaOutcome } from '../../src/log';
@@ -17,7 +19,13 @@ describe('deltas from any Kafka producer', () => {
   let schemaId: number;
 
   beforeAll(async () => {
-    t = await startTestService({ env: { DELTABROKER_ENTITIES_DIR: testEntitiesDir() } });
+    const entities = testEntitiesDir();
+    // An entity with an object field, which takes nested values.
+    writeFileSync(
+      path.join(entities, 'acme', 'nested_note.yaml'),
+      'tenant: acme\nentity: nested_note\nkey: [noteId]\nfields:\n  noteId: { type: string, required: true }\n  body: { type: object }\nroles:\n  writer: { operations: [create, update, delete], write: "*", read: "*" }\n',
+    );
+    t = await startTestService({ env: { DELTABROKER_ENTITIES_DIR: entities } });
     const kafka = new Kafka({ clientId: 'third-party-producer', brokers: t.service.brokers, logLevel: logLevel.NOTHING });
     producer = kafka.producer();
     await producer.connect();
@@ -85,6 +93,18 @@ describe('deltas from any Kafka producer', () => {
     expect(JSON.stringify(rejections)).not.toContain('DE00123');
     const events = await readTopic(t.service.log, 'acme.merchant_account.events', schemas.EntityEvent);
     expect(events.some((e) => e.value.deltaId === plaintext.id || e.value.deltaId === unknown.id)).toBe(false);
+  });
+
+  test('a payload nested too deeply to make an event of is refused at validate, and the deltas behind it go on', async () => {
+    // 100,000 levels: JSON.parse takes them, JSON.stringify of the event's state overflowed the stack at every retry.
+    const nested = (levels: number): string => `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
+    const deep = delta({ entity: 'nested_note', key: 'n-deep', payload: `{"noteId":"n-deep","body":${nested(100_000)}}` });
+    const deepEnough = delta({ entity: 'nested_note', key: 'n-99', payload: `{"noteId":"n-99","body":${nested(99)}}` });
+    const after = delta({ entity: 'nested_note', key: 'n-after', payload: '{"noteId":"n-after","body":{"a":1}}' });
+    for (const d of [deep, deepEnough, after]) await send(d);
+    expect(await outcomeOf(deep.id)).toMatchObject({ status: 'refused', stage: 'validate', code: 'DB_VALIDATION', message: expect.stringContaining('levels') });
+    expect((await outcomeOf(deepEnough.id)).status).toBe('accepted');
+    expect((await outcomeOf(after.id)).status).toBe('accepted');
   });
 
   test('the same delta sent twice is applied once', async () => {

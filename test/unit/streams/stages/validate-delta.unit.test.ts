@@ -1,4 +1,4 @@
-import { validateDelta } from '../../../../streams/stages/validate-delta';
+import { MAX_PAYLOAD_DEPTH, validateDelta } from '../../../../streams/stages/validate-delta';
 import { contextOf, refusalOf, runStage } from './stage-harness';
 
 const validate = (over: Parameters<typeof contextOf>[0]) => runStage(validateDelta(), { ctx: contextOf(over, { fields: undefined }) });
@@ -27,10 +27,25 @@ describe('stage 2: validate', () => {
     ['a key that differs from the payload', { key: 'm-2' }, refused('payload.merchantId', 'key-mismatch')],
     ['an empty key', { key: '', payload: JSON.stringify({ name: 'A', merchantId: '' }) }, refused('key', 'key-length')],
     ['a lone surrogate', { payload: '{"merchantId":"m-1","name":"\\ud800"}' }, refused('payload.name', 'utf16')],
+    ['U+0000 in a value', { payload: '{"merchantId":"m-1","name":"A\\u0000"}' }, refused('payload.name', 'nul-character')],
+    ['U+0000 in a nested key', { payload: '{"merchantId":"m-1","name":"A","address":{"c\\u0000":1}}' }, refused('payload.address.c\u0000', 'nul-character')],
+    ['U+0000 in the record key', { key: 'm\u00001', payload: '{"name":"A"}' }, refused('key', 'nul-character')],
+    ['U+0000 in the delta id', { id: 'd\u0000' }, refused('id', 'nul-character')],
+    [
+      `a payload nested ${MAX_PAYLOAD_DEPTH + 1} levels deep`,
+      { payload: `{"merchantId":"m-1","name":"A","address":${'['.repeat(MAX_PAYLOAD_DEPTH)}${']'.repeat(MAX_PAYLOAD_DEPTH)}}` },
+      refused('payload', 'max-depth'),
+    ],
   ])('refuses %s', (_what, over, expected) => {
     const out = validate(over);
     expect(refusalOf(out)).toEqual(expected);
     expect(out.ctx.fields).toBeUndefined();
+  });
+
+  test(`a payload nested ${MAX_PAYLOAD_DEPTH} levels deep passes the depth check, however many brackets its strings hold`, () => {
+    const nested = `${'['.repeat(MAX_PAYLOAD_DEPTH - 1)}${']'.repeat(MAX_PAYLOAD_DEPTH - 1)}`;
+    const deepEnough = validate({ payload: `{"merchantId":"m-1","name":"${'{['.repeat(200)}","address":${nested}}` });
+    expect(refusalOf(deepEnough)).toEqual(refused('payload.address', 'unknown-field'));
   });
 
   test('an update is checked like a create: required fields present, not null', () => {
