@@ -45,14 +45,15 @@ export function withNulReplaced<T>(value: T): T {
 /** The path of the first string, object key included, that holds U+0000, or undefined. */
 export const nulPath = (value: unknown, base: string): string | undefined => firstStringPath(value, base, (text) => text.includes('\u0000'));
 
-/** The path of the first string (an object key included) `holds` is true of. Its own stack: nesting depth cannot overflow it. */
-function firstStringPath(value: unknown, base: string, holds: (text: string) => boolean): string | undefined {
+/**
+ * The path of the first value that is not an object or array, or the first object key, `holds` is true of. Its own
+ * stack: nesting depth cannot overflow it.
+ */
+export function firstLeafPath(value: unknown, base: string, holds: (leaf: unknown) => boolean): string | undefined {
   const stack: [unknown, string][] = [[value, base]];
   while (stack.length > 0) {
     const [node, path] = stack.pop() as [unknown, string];
-    if (typeof node === 'string') {
-      if (holds(node)) return path;
-    } else if (Array.isArray(node)) {
+    if (Array.isArray(node)) {
       node.forEach((item, i) => stack.push([item, extend(path, `[${i}]`)]));
     } else if (node !== null && typeof node === 'object') {
       for (const [key, item] of Object.entries(node)) {
@@ -60,7 +61,10 @@ function firstStringPath(value: unknown, base: string, holds: (text: string) => 
         if (holds(key)) return at;
         stack.push([item, at]);
       }
-    }
+    } else if (holds(node)) return path;
   }
   return undefined;
 }
+
+const firstStringPath = (value: unknown, base: string, holds: (text: string) => boolean): string | undefined =>
+  firstLeafPath(value, base, (leaf) => typeof leaf === 'string' && holds(leaf));

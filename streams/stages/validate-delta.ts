@@ -1,6 +1,6 @@
 import { DeltabrokerError } from '../../src/errors';
 import { recordKeyOf, type EntityConfig, type FieldSpec } from '../../src/tenant';
-import { loneSurrogatePath, mayHoldLoneSurrogate, mayHoldNul, nulPath, storableText } from '../../src/text/well-formed';
+import { firstLeafPath, loneSurrogatePath, mayHoldLoneSurrogate, mayHoldNul, nulPath, storableText } from '../../src/text/well-formed';
 import { required } from '../context';
 import { STAGES } from '../../src/log/topology';
 import { stage } from './stage-operator';
@@ -53,6 +53,10 @@ function parsePayload(payload: string | null, operation: string): Record<string,
   if (lone !== undefined) refuse(lone, 'utf16', `${lone} holds a lone UTF-16 surrogate, which no UTF-8 text can carry`);
   if (mayNestDeeperThan(payload, MAX_PAYLOAD_DEPTH) && depthOf(parsed) > MAX_PAYLOAD_DEPTH)
     refuse('payload', 'max-depth', `the payload nests objects and arrays more than ${MAX_PAYLOAD_DEPTH} levels deep`);
+  // A number beyond a double's range parses as ±Infinity, which the event's JSON would write as null: a field's own
+  // type check refuses it; inside an object field it is found here.
+  const infinite = mayOverflowDouble(payload) ? firstLeafPath(parsed, 'payload', (leaf) => typeof leaf === 'number' && !Number.isFinite(leaf)) : undefined;
+  if (infinite !== undefined) refuse(infinite, 'finite-number', `${infinite} is beyond the range of a double`);
   const nul = mayHoldNul(payload) ? nulPath(parsed, 'payload') : undefined;
   if (nul !== undefined) refuse(nul, 'nul-character', `${nul} holds U+0000 (NUL), which the service cannot store`);
   return parsed as Record<string, unknown>;
@@ -66,6 +70,9 @@ function mayNestDeeperThan(jsonText: string, levels: number): boolean {
   }
   return false;
 }
+
+/** Only an exponent of three digits or a run of 309 digits can spell a number beyond a double's range (about 1.8e308). */
+const mayOverflowDouble = (jsonText: string): boolean => /[eE]\+?\d{3}|\d{309}/.test(jsonText);
 
 /** How many levels of objects and arrays `value` nests (a scalar: 0), walked with its own stack. */
 function depthOf(value: unknown): number {

@@ -32,6 +32,21 @@ describe('stage 2: validate', () => {
     ['U+0000 in the record key', { key: 'm\u00001', payload: '{"name":"A"}' }, refused('key', 'nul-character')],
     ['U+0000 in the delta id', { id: 'd\u0000' }, refused('id', 'nul-character')],
     [
+      'a number beyond a double in an object field',
+      { payload: '{"merchantId":"m-1","name":"A","profile":{"n":[1,1e400]}}' },
+      refused('payload.profile.n[1]', 'finite-number'),
+    ],
+    [
+      'a finite number of three exponent digits where its type says otherwise',
+      { payload: '{"merchantId":"m-1","name":"A","mcc":1e300}' },
+      refused('payload.mcc', 'type:integer'),
+    ],
+    [
+      'a 400-digit number in an object field',
+      { payload: `{"merchantId":"m-1","name":"A","profile":{"n":-${'9'.repeat(400)}}}` },
+      refused('payload.profile.n', 'finite-number'),
+    ],
+    [
       `a payload nested ${MAX_PAYLOAD_DEPTH + 1} levels deep`,
       { payload: `{"merchantId":"m-1","name":"A","address":${'['.repeat(MAX_PAYLOAD_DEPTH)}${']'.repeat(MAX_PAYLOAD_DEPTH)}}` },
       refused('payload', 'max-depth'),
