@@ -198,6 +198,23 @@ describe("tenants cannot reach each other's data, names or ids", () => {
     expect(await authed.json()).toMatchObject({ code: 'DB_VALIDATION', field: 'id', rule: 'pattern', stage: 'http' });
   });
 
+  /** A delta as a producer would put it on the deltas topic (the service's own log client: no actor proof). */
+  const envelope = (over: Partial<DeltaEnvelope>): DeltaEnvelope => ({
+    id: randomUUID(),
+    requestId: null,
+    tenant: 'acme',
+    entity: 'merchant_account',
+    operation: 'create',
+    key: 'z-4',
+    payload: '{"merchantId":"z-4","name":"C"}',
+    actor: { user: 'batch', roles: ['admin'] },
+    origin: { datacenter: 'dc1' },
+    occurredAt: Date.now(),
+    expectedVersion: null,
+    retryOf: null,
+    ...over,
+  });
+
   test('a lone UTF-16 surrogate is refused, over HTTP and from the log, not stored as U+FFFD', async () => {
     const headers = { authorization: `Bearer ${tokens.acme}` };
     const write = await post(
@@ -211,21 +228,8 @@ describe("tenants cannot reach each other's data, names or ids", () => {
     const paired = await post(`${t.url}/dispatch`, '{"dispatch":{"operation":"encrypt","method":"aes"},"payload":"\\ud83d\\ude00"}', headers);
     expect(paired.status).toBe(200);
 
-    const id = randomUUID();
-    const delta: DeltaEnvelope = {
-      id,
-      requestId: null,
-      tenant: 'acme',
-      entity: 'merchant_account',
-      operation: 'create',
-      key: 's-2',
-      payload: '{"merchantId":"s-2","name":"B\\udfff"}',
-      actor: { user: 'batch', roles: ['admin'] },
-      origin: { datacenter: 'dc1' },
-      occurredAt: Date.now(),
-      expectedVersion: null,
-      retryOf: null,
-    };
+    const delta = envelope({ key: 's-2', payload: '{"merchantId":"s-2","name":"B\\udfff"}' });
+    const { id } = delta;
     await t.service.log.publish([{ topic: PIPELINE_TOPICS.deltas, key: 'acme/merchant_account/s-2', value: delta, schema: schemas.DeltaEnvelope }]);
     const rejected = await eventually(
       () => readTopic(t.service.log, PIPELINE_TOPICS.rejections, schemas.Rejection),
@@ -252,21 +256,6 @@ describe("tenants cannot reach each other's data, names or ids", () => {
     const stored = await fetch(`${t.url}/deltas/${idempotencyKey}`, { headers });
     expect(await stored.json()).toMatchObject({ status: 'refused', details: { field: 'payload.tags.k\ufffd', rule: 'nul-character' } });
 
-    const envelope = (over: Partial<DeltaEnvelope>): DeltaEnvelope => ({
-      id: randomUUID(),
-      requestId: null,
-      tenant: 'acme',
-      entity: 'merchant_account',
-      operation: 'create',
-      key: 'z-4',
-      payload: '{"merchantId":"z-4","name":"C"}',
-      actor: { user: 'batch', roles: ['admin'] },
-      origin: { datacenter: 'dc1' },
-      occurredAt: Date.now(),
-      expectedVersion: null,
-      retryOf: null,
-      ...over,
-    });
     const fromLog = [
       envelope({ id: `${randomUUID()}\u0000` }),
       envelope({ key: 'z\u00005', payload: '{"name":"D"}' }),
