@@ -10,9 +10,9 @@ import { findJava, type JavaRuntime } from './java-runtime';
 
 const run = promisify(execFile);
 
-export const KAFKA_VERSION = '4.4.0';
+export const KAFKA_VERSION = '4.1.1';
 /** Kafka's pom leaves the log binding out (the tarball ships it): without one the broker logs nothing. */
-const LOG4J_VERSION = '2.25.5';
+const LOG4J_VERSION = '2.24.3';
 
 export interface ScramUser {
   name: string;
