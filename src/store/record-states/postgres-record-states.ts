@@ -240,7 +240,8 @@ async function writeVerdicts(tx: SqlExecutor, verdicts: readonly StoredVerdict[]
         },
   );
   // One statement, so one round trip and atomic without a transaction of its own: the states only move forward.
-  // Every verdict has an outcome row, so the cross join with the setting's one-row subquery always runs it.
+  // Every stored verdict has an outcome row, so the cross join with the setting's one-row subquery runs it whenever
+  // anything is stored.
   const withoutFlush = commit === 'without-flush' ? `cross join (select set_config('synchronous_commit', 'off', true)) as commit_mode` : '';
   await tx.query(
     `with states as (
