@@ -1,9 +1,7 @@
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { startScratchPostgres } from '../test/support/postgres-server';
-import { checkoutRoot } from '../src/stack/engine-cache';
+import { serviceNodeFlags, serviceThreadPool } from '../test/support/service-node';
 import { compileBenchmarks } from './support/compiled-benchmarks';
 import { formatTable, targetSummary, type Figure } from './support/figures';
 
@@ -76,15 +74,6 @@ const BENCHMARKS: readonly Benchmark[] = [
 ];
 
 const FIGURES_MARK = '@@bench-figures ';
-/** The thread pool the service runs with (bin/deltabroker.js sets it): each benchmark's child hosts a service. */
-const SERVICE_THREAD_POOL = '16';
-
-/** The Node flags of bin/deltabroker.js's first line (its heap limit), which a service-hosting child runs with too. */
-function serviceNodeFlags(): string[] {
-  const shebang = readFileSync(path.join(checkoutRoot(), 'bin', 'deltabroker.js'), 'utf8').split('\n')[0] ?? '';
-  return shebang.split(/\s+/).filter((word) => word.startsWith('--'));
-}
-
 /** Child mode: runs one benchmark and prints its figures as one marked JSON line. */
 async function child(name: string, quick: boolean): Promise<void> {
   const benchmark = BENCHMARKS.find((b) => b.name === name);
@@ -102,7 +91,7 @@ function runChild(compiledRunner: string, benchmark: Benchmark, quick: boolean):
     const args = [...serviceNodeFlags(), ...extra, compiledRunner, '--child', benchmark.name, ...(quick ? ['--quick'] : [])];
     const proc = spawn(process.execPath, args, {
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, KAFKAJS_NO_PARTITIONER_WARNING: '1', UV_THREADPOOL_SIZE: process.env.UV_THREADPOOL_SIZE ?? SERVICE_THREAD_POOL },
+      env: { ...process.env, KAFKAJS_NO_PARTITIONER_WARNING: '1', UV_THREADPOOL_SIZE: serviceThreadPool() },
     });
     let out = '';
     let err = '';

@@ -144,6 +144,15 @@ describe(`soak: half the peak mixed rate for ${profile.loadWarmUpSeconds} s of w
               }),
             ),
             rssEvery10sMiB: sampler.samples.filter((_, i) => i % 10 === 0).map((s) => Math.round(s.rssBytes / 2 ** 20)),
+            rssAnonEvery10sMiB: sampler.samples.filter((_, i) => i % 10 === 0).map((s) => Math.round(s.rssAnonBytes / 2 ** 20)),
+            rssFileEvery10sMiB: sampler.samples.filter((_, i) => i % 10 === 0).map((s) => Math.round(s.rssFileBytes / 2 ** 20)),
+            heapTotalEvery10sMiB: sampler.samples.filter((_, i) => i % 10 === 0).map((s) => Math.round(s.heapTotalBytes / 2 ** 20)),
+            spaceTotalsEvery10sMiB: Object.fromEntries(
+              Object.keys(sampler.samples[0]?.spaceTotals ?? {}).map((space) => [
+                space,
+                sampler.samples.filter((_, i) => i % 10 === 0).map((s) => Math.round((s.spaceTotals[space] ?? 0) / 2 ** 20)),
+              ]),
+            ),
             heapEvery10sMiB: sampler.samples.filter((_, i) => i % 10 === 0).map((s) => Math.round(s.heapUsedBytes / 2 ** 20)),
             oldSpaceEvery10sMiB: sampler.samples.filter((_, i) => i % 10 === 0).map((s) => Math.round(s.oldSpaceBytes / 2 ** 20)),
             httpConnectionsEvery10s: sampler.samples.filter((_, i) => i % 10 === 0).map((s) => s.httpConnections),

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { POSITION_KEPT } from '../../../src/log/kafka/out-of-range-recovery';
 import type { ServiceProcess } from '../service-process';
+import { serviceNodeFlags, serviceThreadPool } from '../service-node';
 
 const ENTRY = path.resolve(__dirname, '../serve-process.ts');
 /** How long a SIGTERMed service may take to stop before it is killed and its stop fails. */
@@ -16,9 +17,9 @@ export interface LoggedServiceProcess extends ServiceProcess {
 
 /** Like startServiceProcess, but keeps every log line the process writes (up to `keep`, oldest dropped). */
 export function startLoggedServiceProcess(env: Record<string, string>, timeoutMs: number, keep = 20_000): Promise<LoggedServiceProcess> {
-  const child = spawn(process.execPath, ['--require', 'tsx/cjs', ENTRY], {
+  const child = spawn(process.execPath, [...serviceNodeFlags(), '--require', 'tsx/cjs', ENTRY], {
     cwd: path.resolve(__dirname, '../../..'),
-    env: { ...process.env, LOG_LEVEL: 'info', ...env },
+    env: { ...process.env, LOG_LEVEL: 'info', UV_THREADPOOL_SIZE: serviceThreadPool(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: string[] = [];

@@ -6,6 +6,13 @@ export interface ResourceSample {
   /** Seconds since the sampler started. */
   at: number;
   rssBytes: number;
+  /** Of the RSS, anonymous memory (heap, malloc, stacks) and mapped files (the binary, libraries): /proc status. */
+  rssAnonBytes: number;
+  rssFileBytes: number;
+  /** V8's heap as committed (`nodejs_heap_size_total_bytes`), of it the young generation's (`space="new"`). */
+  heapTotalBytes: number;
+  /** Each V8 space's committed bytes (`nodejs_heap_space_size_total_bytes`), by space. */
+  spaceTotals: Record<string, number>;
   /** V8's used heap, from the service's own `nodejs_heap_size_used_bytes`. */
   heapUsedBytes: number;
   /** V8's old space (`nodejs_heap_space_size_used_bytes{space="old"}`): it shrinks only at a major collection. */
@@ -96,19 +103,30 @@ export class ResourceSampler {
   }
 
   private async sample(): Promise<Omit<ResourceSample, 'at'>> {
-    const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${this.pid}/status`, 'utf8'))?.[1];
-    if (!kb) throw new Error('no VmRSS in /proc status');
+    const status = readFileSync(`/proc/${this.pid}/status`, 'utf8');
+    const kb = /VmRSS:\s+(\d+) kB/.exec(status)?.[1];
+    const anonKb = /RssAnon:\s+(\d+) kB/.exec(status)?.[1];
+    const fileKb = /RssFile:\s+(\d+) kB/.exec(status)?.[1];
+    if (!kb || !anonKb || !fileKb) throw new Error('no VmRSS, RssAnon or RssFile in /proc status');
     const metrics = await (await fetch(`${this.url}/metrics`, { headers: { authorization: `Bearer ${this.metricsToken}` } })).text();
     const heap = /^nodejs_heap_size_used_bytes (\S+)$/m.exec(metrics)?.[1];
     const oldSpace = /^nodejs_heap_space_size_used_bytes\{space="old"\} (\S+)$/m.exec(metrics)?.[1];
     const external = /^nodejs_external_memory_bytes (\S+)$/m.exec(metrics)?.[1];
-    if (!heap || !oldSpace || !external) throw new Error('no nodejs_heap_size_used_bytes, old-space or external figure in /metrics');
+    const heapTotal = /^nodejs_heap_size_total_bytes (\S+)$/m.exec(metrics)?.[1];
+    const spaceTotals = Object.fromEntries(
+      [...metrics.matchAll(/^nodejs_heap_space_size_total_bytes\{space="([a-z_]+)"\} (\S+)$/gm)].map((m) => [m[1] as string, Number(m[2])]),
+    );
+    if (!heap || !oldSpace || !external || !heapTotal) throw new Error('no nodejs_heap_size_used_bytes, old-space or external figure in /metrics');
     const pg = await this.pg.query<{ n: string }>(
       `select count(*) as n from pg_stat_activity where datname = current_database() and backend_type = 'client backend' and pid <> pg_backend_pid()`,
     );
     const { open, http } = this.descriptors();
     return {
       rssBytes: Number(kb) * 1024,
+      rssAnonBytes: Number(anonKb) * 1024,
+      rssFileBytes: Number(fileKb) * 1024,
+      heapTotalBytes: Number(heapTotal),
+      spaceTotals,
       heapUsedBytes: Number(heap),
       oldSpaceBytes: Number(oldSpace),
       externalBytes: Number(external),
