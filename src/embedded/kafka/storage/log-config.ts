@@ -39,6 +39,8 @@ export const CONFIG_NAMES: Record<string, NumericField> = {
   'max.message.bytes': 'maxMessageBytes',
 };
 
+const MAX_SEGMENT_BYTES = 2 ** 31 - 1;
+
 const CLEANUP_POLICIES = new Set(['delete', 'compact', 'compact,delete', 'delete,compact']);
 
 /**
@@ -68,6 +70,8 @@ export function applyTopicConfigs(base: LogConfig, configs: Record<string, strin
     if (!field) continue;
     const n = Number(value);
     if (!Number.isSafeInteger(n) || n < -1) return { config, invalid: name };
+    // Kafka's segment.bytes is an INT; a segment's index stores positions as 32-bit integers (segment.ts).
+    if (field === 'segmentBytes' && n > MAX_SEGMENT_BYTES) return { config, invalid: name };
     config[field] = n;
   }
   return { config };

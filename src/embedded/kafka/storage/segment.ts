@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { BATCH_HEADER_SIZE, BATCH_LOG_OVERHEAD, type BatchHeader, batchCrcValid, readBatchHeader } from '../protocol/record-batch';
+import { BatchIndex } from './batch-index';
 import { fdatasync, readAt, readAtSync, writeAllSync } from './fs-util';
 
 /**
@@ -47,10 +48,7 @@ export class Segment {
   /** Largest batch timestamp seen, -1 when none. */
   maxTimestamp = -1;
   readonly createdAt = Date.now();
-  private readonly bases: number[] = [];
-  private readonly lasts: number[] = [];
-  private readonly positions: number[] = [];
-  private readonly stamps: number[] = [];
+  private readonly batches: BatchIndex;
   /** Index entries already in the index file; the rest are written when the segment rolls or closes. */
   private indexed = 0;
   private closed = false;
@@ -66,7 +64,9 @@ export class Segment {
     readonly baseOffset: number,
     private readonly logFd: number,
     private readonly indexFd: number,
-  ) {}
+  ) {
+    this.batches = new BatchIndex(baseOffset);
+  }
 
   static create(dir: string, baseOffset: number): Segment {
     const logFd = fs.openSync(path.join(dir, segmentFileName(baseOffset, 'log')), 'w+');
@@ -89,17 +89,17 @@ export class Segment {
   }
 
   get batchCount(): number {
-    return this.bases.length;
+    return this.batches.length;
   }
 
   /** The offset after the last batch (== baseOffset when empty). */
   get nextOffset(): number {
-    const n = this.lasts.length;
-    return n === 0 ? this.baseOffset : this.lasts[n - 1]! + 1;
+    const n = this.batches.length;
+    return n === 0 ? this.baseOffset : this.batches.last(n - 1) + 1;
   }
 
   get isEmpty(): boolean {
-    return this.bases.length === 0;
+    return this.batches.length === 0;
   }
 
   /** Loads the index when it matches the log: first batch at 0, last batch ending at the end of file. */
@@ -119,12 +119,12 @@ export class Segment {
       if (header.length < BATCH_HEADER_SIZE || lastPos + header.readInt32BE(8) + BATCH_LOG_OVERHEAD !== fileSize) return this.resetIndex();
     }
     this.size = fileSize;
-    this.indexed = this.bases.length;
+    this.indexed = this.batches.length;
     return true;
   }
 
   private resetIndex(): false {
-    this.bases.length = this.lasts.length = this.positions.length = this.stamps.length = 0;
+    this.batches.clear();
     this.indexed = 0;
     this.maxTimestamp = -1;
     return false;
@@ -153,16 +153,16 @@ export class Segment {
   }
 
   private rewriteIndex(): void {
-    const buf = Buffer.allocUnsafe(this.bases.length * INDEX_ENTRY);
-    for (let i = 0; i < this.bases.length; i++) this.encodeEntry(buf, i * INDEX_ENTRY, i);
+    const buf = Buffer.allocUnsafe(this.batches.length * INDEX_ENTRY);
+    for (let i = 0; i < this.batches.length; i++) this.encodeEntry(buf, i * INDEX_ENTRY, i);
     fs.ftruncateSync(this.indexFd, 0);
     writeAllSync(this.indexFd, buf, 0);
-    this.indexed = this.bases.length;
+    this.indexed = this.batches.length;
   }
 
   /** Writes the index entries of the batches appended since the last call, in one write. */
   private writeIndexTail(): void {
-    const count = this.bases.length - this.indexed;
+    const count = this.batches.length - this.indexed;
     if (count === 0 || this.closed) return;
     const buf = Buffer.allocUnsafe(count * INDEX_ENTRY);
     for (let i = 0; i < count; i++) this.encodeEntry(buf, i * INDEX_ENTRY, this.indexed + i);
@@ -171,17 +171,14 @@ export class Segment {
   }
 
   private encodeEntry(buf: Buffer, at: number, i: number): void {
-    buf.writeInt32BE(this.bases[i]! - this.baseOffset, at);
-    buf.writeInt32BE(this.lasts[i]! - this.baseOffset, at + 4);
-    buf.writeInt32BE(this.positions[i]!, at + 8);
-    buf.writeBigInt64BE(BigInt(this.stamps[i]!), at + 12);
+    buf.writeInt32BE(this.batches.base(i) - this.baseOffset, at);
+    buf.writeInt32BE(this.batches.last(i) - this.baseOffset, at + 4);
+    buf.writeInt32BE(this.batches.position(i), at + 8);
+    buf.writeBigInt64BE(BigInt(this.batches.maxTimestamp(i)), at + 12);
   }
 
   private pushEntry(base: number, last: number, position: number, maxTimestamp: number): void {
-    this.bases.push(base);
-    this.lasts.push(last);
-    this.positions.push(position);
-    this.stamps.push(maxTimestamp);
+    this.batches.push(base, last, position, maxTimestamp);
     if (maxTimestamp > this.maxTimestamp) this.maxTimestamp = maxTimestamp;
   }
 
@@ -202,24 +199,24 @@ export class Segment {
    */
   locate(offset: number): BatchLocation | undefined {
     let lo = 0;
-    let hi = this.lasts.length - 1;
-    if (hi < 0 || offset > this.lasts[hi]!) return undefined;
+    let hi = this.batches.length - 1;
+    if (hi < 0 || offset > this.batches.last(hi)) return undefined;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (this.lasts[mid]! >= offset) hi = mid;
+      if (this.batches.last(mid) >= offset) hi = mid;
       else lo = mid + 1;
     }
-    return { index: lo, baseOffset: this.bases[lo]!, lastOffset: this.lasts[lo]!, position: this.positions[lo]! };
+    return this.batchAt(lo);
   }
 
   /** First batch index whose max timestamp is >= ts, or -1. */
   firstBatchAtOrAfter(ts: number): number {
-    for (let i = 0; i < this.stamps.length; i++) if (this.stamps[i]! >= ts) return i;
+    for (let i = 0; i < this.batches.length; i++) if (this.batches.maxTimestamp(i) >= ts) return i;
     return -1;
   }
 
   batchAt(i: number): BatchLocation {
-    return { index: i, baseOffset: this.bases[i]!, lastOffset: this.lasts[i]!, position: this.positions[i]! };
+    return { index: i, baseOffset: this.batches.base(i), lastOffset: this.batches.last(i), position: this.batches.position(i) };
   }
 
   /**
@@ -227,18 +224,18 @@ export class Segment {
    * watermark) and, after the first batch, before `maxBytes` would be exceeded.
    */
   async readBatches(first: number, limitOffset: number, maxBytes: number): Promise<Buffer | null> {
-    const start = this.positions[first]!;
+    const start = this.batches.position(first);
     let end = start;
     let after = first;
-    for (let i = first; i < this.bases.length; i++) {
-      if (this.lasts[i]! >= limitOffset) break;
-      const next = i + 1 < this.positions.length ? this.positions[i + 1]! : this.size;
+    for (let i = first; i < this.batches.length; i++) {
+      if (this.batches.last(i) >= limitOffset) break;
+      const next = this.endOf(i);
       if (i > first && next - start > maxBytes) break;
       end = next;
       after = i + 1;
     }
     if (end === start) return null;
-    const firstRecent = this.bases.length - this.recent.length;
+    const firstRecent = this.batches.length - this.recent.length;
     if (first >= firstRecent) {
       const parts = this.recent.slice(first - firstRecent, after - firstRecent);
       return parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts, end - start);
@@ -248,9 +245,13 @@ export class Segment {
 
   /** The stored bytes of one batch. */
   readBatch(i: number): Promise<Buffer> {
-    const start = this.positions[i]!;
-    const end = i + 1 < this.positions.length ? this.positions[i + 1]! : this.size;
-    return readAt(this.logFd, start, end - start);
+    const start = this.batches.position(i);
+    return readAt(this.logFd, start, this.endOf(i) - start);
+  }
+
+  /** Where batch `i` ends in the log: the next batch's position, or the log's end for the last one. */
+  private endOf(i: number): number {
+    return i + 1 < this.batches.length ? this.batches.position(i + 1) : this.size;
   }
 
   sync(): Promise<void> {
