@@ -65,12 +65,12 @@ function growthOf(samples: ResourceSample[], resource: Resource, warmUp: number,
 
 /**
  * The soak: measures the peak rate of a fixed mix of HTTP writes, Kafka deltas, reads by key, RQL lists and DSL
- * searches (MIX; closed loop, 32 workers), then runs that mix at half the peak through a warm-up
+ * searches (MIX; closed loop, 32 workers), then runs that mix at half the peak (or RELIABILITY_LOAD_RATE) through a warm-up
  * (RELIABILITY_LOAD_WARMUP_SECONDS) and the measured duration (RELIABILITY_LOAD_SECONDS). It passes with no failed
  * operation, none started late, the service's RSS, V8 heap, open descriptors and PostgreSQL connections each within
  * 10% of where they were after warm-up, and every write (HTTP and Kafka) accepted and applied exactly once.
  */
-describe(`soak: half the peak mixed rate for ${profile.loadWarmUpSeconds} s of warm-up and ${profile.loadSeconds} s measured`, () => {
+describe(`soak: ${profile.loadRate > 0 ? `${profile.loadRate} operations/s` : 'half the peak mixed rate'} for ${profile.loadWarmUpSeconds} s of warm-up and ${profile.loadSeconds} s measured`, () => {
   let sut: ServiceUnderTest;
   let deltas: DeltaSender | undefined;
 
@@ -99,7 +99,7 @@ describe(`soak: half the peak mixed rate for ${profile.loadWarmUpSeconds} s of w
 
       const firstRun = await closedLoop(() => load.one(), 4, 3); // warms the JIT, the connections and the token cache
       const peak = await closedLoop(() => load.one(), PEAK_CONCURRENCY, profile.peakSeconds);
-      const rate = Math.max(1, Math.floor(peak.rate / 2));
+      const rate = profile.loadRate > 0 ? profile.loadRate : Math.max(1, Math.floor(peak.rate / 2));
 
       const sampler = new ResourceSampler(sut.pid, sut.url, await sut.token(['metrics']), sut.pg);
       const total = profile.loadWarmUpSeconds + profile.loadSeconds;

@@ -15,6 +15,11 @@ export interface ReliabilityProfile {
   loadWarmUpSeconds: number;
   /** How long the peak write rate is measured before the load run. */
   peakSeconds: number;
+  /**
+   * Operations per second of the load run; 0 runs it at half the measured peak. A fixed rate compares two versions
+   * of the code: the peak of one version moved from 642 to 995 operations/s between runs on one machine.
+   */
+  loadRate: number;
 }
 
 function intFromEnv(name: string, fallback: number, min: number): number {
@@ -37,5 +42,6 @@ export function reliabilityProfile(): ReliabilityProfile {
     loadSeconds: intFromEnv('RELIABILITY_LOAD_SECONDS', name === 'ci' ? 60 : 600, 20),
     loadWarmUpSeconds: intFromEnv('RELIABILITY_LOAD_WARMUP_SECONDS', 60, 0),
     peakSeconds: intFromEnv('RELIABILITY_PEAK_SECONDS', name === 'ci' ? 10 : 20, 3),
+    loadRate: intFromEnv('RELIABILITY_LOAD_RATE', 0, 0),
   };
 }
