@@ -119,6 +119,7 @@ describe(`soak: ${profile.loadRate > 0 ? `${profile.loadRate} operations/s` : 'h
         Resource,
         ReturnType<typeof growthOf>
       >;
+      const every10s = sampler.samples.filter((_, i) => i % 10 === 0);
       console.log(
         JSON.stringify({
           soak: {
@@ -143,20 +144,20 @@ describe(`soak: ${profile.loadRate > 0 ? `${profile.loadRate} operations/s` : 'h
                 return [PRINTED[r], { ...figures, growthPercent: Math.round(growth * 1000) / 10 }];
               }),
             ),
-            rssEvery10sMiB: sampler.samples.filter((_, i) => i % 10 === 0).map((s) => Math.round(s.rssBytes / 2 ** 20)),
-            rssAnonEvery10sMiB: sampler.samples.filter((_, i) => i % 10 === 0).map((s) => Math.round(s.rssAnonBytes / 2 ** 20)),
-            rssFileEvery10sMiB: sampler.samples.filter((_, i) => i % 10 === 0).map((s) => Math.round(s.rssFileBytes / 2 ** 20)),
-            heapTotalEvery10sMiB: sampler.samples.filter((_, i) => i % 10 === 0).map((s) => Math.round(s.heapTotalBytes / 2 ** 20)),
+            rssEvery10sMiB: every10s.map((s) => Math.round(s.rssBytes / 2 ** 20)),
+            rssAnonEvery10sMiB: every10s.map((s) => Math.round(s.rssAnonBytes / 2 ** 20)),
+            rssFileEvery10sMiB: every10s.map((s) => Math.round(s.rssFileBytes / 2 ** 20)),
+            heapTotalEvery10sMiB: every10s.map((s) => Math.round(s.heapTotalBytes / 2 ** 20)),
             spaceTotalsEvery10sMiB: Object.fromEntries(
               Object.keys(sampler.samples[0]?.spaceTotals ?? {}).map((space) => [
                 space,
-                sampler.samples.filter((_, i) => i % 10 === 0).map((s) => Math.round((s.spaceTotals[space] ?? 0) / 2 ** 20)),
+                every10s.map((s) => Math.round((s.spaceTotals[space] ?? 0) / 2 ** 20)),
               ]),
             ),
-            heapEvery10sMiB: sampler.samples.filter((_, i) => i % 10 === 0).map((s) => Math.round(s.heapUsedBytes / 2 ** 20)),
-            oldSpaceEvery10sMiB: sampler.samples.filter((_, i) => i % 10 === 0).map((s) => Math.round(s.oldSpaceBytes / 2 ** 20)),
-            httpConnectionsEvery10s: sampler.samples.filter((_, i) => i % 10 === 0).map((s) => s.httpConnections),
-            externalEvery10sMiB: sampler.samples.filter((_, i) => i % 10 === 0).map((s) => Math.round(s.externalBytes / 2 ** 20)),
+            heapEvery10sMiB: every10s.map((s) => Math.round(s.heapUsedBytes / 2 ** 20)),
+            oldSpaceEvery10sMiB: every10s.map((s) => Math.round(s.oldSpaceBytes / 2 ** 20)),
+            httpConnectionsEvery10s: every10s.map((s) => s.httpConnections),
+            externalEvery10sMiB: every10s.map((s) => Math.round(s.externalBytes / 2 ** 20)),
             oldSpaceAfterCollectionsMiB: oldSpaceAfterCollections(sampler.samples, warmUp).map((b) => Math.round(b / 2 ** 20)),
             // Counts, with the first few of each, so a failed run says which deltas and why whichever check fails first.
             applied: {

@@ -16,3 +16,15 @@ export function serviceNodeFlags(): string[] {
 export function serviceThreadPool(): string {
   return process.env.UV_THREADPOOL_SIZE || '16';
 }
+
+const SERVE_ENTRY = path.resolve(__dirname, 'serve-process.ts');
+
+/** Node's arguments for the service from its sources (`serve-process.ts` through tsx), with the deployed flags. */
+export function serveProcessArgs(): string[] {
+  return [...serviceNodeFlags(), '--require', 'tsx/cjs', SERVE_ENTRY];
+}
+
+/** The environment of such a process: this one's, info-level logs, the deployed thread pool, then `env`. */
+export function serveProcessEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  return { ...process.env, LOG_LEVEL: 'info', UV_THREADPOOL_SIZE: serviceThreadPool(), ...env };
+}

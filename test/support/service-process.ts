@@ -1,8 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { serviceNodeFlags, serviceThreadPool } from './service-node';
-
-const ENTRY = path.resolve(__dirname, 'serve-process.ts');
+import { serveProcessArgs, serveProcessEnv } from './service-node';
 
 export { freePort } from '../../src/system/free-port';
 
@@ -26,11 +24,11 @@ export interface ServiceProcessOptions {
 
 /** Runs the service in its own process with `env`, and resolves once it listens. */
 export function startServiceProcess(env: Record<string, string>, timeoutMs = 60_000, options: ServiceProcessOptions = {}): Promise<ServiceProcess> {
-  const node = [process.execPath, ...serviceNodeFlags(), '--require', 'tsx/cjs', ENTRY];
+  const node = [process.execPath, ...serveProcessArgs()];
   const [command, ...args] = options.fdLimit === undefined ? node : ['/bin/sh', '-c', `ulimit -n ${options.fdLimit} && exec "$0" "$@"`, ...node];
   const child = spawn(command as string, args, {
     cwd: path.resolve(__dirname, '../..'),
-    env: { ...process.env, LOG_LEVEL: 'info', UV_THREADPOOL_SIZE: serviceThreadPool(), ...env },
+    env: serveProcessEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

@@ -2,9 +2,8 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { POSITION_KEPT } from '../../../src/log/kafka/out-of-range-recovery';
 import type { ServiceProcess } from '../service-process';
-import { serviceNodeFlags, serviceThreadPool } from '../service-node';
+import { serveProcessArgs, serveProcessEnv } from '../service-node';
 
-const ENTRY = path.resolve(__dirname, '../serve-process.ts');
 /** How long a SIGTERMed service may take to stop before it is killed and its stop fails. */
 const STOP_GRACE_MS = 60_000;
 
@@ -17,9 +16,9 @@ export interface LoggedServiceProcess extends ServiceProcess {
 
 /** Like startServiceProcess, but keeps every log line the process writes (up to `keep`, oldest dropped). */
 export function startLoggedServiceProcess(env: Record<string, string>, timeoutMs: number, keep = 20_000): Promise<LoggedServiceProcess> {
-  const child = spawn(process.execPath, [...serviceNodeFlags(), '--require', 'tsx/cjs', ENTRY], {
+  const child = spawn(process.execPath, serveProcessArgs(), {
     cwd: path.resolve(__dirname, '../../..'),
-    env: { ...process.env, LOG_LEVEL: 'info', UV_THREADPOOL_SIZE: serviceThreadPool(), ...env },
+    env: serveProcessEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: string[] = [];

@@ -9,7 +9,7 @@ export interface ResourceSample {
   /** Of the RSS, anonymous memory (heap, malloc, stacks) and mapped files (the binary, libraries): /proc status. */
   rssAnonBytes: number;
   rssFileBytes: number;
-  /** V8's heap as committed (`nodejs_heap_size_total_bytes`), of it the young generation's (`space="new"`). */
+  /** V8's heap as committed (`nodejs_heap_size_total_bytes`). */
   heapTotalBytes: number;
   /** Each V8 space's committed bytes (`nodejs_heap_space_size_total_bytes`), by space. */
   spaceTotals: Record<string, number>;
@@ -116,7 +116,7 @@ export class ResourceSampler {
     const spaceTotals = Object.fromEntries(
       [...metrics.matchAll(/^nodejs_heap_space_size_total_bytes\{space="([a-z_]+)"\} (\S+)$/gm)].map((m) => [m[1] as string, Number(m[2])]),
     );
-    if (!heap || !oldSpace || !external || !heapTotal) throw new Error('no nodejs_heap_size_used_bytes, old-space or external figure in /metrics');
+    if (!heap || !oldSpace || !external || !heapTotal) throw new Error('no nodejs_heap_size_used_bytes, old-space, external or heap-total figure in /metrics');
     const pg = await this.pg.query<{ n: string }>(
       `select count(*) as n from pg_stat_activity where datname = current_database() and backend_type = 'client backend' and pid <> pg_backend_pid()`,
     );
