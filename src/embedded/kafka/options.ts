@@ -163,6 +163,7 @@ export function resolveOptions(o: EmbeddedKafkaOptions): ResolvedOptions {
       retentionMs: o.retentionMs ?? DEFAULT_LOG_CONFIG.retentionMs,
       retentionBytes: o.retentionBytes ?? DEFAULT_LOG_CONFIG.retentionBytes,
       maxMessageBytes: o.maxMessageBytes ?? DEFAULT_LOG_CONFIG.maxMessageBytes,
+      indexIntervalBytes: DEFAULT_LOG_CONFIG.indexIntervalBytes,
       messageTimestampType,
     },
     maxFrameBytes: o.maxFrameBytes ?? 100 * 1024 * 1024,

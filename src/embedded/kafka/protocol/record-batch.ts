@@ -60,6 +60,18 @@ export function readBatchHeader(buf: Buffer, at = 0): BatchHeader {
   };
 }
 
+/** An int64 field read as a number (exact below 2^53), without a BigInt. */
+const int64At = (buf: Buffer, at: number): number => buf.readInt32BE(at) * 4294967296 + buf.readUInt32BE(at + 4);
+
+/** A stored batch's size, header included, read in place (the segment's walks over batch headers). */
+export const batchSizeAt = (buf: Buffer, at: number): number => buf.readInt32BE(at + 8) + BATCH_LOG_OVERHEAD;
+/** A stored batch's baseOffset, read in place. */
+export const batchBaseOffsetAt = (buf: Buffer, at: number): number => int64At(buf, at);
+/** A stored batch's last offset (baseOffset + lastOffsetDelta), read in place. */
+export const batchLastOffsetAt = (buf: Buffer, at: number): number => int64At(buf, at) + buf.readInt32BE(at + 23);
+/** A stored batch's maxTimestamp, read in place. */
+export const batchMaxTimestampAt = (buf: Buffer, at: number): number => int64At(buf, at + 35);
+
 export const batchCrcValid = (batch: Buffer): boolean => crc32c(batch, CRC_START) === batch.readUInt32BE(17);
 
 /** Rewrites the broker-owned header fields in place (outside the CRC). */

@@ -93,8 +93,8 @@ const keyOf = (key: Buffer): string => key.toString('latin1');
 async function latestOffsets(segments: readonly Segment[]): Promise<Map<string, number>> {
   const latest = new Map<string, number>();
   for (const s of segments) {
-    for (let i = 0; i < s.batchCount; i++) {
-      for (const { summary } of summarizeRecords(await s.readBatch(i)) ?? []) {
+    for await (const batch of s.batches()) {
+      for (const { summary } of summarizeRecords(batch) ?? []) {
         if (summary.key !== null) latest.set(keyOf(summary.key), summary.offset);
       }
     }
@@ -106,8 +106,7 @@ async function latestOffsets(segments: readonly Segment[]): Promise<Map<string, 
 async function rewrite(log: PartitionLog, segment: Segment, latest: Map<string, number>, tombstoneHorizon: number): Promise<boolean> {
   const out: Buffer[] = [];
   let changed = false;
-  for (let i = 0; i < segment.batchCount; i++) {
-    const batch = await segment.readBatch(i);
+  for await (const batch of segment.batches()) {
     const records = summarizeRecords(batch);
     if (!records) {
       out.push(batch);

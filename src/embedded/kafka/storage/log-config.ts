@@ -12,6 +12,8 @@ export interface LogConfig {
   retentionBytes: number;
   /** `max.message.bytes`: the largest record batch accepted. */
   maxMessageBytes: number;
+  /** `index.interval.bytes`: how many bytes of log lie between two entries of a segment's sparse index. */
+  indexIntervalBytes: number;
   /** `message.timestamp.type`: keep the producer's timestamps, or stamp each batch with the append time. */
   messageTimestampType: TimestampType;
 }
@@ -25,6 +27,7 @@ export const DEFAULT_LOG_CONFIG: LogConfig = {
   retentionMs: 7 * 24 * 3600 * 1000,
   retentionBytes: -1,
   maxMessageBytes: 1024 * 1024 + 12,
+  indexIntervalBytes: 4096,
   messageTimestampType: 'CreateTime',
 };
 
@@ -37,9 +40,10 @@ export const CONFIG_NAMES: Record<string, NumericField> = {
   'retention.ms': 'retentionMs',
   'retention.bytes': 'retentionBytes',
   'max.message.bytes': 'maxMessageBytes',
+  'index.interval.bytes': 'indexIntervalBytes',
 };
 
-const MAX_SEGMENT_BYTES = 2 ** 31 - 1;
+const MAX_INT = 2 ** 31 - 1;
 
 const CLEANUP_POLICIES = new Set(['delete', 'compact', 'compact,delete', 'delete,compact']);
 
@@ -71,7 +75,8 @@ export function applyTopicConfigs(base: LogConfig, configs: Record<string, strin
     const n = Number(value);
     if (!Number.isSafeInteger(n) || n < -1) return { config, invalid: name };
     // Kafka's segment.bytes is an INT; a segment's index stores positions as 32-bit integers (segment.ts).
-    if (field === 'segmentBytes' && n > MAX_SEGMENT_BYTES) return { config, invalid: name };
+    if (field === 'segmentBytes' && n > MAX_INT) return { config, invalid: name };
+    if (field === 'indexIntervalBytes' && (n < 0 || n > MAX_INT)) return { config, invalid: name };
     config[field] = n;
   }
   return { config };

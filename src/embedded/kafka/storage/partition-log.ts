@@ -2,7 +2,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ErrorCode } from '../protocol/errors';
 import { decodeRecords } from '../protocol/batch-records';
-import { type BatchHeader, assignBaseOffset, batchCrcValid, readBatchHeader, stampLogAppendTime } from '../protocol/record-batch';
+import {
+  type BatchHeader,
+  assignBaseOffset,
+  batchBaseOffsetAt,
+  batchCrcValid,
+  batchLastOffsetAt,
+  readBatchHeader,
+  stampLogAppendTime,
+} from '../protocol/record-batch';
 import { fsyncDir } from './fs-util';
 import type { LogConfig } from './log-config';
 import { PartitionTransactions } from './partition-transactions';
@@ -69,10 +77,10 @@ export class PartitionLog {
     if (activeBase !== undefined) log.transactions.loadAtOpen(dir, activeBase);
     bases.forEach((base, i) => {
       const active = i === bases.length - 1;
-      log.segments.push(Segment.open(dir, base, active, active ? (h) => log.observeStored(h) : undefined));
+      log.segments.push(Segment.open(dir, base, config.indexIntervalBytes, active, active ? (h) => log.observeStored(h) : undefined));
     });
     if (log.segments.length === 0) {
-      log.segments.push(Segment.create(dir, 0));
+      log.segments.push(Segment.create(dir, 0, config.indexIntervalBytes));
       fsyncDir(dir);
     }
     log.highWatermark = log.logEndOffset;
@@ -193,7 +201,7 @@ export class PartitionLog {
     this.active.releaseRecent();
     this.unsynced.push(this.active);
     this.transactions.saveAtRoll(this.dir, this.logEndOffset, this.active.baseOffset);
-    this.segments.push(Segment.create(this.dir, this.logEndOffset));
+    this.segments.push(Segment.create(this.dir, this.logEndOffset, this.config.indexIntervalBytes));
     this.dirEntryDirty = true;
   }
 
@@ -225,9 +233,8 @@ export class PartitionLog {
     if (offset === upTo) return { errorCode: ErrorCode.NONE, records: null };
     for (let i = this.segmentIndexFor(offset); i < this.segments.length; i++) {
       const seg = this.segments[i]!;
-      const loc = seg.locate(offset);
-      if (!loc) continue;
-      return { errorCode: ErrorCode.NONE, records: await seg.readBatches(loc.index, upTo, maxBytes) };
+      if (seg.isEmpty || offset >= seg.nextOffset) continue;
+      return { errorCode: ErrorCode.NONE, records: await seg.read(offset, upTo, maxBytes) };
     }
     return { errorCode: ErrorCode.NONE, records: null };
   }
@@ -247,14 +254,12 @@ export class PartitionLog {
   async offsetForTimestamp(ts: number): Promise<{ offset: number; timestamp: number }> {
     for (const seg of this.segments) {
       if (seg.maxTimestamp < ts) continue;
-      const i = seg.firstBatchAtOrAfter(ts);
-      if (i < 0) continue;
-      const loc = seg.batchAt(i);
-      if (loc.lastOffset >= this.highWatermark) break;
-      const records = decodeRecords(await seg.readBatch(i));
-      const hit = records?.find((r) => r.timestamp >= ts);
+      const batch = await seg.firstBatchAtOrAfter(ts);
+      if (!batch) continue;
+      if (batchLastOffsetAt(batch, 0) >= this.highWatermark) break;
+      const hit = decodeRecords(batch)?.find((r) => r.timestamp >= ts);
       if (hit) return { offset: hit.offset, timestamp: hit.timestamp };
-      return { offset: loc.baseOffset, timestamp: ts };
+      return { offset: batchBaseOffsetAt(batch, 0), timestamp: ts };
     }
     return { offset: -1, timestamp: -1 };
   }
@@ -315,7 +320,7 @@ export class PartitionLog {
     fs.rmSync(path.join(this.dir, segmentFileName(old.baseOffset, 'index')), { force: true });
     fs.renameSync(cleaned, path.join(this.dir, segmentFileName(old.baseOffset, 'log')));
     fsyncDir(this.dir);
-    this.segments[at] = Segment.open(this.dir, old.baseOffset, false);
+    this.segments[at] = Segment.open(this.dir, old.baseOffset, this.config.indexIntervalBytes, false);
     this.bury(old, false);
     return true;
   }

@@ -1,21 +1,24 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { BATCH_HEADER_SIZE, BATCH_LOG_OVERHEAD, type BatchHeader, batchCrcValid, readBatchHeader } from '../protocol/record-batch';
-import { BatchIndex } from './batch-index';
+import {
+  BATCH_HEADER_SIZE,
+  BATCH_LOG_OVERHEAD,
+  type BatchHeader,
+  batchBaseOffsetAt,
+  batchCrcValid,
+  batchLastOffsetAt,
+  batchMaxTimestampAt,
+  batchSizeAt,
+  readBatchHeader,
+} from '../protocol/record-batch';
 import { fdatasync, readAt, readAtSync, writeAllSync } from './fs-util';
+import { SegmentIndex } from './segment-index';
 
-/**
- * One segment of a partition log: `<baseOffset>.log` holds record batches exactly as served (baseOffset
- * assigned), `<baseOffset>.index` one 20-byte entry per batch: relative base offset i32, relative last
- * offset i32, file position i32, max timestamp i64. The index is a cache of the log, rebuilt from the log
- * whenever it does not match it. The active segment is scanned at every open (partition-log.ts), so its index is
- * written only once it stops being active: in one write when it rolls (`syncIndexSync`) or closes, not at each
- * sync, where a pwrite per fsynced partition cost every group commit a system call no reader used.
- */
-const INDEX_ENTRY = 20;
 /** Bytes of the newest batches an active segment keeps in memory for its readers (see `recent`). */
 const RECENT_BYTES = 512 * 1024;
 const NAME_DIGITS = 20;
+/** What the log cleaner reads of a segment at a time. */
+const SEQUENTIAL_READ_BYTES = 1024 * 1024;
 
 /**
  * The batch in memory of its own where it is a view into a much larger allocation: a produce request's frame
@@ -34,29 +37,33 @@ export const CLEANED_SUFFIX = '.cleaned';
 
 export const segmentFileName = (baseOffset: number, ext: 'log' | 'index'): string => `${String(baseOffset).padStart(NAME_DIGITS, '0')}.${ext}`;
 
-export interface BatchLocation {
-  /** Index of the batch inside the segment. */
-  index: number;
-  baseOffset: number;
-  lastOffset: number;
-  position: number;
-}
-
+/**
+ * One segment of a partition log: `<baseOffset>.log` holds record batches exactly as served (baseOffset
+ * assigned), `<baseOffset>.index` its sparse index (segment-index.ts), a cache of the log rebuilt from the log
+ * whenever it does not match it. The active segment is scanned at every open (partition-log.ts), so its index is
+ * written only once it stops being active: in one write when it rolls (`syncIndexSync`) or closes, not at each
+ * sync, where a pwrite per fsynced partition cost every group commit a system call no reader used.
+ */
 export class Segment {
   /** Bytes of valid log. */
   size = 0;
   /** Largest batch timestamp seen, -1 when none. */
   maxTimestamp = -1;
   readonly createdAt = Date.now();
-  private readonly batches: BatchIndex;
-  /** Index entries already in the index file; the rest are written when the segment rolls or closes. */
-  private indexed = 0;
+  private readonly index: SegmentIndex;
+  /** The last batch's last offset and position, -1 while the segment is empty. */
+  private lastOffset = -1;
+  private lastBatchPosition = -1;
+  /** Batches were appended since the index file was written. */
+  private indexStale = false;
   private closed = false;
   /**
-   * The batches appended last, as written (at most about RECENT_BYTES): the readers that follow the tail, the
-   * service's own consumers above all, get them without a file read or a trip through libuv's thread pool.
+   * The batches appended last, as written (at most about RECENT_BYTES), with their last offsets: the readers
+   * that follow the tail, the service's own consumers above all, get them without a file read or a trip through
+   * libuv's thread pool.
    */
   private readonly recent: Buffer[] = [];
+  private readonly recentLastOffsets: number[] = [];
   private recentBytes = 0;
 
   private constructor(
@@ -64,74 +71,61 @@ export class Segment {
     readonly baseOffset: number,
     private readonly logFd: number,
     private readonly indexFd: number,
+    private readonly indexIntervalBytes: number,
   ) {
-    this.batches = new BatchIndex(baseOffset);
+    this.index = new SegmentIndex(baseOffset);
   }
 
-  static create(dir: string, baseOffset: number): Segment {
+  static create(dir: string, baseOffset: number, indexIntervalBytes: number): Segment {
     const logFd = fs.openSync(path.join(dir, segmentFileName(baseOffset, 'log')), 'w+');
     const indexFd = fs.openSync(path.join(dir, segmentFileName(baseOffset, 'index')), 'w+');
-    return new Segment(dir, baseOffset, logFd, indexFd);
+    return new Segment(dir, baseOffset, logFd, indexFd, indexIntervalBytes);
   }
 
   /**
    * Opens an existing segment. With `verify`, the whole log is scanned, checking framing, growing offsets
    * and CRC-32C, and a torn or corrupt tail is truncated; otherwise the index is trusted when it
-   * is consistent with the log's size. `onBatch` sees every batch header found by a scan.
+   * is consistent with the log's end. `onBatch` sees every batch header found by a scan.
    */
-  static open(dir: string, baseOffset: number, verify: boolean, onBatch?: (h: BatchHeader) => void): Segment {
+  static open(dir: string, baseOffset: number, indexIntervalBytes: number, verify: boolean, onBatch?: (h: BatchHeader) => void): Segment {
     const logFd = fs.openSync(path.join(dir, segmentFileName(baseOffset, 'log')), 'r+');
     const indexFd = fs.openSync(path.join(dir, segmentFileName(baseOffset, 'index')), fs.constants.O_RDWR | fs.constants.O_CREAT);
-    const seg = new Segment(dir, baseOffset, logFd, indexFd);
+    const seg = new Segment(dir, baseOffset, logFd, indexFd, indexIntervalBytes);
     const fileSize = fs.fstatSync(logFd).size;
     if (verify || !seg.loadIndex(fileSize)) seg.scan(fileSize, onBatch);
     return seg;
   }
 
-  get batchCount(): number {
-    return this.batches.length;
-  }
-
   /** The offset after the last batch (== baseOffset when empty). */
   get nextOffset(): number {
-    const n = this.batches.length;
-    return n === 0 ? this.baseOffset : this.batches.last(n - 1) + 1;
+    return this.lastOffset < 0 ? this.baseOffset : this.lastOffset + 1;
   }
 
   get isEmpty(): boolean {
-    return this.batches.length === 0;
+    return this.lastOffset < 0;
   }
 
-  /** Loads the index when it matches the log: first batch at 0, last batch ending at the end of file. */
+  /** Loads the index when it decodes and matches the log: its last batch ends at the end of the file. */
   private loadIndex(fileSize: number): boolean {
     const indexSize = fs.fstatSync(this.indexFd).size;
-    if (indexSize % INDEX_ENTRY !== 0 || (indexSize === 0) !== (fileSize === 0)) return false;
-    const buf = readAtSync(this.indexFd, 0, indexSize);
-    let lastPos = -1;
-    for (let at = 0; at < indexSize; at += INDEX_ENTRY) {
-      const pos = buf.readInt32BE(at + 8);
-      if (pos <= lastPos || (at === 0 && pos !== 0)) return this.resetIndex();
-      lastPos = pos;
-      this.pushEntry(this.baseOffset + buf.readInt32BE(at), this.baseOffset + buf.readInt32BE(at + 4), pos, Number(buf.readBigInt64BE(at + 12)));
-    }
-    if (lastPos >= 0) {
-      const header = readAtSync(this.logFd, lastPos, BATCH_HEADER_SIZE);
-      if (header.length < BATCH_HEADER_SIZE || lastPos + header.readInt32BE(8) + BATCH_LOG_OVERHEAD !== fileSize) return this.resetIndex();
+    if (fileSize === 0 || indexSize === 0) return fileSize === 0 && indexSize === 0;
+    const tail = this.index.decode(readAtSync(this.indexFd, 0, indexSize));
+    if (!tail) return false;
+    const last = readAtSync(this.logFd, tail.lastBatchPosition, BATCH_HEADER_SIZE);
+    if (last.length < BATCH_HEADER_SIZE || tail.lastBatchPosition + batchSizeAt(last, 0) !== fileSize || batchLastOffsetAt(last, 0) !== tail.lastOffset) {
+      this.index.clear();
+      return false;
     }
     this.size = fileSize;
-    this.indexed = this.batches.length;
+    this.lastOffset = tail.lastOffset;
+    this.lastBatchPosition = tail.lastBatchPosition;
+    for (let i = 0; i < this.index.length; i++) this.maxTimestamp = Math.max(this.maxTimestamp, this.index.maxTimestamp(i));
     return true;
   }
 
-  private resetIndex(): false {
-    this.batches.clear();
-    this.indexed = 0;
-    this.maxTimestamp = -1;
-    return false;
-  }
-
   private scan(fileSize: number, onBatch?: (h: BatchHeader) => void): void {
-    this.resetIndex();
+    this.index.clear();
+    this.lastOffset = this.lastBatchPosition = this.maxTimestamp = -1;
     let pos = 0;
     let expected = this.baseOffset;
     while (pos + BATCH_HEADER_SIZE <= fileSize) {
@@ -142,43 +136,30 @@ export class Segment {
       const h = readBatchHeader(batch);
       // Offsets only grow: a compacted segment has gaps where whole batches were cleaned away.
       if (h.magic !== 2 || h.baseOffset < expected || h.lastOffsetDelta < 0 || !batchCrcValid(batch)) break;
-      this.pushEntry(h.baseOffset, h.baseOffset + h.lastOffsetDelta, pos, h.maxTimestamp);
+      this.note(h.baseOffset, h.baseOffset + h.lastOffsetDelta, pos, h.maxTimestamp);
       onBatch?.(h);
       expected = h.baseOffset + h.lastOffsetDelta + 1;
       pos += size;
     }
     if (pos !== fileSize) fs.ftruncateSync(this.logFd, pos);
     this.size = pos;
-    this.rewriteIndex();
+    this.writeIndex();
   }
 
-  private rewriteIndex(): void {
-    const buf = Buffer.allocUnsafe(this.batches.length * INDEX_ENTRY);
-    for (let i = 0; i < this.batches.length; i++) this.encodeEntry(buf, i * INDEX_ENTRY, i);
-    fs.ftruncateSync(this.indexFd, 0);
+  /** Writes the whole index (its CRC tells a torn write from a whole one). */
+  private writeIndex(): void {
+    const buf = this.index.encode({ lastBatchPosition: this.lastBatchPosition, lastOffset: this.lastOffset });
     writeAllSync(this.indexFd, buf, 0);
-    this.indexed = this.batches.length;
+    fs.ftruncateSync(this.indexFd, buf.length);
+    this.indexStale = false;
   }
 
-  /** Writes the index entries of the batches appended since the last call, in one write. */
-  private writeIndexTail(): void {
-    const count = this.batches.length - this.indexed;
-    if (count === 0 || this.closed) return;
-    const buf = Buffer.allocUnsafe(count * INDEX_ENTRY);
-    for (let i = 0; i < count; i++) this.encodeEntry(buf, i * INDEX_ENTRY, this.indexed + i);
-    writeAllSync(this.indexFd, buf, this.indexed * INDEX_ENTRY);
-    this.indexed += count;
-  }
-
-  private encodeEntry(buf: Buffer, at: number, i: number): void {
-    buf.writeInt32BE(this.batches.base(i) - this.baseOffset, at);
-    buf.writeInt32BE(this.batches.last(i) - this.baseOffset, at + 4);
-    buf.writeInt32BE(this.batches.position(i), at + 8);
-    buf.writeBigInt64BE(BigInt(this.batches.maxTimestamp(i)), at + 12);
-  }
-
-  private pushEntry(base: number, last: number, position: number, maxTimestamp: number): void {
-    this.batches.push(base, last, position, maxTimestamp);
+  /** Records a stored batch: a new index entry once `index.interval.bytes` of log lie since the last one. */
+  private note(base: number, last: number, position: number, maxTimestamp: number): void {
+    if (this.index.length === 0 || position - this.index.lastPosition >= this.indexIntervalBytes) this.index.push(base, position, maxTimestamp);
+    else this.index.raiseLastTimestamp(maxTimestamp);
+    this.lastOffset = last;
+    this.lastBatchPosition = position;
     if (maxTimestamp > this.maxTimestamp) this.maxTimestamp = maxTimestamp;
   }
 
@@ -187,71 +168,101 @@ export class Segment {
     const position = this.size;
     writeAllSync(this.logFd, batch, position);
     this.size += batch.length;
-    this.pushEntry(baseOffset, lastOffset, position, maxTimestamp);
+    this.note(baseOffset, lastOffset, position, maxTimestamp);
+    this.indexStale = true;
     this.recent.push(ownMemory(batch));
+    this.recentLastOffsets.push(lastOffset);
     this.recentBytes += batch.length;
-    while (this.recentBytes > RECENT_BYTES && this.recent.length > 1) this.recentBytes -= (this.recent.shift() as Buffer).length;
+    while (this.recentBytes > RECENT_BYTES && this.recent.length > 1) {
+      this.recentBytes -= (this.recent.shift() as Buffer).length;
+      this.recentLastOffsets.shift();
+    }
   }
 
   /**
-   * The batch containing `offset`, or the first one after it when the offset falls in a gap a compaction left;
-   * undefined when the segment ends before it.
+   * Whole batches from the one containing `offset` (or the first one after it, where the offset falls in a gap a
+   * compaction left), stopping before `limitOffset` (exclusive: the high watermark) and, after the first batch,
+   * before `maxBytes` would be exceeded. Null when the first batch is not below `limitOffset`; `offset` must be
+   * below nextOffset.
    */
-  locate(offset: number): BatchLocation | undefined {
+  read(offset: number, limitOffset: number, maxBytes: number): Promise<Buffer | null> {
+    const first = this.recent[0];
+    if (first && offset >= batchBaseOffsetAt(first, 0)) return Promise.resolve(this.readRecent(offset, limitOffset, maxBytes));
+    return this.readFile(offset, limitOffset, maxBytes);
+  }
+
+  private readRecent(offset: number, limitOffset: number, maxBytes: number): Buffer | null {
+    const lasts = this.recentLastOffsets;
     let lo = 0;
-    let hi = this.batches.length - 1;
-    if (hi < 0 || offset > this.batches.last(hi)) return undefined;
+    let hi = lasts.length - 1;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (this.batches.last(mid) >= offset) hi = mid;
+      if ((lasts[mid] as number) >= offset) hi = mid;
       else lo = mid + 1;
     }
-    return this.batchAt(lo);
-  }
-
-  /** First batch index whose max timestamp is >= ts, or -1. */
-  firstBatchAtOrAfter(ts: number): number {
-    for (let i = 0; i < this.batches.length; i++) if (this.batches.maxTimestamp(i) >= ts) return i;
-    return -1;
-  }
-
-  batchAt(i: number): BatchLocation {
-    return { index: i, baseOffset: this.batches.base(i), lastOffset: this.batches.last(i), position: this.batches.position(i) };
+    if ((lasts[lo] as number) >= limitOffset) return null;
+    let bytes = (this.recent[lo] as Buffer).length;
+    let after = lo + 1;
+    while (after < lasts.length && (lasts[after] as number) < limitOffset && bytes + (this.recent[after] as Buffer).length <= maxBytes) {
+      bytes += (this.recent[after] as Buffer).length;
+      after++;
+    }
+    return after === lo + 1 ? (this.recent[lo] as Buffer) : Buffer.concat(this.recent.slice(lo, after), bytes);
   }
 
   /**
-   * Reads whole batches from batch `first` on, stopping before `limitOffset` (exclusive: the high
-   * watermark) and, after the first batch, before `maxBytes` would be exceeded.
+   * Reads from the index entry at or before `offset` up to `maxBytes` past the next entry, walks the headers to
+   * the wanted batch, and returns the batches after it that fit. The batches of an entry's range end exactly at
+   * the next entry, so the walk stays inside what was read; only a first batch larger than the rest of the chunk
+   * takes a second read.
    */
-  async readBatches(first: number, limitOffset: number, maxBytes: number): Promise<Buffer | null> {
-    const start = this.batches.position(first);
-    let end = start;
-    let after = first;
-    for (let i = first; i < this.batches.length; i++) {
-      if (this.batches.last(i) >= limitOffset) break;
-      const next = this.endOf(i);
-      if (i > first && next - start > maxBytes) break;
+  private async readFile(offset: number, limitOffset: number, maxBytes: number): Promise<Buffer | null> {
+    const e = this.index.floor(offset);
+    const from = this.index.position(e);
+    const rangeEnd = e + 1 < this.index.length ? this.index.position(e + 1) : this.size;
+    const chunk = await readAt(this.logFd, from, Math.min(this.size, rangeEnd + Math.max(maxBytes, BATCH_HEADER_SIZE)) - from);
+    let start = 0;
+    while (start + BATCH_HEADER_SIZE <= chunk.length && batchLastOffsetAt(chunk, start) < offset) start += batchSizeAt(chunk, start);
+    if (start + BATCH_HEADER_SIZE > chunk.length) throw new Error(`segment ${this.baseOffset}: its index does not lead to offset ${offset}`);
+    if (batchLastOffsetAt(chunk, start) >= limitOffset) return null;
+    let end = start + batchSizeAt(chunk, start);
+    if (end > chunk.length) return readAt(this.logFd, from + start, end - start);
+    while (end + BATCH_HEADER_SIZE <= chunk.length) {
+      const next = end + batchSizeAt(chunk, end);
+      if (next > chunk.length || next - start > maxBytes || batchLastOffsetAt(chunk, end) >= limitOffset) break;
       end = next;
-      after = i + 1;
     }
-    if (end === start) return null;
-    const firstRecent = this.batches.length - this.recent.length;
-    if (first >= firstRecent) {
-      const parts = this.recent.slice(first - firstRecent, after - firstRecent);
-      return parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts, end - start);
-    }
-    return readAt(this.logFd, start, end - start);
+    return chunk.subarray(start, end);
   }
 
-  /** The stored bytes of one batch. */
-  readBatch(i: number): Promise<Buffer> {
-    const start = this.batches.position(i);
-    return readAt(this.logFd, start, this.endOf(i) - start);
+  /** The stored bytes of the first batch whose max timestamp is ≥ ts; undefined when there is none. */
+  async firstBatchAtOrAfter(ts: number): Promise<Buffer | undefined> {
+    const e = this.index.firstAtOrAfter(ts);
+    if (e < 0) return undefined;
+    const from = this.index.position(e);
+    const rangeEnd = e + 1 < this.index.length ? this.index.position(e + 1) : this.size;
+    const range = await readAt(this.logFd, from, rangeEnd - from);
+    for (let at = 0; at + BATCH_HEADER_SIZE <= range.length; at += batchSizeAt(range, at)) {
+      if (batchMaxTimestampAt(range, at) >= ts) return range.subarray(at, at + batchSizeAt(range, at));
+    }
+    return undefined;
   }
 
-  /** Where batch `i` ends in the log: the next batch's position, or the log's end for the last one. */
-  private endOf(i: number): number {
-    return i + 1 < this.batches.length ? this.batches.position(i + 1) : this.size;
+  /** Every stored batch, in order, read sequentially a chunk at a time (the log cleaner). */
+  async *batches(): AsyncGenerator<Buffer> {
+    let position = 0;
+    while (position < this.size) {
+      let chunk = await readAt(this.logFd, position, Math.min(SEQUENTIAL_READ_BYTES, this.size - position));
+      if (chunk.length >= BATCH_HEADER_SIZE && batchSizeAt(chunk, 0) > chunk.length) chunk = await readAt(this.logFd, position, batchSizeAt(chunk, 0));
+      let at = 0;
+      while (at + BATCH_HEADER_SIZE <= chunk.length && at + batchSizeAt(chunk, at) <= chunk.length) {
+        const size = batchSizeAt(chunk, at);
+        yield chunk.subarray(at, at + size);
+        at += size;
+      }
+      if (at === 0) throw new Error(`segment ${this.baseOffset}: no whole batch at position ${position}`);
+      position += at;
+    }
   }
 
   sync(): Promise<void> {
@@ -262,7 +273,7 @@ export class Segment {
   /** Writes and fsyncs the index of a segment that is no longer the active one. */
   syncIndexSync(): void {
     if (this.closed) return;
-    this.writeIndexTail();
+    if (this.indexStale) this.writeIndex();
     fs.fdatasyncSync(this.indexFd);
   }
 
@@ -274,12 +285,13 @@ export class Segment {
   /** Forgets the batches kept for readers: the segment is no longer the one appended to. */
   releaseRecent(): void {
     this.recent.length = 0;
+    this.recentLastOffsets.length = 0;
     this.recentBytes = 0;
   }
 
   close(): void {
     if (this.closed) return;
-    this.writeIndexTail();
+    if (this.indexStale) this.writeIndex();
     this.closed = true;
     this.releaseRecent();
     fs.closeSync(this.logFd);
